@@ -1,0 +1,625 @@
+package registry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/schemas"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"go.yaml.in/yaml/v3"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Rules reported by the loader. A registry with any of these findings is
+// invalid: commands print them and exit 2.
+const (
+	RuleSchemaInvalid        = "schema-invalid"
+	RuleDuplicateName        = "duplicate-name"
+	RulePatternInvalid       = "pattern-invalid"
+	RulePayloadSchemaInvalid = "payload-schema-invalid"
+)
+
+// MaxFileSize is the largest keys.yaml Load accepts. A registry of 1,000
+// families is about 300 KiB.
+const MaxFileSize = 4 << 20
+
+// maxNodes bounds the values a registry expands to, so that YAML aliases
+// cannot turn a small file into a huge document.
+const maxNodes = 1_000_000
+
+// Load reads and validates the registry at name inside fsys. Payload schema
+// files are resolved relative to the directory of name, inside fsys.
+//
+// An invalid registry yields a *diag.ListError whose diagnostics carry the
+// file:line:col of each problem. Other errors come from reading fsys.
+func Load(fsys fs.FS, name string) (*Registry, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading registry: %w", err)
+	}
+	return Parse(fsys, name, data)
+}
+
+// LoadFile loads the registry at a path of the operating system. Payload
+// schema files must sit in the registry's directory or below it, and
+// positions name the file as p is written.
+func LoadFile(p string) (*Registry, error) {
+	fsys := os.DirFS(filepath.Dir(p))
+	name := filepath.Base(p)
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("reading registry: %w", err)
+	}
+	return parse(fsys, name, filepath.ToSlash(filepath.Clean(p)), data)
+}
+
+// Parse is Load for a registry already read into data. fsys is used to read
+// payload schema files.
+func Parse(fsys fs.FS, name string, data []byte) (*Registry, error) {
+	return parse(fsys, name, name, data)
+}
+
+// parse loads the registry called name inside fsys; display is the file
+// name that positions carry.
+func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
+	l := &loader{fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}}
+	reg := l.load(data)
+	if len(l.diags) > 0 {
+		l.diags.Sort()
+		return nil, &diag.ListError{List: l.diags}
+	}
+	reg.buildMatcher()
+	return reg, nil
+}
+
+type loader struct {
+	fsys   fs.FS
+	file   string
+	dir    string
+	diags  diag.List
+	pos    map[string]diag.Pos // JSON pointer -> position of the value
+	keyPos map[string]diag.Pos // JSON pointer -> position of the mapping key naming it
+	value  any                 // the document as JSON values
+	nodes  int                 // nodes visited by toJSON, aliases expanded
+	depth  int
+}
+
+func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
+	l.diags.Add(pos, diag.Error, rule, family, format, args...)
+}
+
+func (l *loader) nodePos(n *yaml.Node) diag.Pos {
+	p := diag.Pos{File: l.file, Line: n.Line, Col: n.Column, EndLine: n.Line, EndCol: n.Column}
+	if n.Kind == yaml.ScalarNode && !strings.Contains(n.Value, "\n") {
+		w := len(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			w += 2
+		}
+		p.EndCol = n.Column + w
+	}
+	return p
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)(?:, column (\d+))?: `)
+
+func (l *loader) load(data []byte) *Registry {
+	top := diag.Pos{File: l.file, Line: 1, Col: 1}
+	if len(data) > MaxFileSize {
+		l.errorf(top, RuleSchemaInvalid, "", "file is %d bytes, larger than the %d-byte limit for a registry", len(data), MaxFileSize)
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		pos := top
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			pos.Line, _ = strconv.Atoi(m[1])
+			if m[2] != "" {
+				pos.Col, _ = strconv.Atoi(m[2])
+			}
+			msg = strings.Replace(msg, m[0], "", 1)
+		}
+		if bytes.Contains(data, []byte("\t")) && strings.Contains(msg, "cannot start any token") {
+			msg += " (YAML forbids tabs for indentation: use spaces)"
+		}
+		l.errorf(pos, RuleSchemaInvalid, "", "invalid YAML: %s", msg)
+		return nil
+	}
+	if len(doc.Content) == 0 {
+		l.errorf(top, RuleSchemaInvalid, "", "registry is empty (want a mapping with version: 1 and families:)")
+		return nil
+	}
+	root := doc.Content[0]
+	value, ok := l.toJSON(root, "")
+	if !ok {
+		return nil
+	}
+	l.value = value
+	l.validateSchema(value)
+	if len(l.diags) > 0 {
+		return nil
+	}
+	return l.decode(root)
+}
+
+// toJSON converts a YAML node to JSON-compatible values, recording the
+// position of every value and key by JSON pointer, and reporting duplicate
+// keys, which YAML forbids but the decoder accepts.
+func (l *loader) toJSON(n *yaml.Node, ptr string) (any, bool) {
+	l.depth++
+	defer func() { l.depth-- }()
+	if l.depth > 100 {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document is nested more than 100 levels deep")
+		return nil, false
+	}
+	if l.nodes++; l.nodes > maxNodes {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document expands to more than %d nodes (too many aliases?)", maxNodes)
+		return nil, false
+	}
+	l.pos[ptr] = l.nodePos(n)
+	switch n.Kind {
+	case yaml.AliasNode:
+		return l.toJSON(n.Alias, ptr)
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		seen := map[string]*yaml.Node{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode {
+				l.errorf(l.nodePos(k), RuleSchemaInvalid, "", "mapping key must be a scalar")
+				return nil, false
+			}
+			if prev, dup := seen[k.Value]; dup {
+				l.errorf(l.nodePos(k), RuleSchemaInvalid, "", "duplicate key %q (first defined at line %d)", k.Value, prev.Line)
+				continue
+			}
+			seen[k.Value] = k
+			child := ptr + "/" + escapePointer(k.Value)
+			l.keyPos[child] = l.nodePos(k)
+			cv, ok := l.toJSON(v, child)
+			if !ok {
+				return nil, false
+			}
+			m[k.Value] = cv
+		}
+		return m, true
+	case yaml.SequenceNode:
+		a := make([]any, 0, len(n.Content))
+		for i, c := range n.Content {
+			cv, ok := l.toJSON(c, ptr+"/"+strconv.Itoa(i))
+			if !ok {
+				return nil, false
+			}
+			a = append(a, cv)
+		}
+		return a, true
+	case yaml.ScalarNode:
+		return scalarJSON(n), true
+	}
+	return nil, true
+}
+
+func scalarJSON(n *yaml.Node) any {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool":
+		var b bool
+		if n.Decode(&b) == nil {
+			return b
+		}
+	case "!!int":
+		var i int64
+		if n.Decode(&i) == nil {
+			return json.Number(strconv.FormatInt(i, 10))
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil {
+			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+		}
+	}
+	return n.Value // strings, timestamps, binary
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+var keysSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schemas.KeysV1))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schemas.KeysV1ID, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(schemas.KeysV1ID)
+})
+
+var printer = message.NewPrinter(language.English)
+
+func (l *loader) validateSchema(value any) {
+	sch, err := keysSchema()
+	if err != nil {
+		panic(fmt.Sprintf("embedded keys.yaml schema does not compile: %v", err))
+	}
+	err = sch.Validate(value)
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &ve) {
+		l.schemaErrors(ve)
+	}
+}
+
+// schemaErrors turns a validation error tree into one diagnostic per
+// problem, at the position of the offending node.
+func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
+	ptr := pointer(e.InstanceLocation)
+	where := displayPath(e.InstanceLocation)
+	pos := l.posAt(ptr)
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		for _, p := range k.Properties {
+			child := ptr + "/" + escapePointer(p)
+			kp, ok := l.keyPos[child]
+			if !ok {
+				kp = pos
+			}
+			l.errorf(kp, RuleSchemaInvalid, "", "%sunknown field %q", prefix(where), p)
+		}
+		return
+	case *kind.Required:
+		for _, p := range k.Missing {
+			l.errorf(pos, RuleSchemaInvalid, "", "%smissing required field %q", prefix(where), p)
+		}
+		return
+	case *kind.OneOf, *kind.AnyOf:
+		// Errors below this node come from the branch whose shape fit;
+		// report those. Otherwise no branch fit: say what was wanted.
+		var deeper []*jsonschema.ValidationError
+		collectDeeper(e, len(e.InstanceLocation), &deeper)
+		if len(deeper) > 0 {
+			for _, d := range deeper {
+				l.schemaErrors(d)
+			}
+			return
+		}
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), wantFor(e.InstanceLocation))
+		return
+	case *kind.Pattern:
+		if strings.Contains(e.SchemaURL, "duration") {
+			l.errorf(pos, RuleSchemaInvalid, "", "%sbad duration %q (want Go syntax with d and w, such as 30m, 24h or 7d)", prefix(where), fmt.Sprint(k.Got))
+			return
+		}
+	}
+	if len(e.Causes) > 0 {
+		for _, c := range e.Causes {
+			l.schemaErrors(c)
+		}
+		return
+	}
+	l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), e.ErrorKind.LocalizedString(printer))
+}
+
+func collectDeeper(e *jsonschema.ValidationError, depth int, out *[]*jsonschema.ValidationError) {
+	for _, c := range e.Causes {
+		if len(c.InstanceLocation) > depth {
+			*out = append(*out, c)
+			continue
+		}
+		collectDeeper(c, depth, out)
+	}
+}
+
+func wantFor(loc []string) string {
+	field := ""
+	if len(loc) > 0 {
+		field = loc[len(loc)-1]
+	}
+	switch field {
+	case "ttl":
+		return `bad ttl: want a duration such as "30m" or "7d", "persistent", "optional" or {max: <duration>}`
+	case "schema":
+		return "bad schema: want a schema file path or an inline schema object"
+	}
+	return "value matches none of the allowed forms"
+}
+
+func prefix(where string) string {
+	if where == "" {
+		return ""
+	}
+	return where + ": "
+}
+
+func pointer(loc []string) string {
+	var b strings.Builder
+	for _, s := range loc {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(s))
+	}
+	return b.String()
+}
+
+// displayPath renders an instance location as families[2].ttl.
+func displayPath(loc []string) string {
+	var b strings.Builder
+	for _, s := range loc {
+		if _, err := strconv.Atoi(s); err == nil {
+			fmt.Fprintf(&b, "[%s]", s)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+func (l *loader) posAt(ptr string) diag.Pos {
+	for {
+		if p, ok := l.pos[ptr]; ok {
+			return p
+		}
+		i := strings.LastIndexByte(ptr, '/')
+		if i < 0 {
+			return diag.Pos{File: l.file, Line: 1, Col: 1}
+		}
+		ptr = ptr[:i]
+	}
+}
+
+// pairs iterates over the key/value pairs of a mapping node.
+func pairs(n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
+	return func(yield func(k, v *yaml.Node) bool) {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v := n.Content[i+1]
+			if v.Kind == yaml.AliasNode {
+				v = v.Alias
+			}
+			if !yield(n.Content[i], v) {
+				return
+			}
+		}
+	}
+}
+
+// decode builds the model from a document that passed the schema.
+func (l *loader) decode(root *yaml.Node) *Registry {
+	r := &Registry{
+		File:      l.file,
+		Separator: ':',
+		Pos:       l.nodePos(root),
+		fieldPos:  map[string]diag.Pos{},
+		owners:    map[string]*Owner{},
+		byName:    map[string]*Family{},
+	}
+	var families *yaml.Node
+	for k, v := range pairs(root) {
+		r.fieldPos[k.Value] = l.nodePos(v)
+		switch k.Value {
+		case "version":
+			r.Version, _ = strconv.Atoi(v.Value)
+		case "separator":
+			if len(v.Value) != 1 {
+				l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "separator %q must be a single ASCII byte", v.Value)
+				continue
+			}
+			r.Separator = v.Value[0]
+		case "defaults":
+			r.Defaults.Pos = l.nodePos(v)
+			for dk, dv := range pairs(v) {
+				switch dk.Value {
+				case "ttl":
+					r.Defaults.TTL = l.ttl(dv)
+				case "max_idle":
+					r.Defaults.MaxIdle = l.duration(dv)
+				case "max_bytes":
+					r.Defaults.MaxBytes, _ = strconv.ParseInt(dv.Value, 10, 64)
+				case "max_len":
+					r.Defaults.MaxLen, _ = strconv.ParseInt(dv.Value, 10, 64)
+				}
+			}
+		case "owners":
+			for ok, ov := range pairs(v) {
+				o := &Owner{Name: ok.Value, Pos: l.nodePos(ok)}
+				for fk, fv := range pairs(ov) {
+					switch fk.Value {
+					case "contact":
+						o.Contact = fv.Value
+					case "description":
+						o.Description = fv.Value
+					case "prefixes":
+						for _, p := range fv.Content {
+							o.Prefixes = append(o.Prefixes, Prefix{Glob: p.Value, Pos: l.nodePos(p)})
+						}
+					}
+				}
+				r.Owners = append(r.Owners, o)
+				r.owners[o.Name] = o
+			}
+		case "rules":
+			for rk, rv := range pairs(v) {
+				sev, _ := diag.ParseSeverity(rv.Value)
+				r.Rules = append(r.Rules, Override{Rule: rk.Value, Severity: sev, Pos: l.nodePos(rk)})
+			}
+		case "families":
+			families = v
+		}
+	}
+	if families != nil {
+		for i, fn := range families.Content {
+			f := l.family(r, fn, i)
+			f.Index = i
+			if prev, dup := r.byName[f.Name]; dup {
+				l.errorf(f.PosOf("name"), RuleDuplicateName, f.Name, "family name %q is already used at line %d", f.Name, prev.Pos.Line)
+			} else {
+				r.byName[f.Name] = f
+			}
+			r.Families = append(r.Families, f)
+		}
+	}
+	l.compileSchemas(r)
+	return r
+}
+
+func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
+	f := &Family{Pos: l.nodePos(n), fieldPos: map[string]diag.Pos{}}
+	var pattern *yaml.Node
+	for k, v := range pairs(n) {
+		f.fieldPos[k.Value] = l.nodePos(v)
+		switch k.Value {
+		case "name":
+			f.Name = v.Value
+		case "description":
+			f.Description = v.Value
+		case "pattern":
+			pattern = v
+		case "version":
+			f.Version, _ = strconv.Atoi(v.Value)
+		case "owner":
+			f.Owner = v.Value
+		case "type":
+			f.Type = v.Value
+		case "encoding":
+			f.Encoding = v.Value
+		case "ttl":
+			f.TTL = l.ttl(v)
+		case "schema":
+			f.Schema = l.schema(v, i)
+		case "max_bytes":
+			f.MaxBytes, _ = strconv.ParseInt(v.Value, 10, 64)
+		case "max_len":
+			f.MaxLen, _ = strconv.ParseInt(v.Value, 10, 64)
+		case "max_idle":
+			f.MaxIdle = l.duration(v)
+		case "managed_by":
+			f.ManagedBy = v.Value
+		case "deprecated":
+			f.Deprecated = l.deprecation(v)
+		case "ignore":
+			for _, item := range v.Content {
+				ig := Ignore{Pos: l.nodePos(item)}
+				for ik, iv := range pairs(item) {
+					switch ik.Value {
+					case "rule":
+						ig.Rule = iv.Value
+					case "reason":
+						ig.Reason = iv.Value
+					}
+				}
+				f.Ignore = append(f.Ignore, ig)
+			}
+		}
+	}
+	if f.TTL.Kind == TTLUnset && r.Defaults.TTL.Kind != TTLUnset {
+		f.TTL, f.TTLDefault = r.Defaults.TTL, true
+	}
+	if !f.Has("max_idle") {
+		f.MaxIdle = r.Defaults.MaxIdle
+	}
+	if !f.Has("max_bytes") {
+		f.MaxBytes = r.Defaults.MaxBytes
+	}
+	if !f.Has("max_len") {
+		f.MaxLen = r.Defaults.MaxLen
+	}
+	if pattern != nil {
+		p, err := ParsePattern(pattern.Value, r.Separator)
+		if err != nil {
+			var pe *PatternError
+			pos := l.nodePos(pattern)
+			msg := err.Error()
+			if errors.As(err, &pe) {
+				// Point at the offending byte when the source is written
+				// as the value reads: quoted values with escapes shift.
+				if !strings.ContainsAny(pattern.Value[:pe.Offset], "\\'\"\n") {
+					pos.Col += pe.Offset
+					if pattern.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+						pos.Col++
+					}
+					pos.EndLine, pos.EndCol = pos.Line, pos.Col+1
+				}
+				msg = pe.Msg
+			}
+			l.errorf(pos, RulePatternInvalid, f.Name, "pattern %q: %s", pattern.Value, msg)
+		} else {
+			f.Pattern = p
+		}
+	}
+	return f
+}
+
+func (l *loader) duration(n *yaml.Node) time.Duration {
+	d, err := ParseDuration(n.Value)
+	if err != nil {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "%v", err)
+	}
+	return d
+}
+
+func (l *loader) ttl(n *yaml.Node) TTLPolicy {
+	switch {
+	case n.Kind == yaml.MappingNode:
+		for k, v := range pairs(n) {
+			if k.Value == "max" {
+				return TTLPolicy{Kind: TTLMax, Max: l.duration(v)}
+			}
+		}
+	case n.Value == "persistent":
+		return TTLPolicy{Kind: TTLPersistent}
+	case n.Value == "optional":
+		return TTLPolicy{Kind: TTLOptional}
+	}
+	return TTLPolicy{Kind: TTLMax, Max: l.duration(n)}
+}
+
+func (l *loader) deprecation(n *yaml.Node) *Deprecation {
+	d := &Deprecation{}
+	for k, v := range pairs(n) {
+		switch k.Value {
+		case "since", "sunset":
+			t, err := time.Parse(time.DateOnly, v.Value)
+			if err != nil {
+				l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "bad date %q (want YYYY-MM-DD)", v.Value)
+			}
+			if k.Value == "since" {
+				d.Since = t
+			} else {
+				d.Sunset = t
+			}
+		case "replaced_by":
+			d.ReplacedBy = v.Value
+		case "reason":
+			d.Reason = v.Value
+		}
+	}
+	return d
+}
+
+func (l *loader) schema(n *yaml.Node, i int) *Schema {
+	if n.Kind == yaml.ScalarNode {
+		return &Schema{Path: n.Value, File: path.Join(l.dir, n.Value)}
+	}
+	fam := l.value.(map[string]any)["families"].([]any)[i].(map[string]any)
+	return &Schema{Doc: fam["schema"]}
+}

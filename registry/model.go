@@ -1,0 +1,181 @@
+package registry
+
+import (
+	"time"
+
+	"github.com/keyreg/keyreg/diag"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Registry is a loaded keys.yaml.
+type Registry struct {
+	File      string // path of keys.yaml inside its file system
+	Version   int
+	Separator byte
+	Defaults  Defaults
+	Owners    []*Owner   // in declaration order
+	Rules     []Override // severity overrides, in declaration order
+	Families  []*Family  // in declaration order; Family.Index is the position here
+	Pos       diag.Pos   // the document start
+	fieldPos  map[string]diag.Pos
+
+	owners  map[string]*Owner
+	byName  map[string]*Family
+	matcher *Matcher
+}
+
+// Defaults apply to every family that does not set the field itself.
+type Defaults struct {
+	TTL      TTLPolicy
+	MaxIdle  time.Duration
+	MaxBytes int64
+	MaxLen   int64
+	Pos      diag.Pos
+}
+
+// Owner is a team that owns families.
+type Owner struct {
+	Name        string
+	Contact     string
+	Description string
+	Prefixes    []Prefix // key prefixes this owner claims; other owners may not use them
+	Pos         diag.Pos
+}
+
+// Prefix is a claimed key prefix. "*" in a prefix matches any run of bytes
+// within one segment, so "v*:user:" claims "v1:user:" and "v2:user:".
+type Prefix struct {
+	Glob string
+	Pos  diag.Pos
+}
+
+// Override sets the severity of a rule for the whole registry.
+type Override struct {
+	Rule     string
+	Severity diag.Severity
+	Pos      diag.Pos
+}
+
+// TTLKind is the kind of a TTL policy.
+type TTLKind uint8
+
+// TTL policy kinds. TTLUnset means the family declares none and no default
+// applies.
+const (
+	TTLUnset      TTLKind = iota
+	TTLMax                // the key must expire within Max
+	TTLPersistent         // the key must never expire
+	TTLOptional           // either is fine
+)
+
+// TTLPolicy says how long keys of a family may live.
+type TTLPolicy struct {
+	Kind TTLKind
+	Max  time.Duration
+}
+
+// String returns the policy as written in keys.yaml, such as "max 24h".
+func (p TTLPolicy) String() string {
+	switch p.Kind {
+	case TTLMax:
+		return "max " + FormatDuration(p.Max)
+	case TTLPersistent:
+		return "persistent"
+	case TTLOptional:
+		return "optional"
+	}
+	return "unset"
+}
+
+// Family is one key family: all keys of one pattern.
+type Family struct {
+	Index       int // position in Registry.Families
+	Name        string
+	Description string
+	Pattern     *Pattern // nil only while a registry is invalid
+	Version     int      // 0 when not declared
+	Owner       string
+	Type        string // string, hash, list, set, zset, stream, json; "" when not declared
+	Encoding    string // json, msgpack, text, int, float, binary; "" when not declared
+	TTL         TTLPolicy
+	TTLDefault  bool // TTL came from defaults
+	Schema      *Schema
+	MaxBytes    int64
+	MaxLen      int64
+	MaxIdle     time.Duration
+	Deprecated  *Deprecation
+	ManagedBy   string
+	Ignore      []Ignore
+	Pos         diag.Pos // the start of the family's mapping
+
+	fieldPos map[string]diag.Pos
+}
+
+// Schema is a family's payload schema.
+type Schema struct {
+	Path     string             // file path as written in keys.yaml; empty for an inline schema
+	File     string             // path inside the file system the registry was loaded from
+	Doc      any                // the decoded schema document (JSON values)
+	Compiled *jsonschema.Schema // nil when the schema failed to compile
+}
+
+// Deprecation marks a family as on its way out.
+type Deprecation struct {
+	Since      time.Time // zero when not given
+	Sunset     time.Time // zero when not given; after it, live keys are findings
+	ReplacedBy string
+	Reason     string
+}
+
+// Ignore silences one rule for one family.
+type Ignore struct {
+	Rule   string
+	Reason string
+	Pos    diag.Pos
+}
+
+// PosOf returns the position of the value of a field of the family, such as
+// "pattern" or "ttl", or the family's own position when the field is absent.
+func (f *Family) PosOf(field string) diag.Pos {
+	if p, ok := f.fieldPos[field]; ok {
+		return p
+	}
+	return f.Pos
+}
+
+// Has reports whether the family sets field itself.
+func (f *Family) Has(field string) bool {
+	_, ok := f.fieldPos[field]
+	return ok
+}
+
+// Ignored returns the ignore entry for rule, if any.
+func (f *Family) Ignored(rule string) (Ignore, bool) {
+	for _, ig := range f.Ignore {
+		if ig.Rule == rule {
+			return ig, true
+		}
+	}
+	return Ignore{}, false
+}
+
+// PosOf returns the position of a top-level field of keys.yaml, such as
+// "rules", or the document start.
+func (r *Registry) PosOf(field string) diag.Pos {
+	if p, ok := r.fieldPos[field]; ok {
+		return p
+	}
+	return r.Pos
+}
+
+// Owner returns the owner with the given name.
+func (r *Registry) Owner(name string) (*Owner, bool) {
+	o, ok := r.owners[name]
+	return o, ok
+}
+
+// Family returns the family with the given name.
+func (r *Registry) Family(name string) (*Family, bool) {
+	f, ok := r.byName[name]
+	return f, ok
+}
