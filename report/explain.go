@@ -1,0 +1,351 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/keyreg/keyreg/registry"
+)
+
+// Explanation says who owns a key and what its rules are. It is what
+// `keyreg explain` prints.
+type Explanation struct {
+	Key     string         `json:"key"`
+	Matched bool           `json:"matched"`
+	Family  *FamilyFacts   `json:"family,omitempty"`
+	Params  []ParamValue   `json:"params,omitempty"`
+	Closest *ClosestFamily `json:"closest,omitempty"`
+	Live    *LiveFacts     `json:"live,omitempty"`
+}
+
+// FamilyFacts describes the family a key belongs to.
+type FamilyFacts struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Position    string         `json:"position"` // keys.yaml:line:col
+	Pattern     string         `json:"pattern"`
+	Glob        string         `json:"scan_glob"`
+	Owner       string         `json:"owner,omitempty"`
+	Contact     string         `json:"contact,omitempty"`
+	Type        string         `json:"type,omitempty"`
+	Encoding    string         `json:"encoding,omitempty"`
+	TTL         string         `json:"ttl"`
+	TTLSource   string         `json:"ttl_source,omitempty"` // "family" or "defaults"
+	Schema      *SchemaSummary `json:"schema,omitempty"`
+	MaxBytes    int64          `json:"max_bytes,omitempty"`
+	MaxLen      int64          `json:"max_len,omitempty"`
+	MaxIdle     string         `json:"max_idle,omitempty"`
+	ManagedBy   string         `json:"managed_by,omitempty"`
+	Deprecated  *Deprecation   `json:"deprecated,omitempty"`
+}
+
+// Deprecation is a family's deprecation, with dates as YYYY-MM-DD.
+type Deprecation struct {
+	Since      string `json:"since,omitempty"`
+	Sunset     string `json:"sunset,omitempty"`
+	ReplacedBy string `json:"replaced_by,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// SchemaSummary is a short account of a payload schema's top level.
+type SchemaSummary struct {
+	Path       string     `json:"path,omitempty"` // empty for an inline schema
+	Type       string     `json:"type,omitempty"`
+	Properties []Property `json:"properties,omitempty"`
+}
+
+// Property is one top-level property of a payload schema.
+type Property struct {
+	Name     string `json:"name"`
+	Type     string `json:"type,omitempty"`
+	Required bool   `json:"required"`
+}
+
+// ParamValue is a placeholder bound by the key.
+type ParamValue struct {
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Value string `json:"value"`
+}
+
+// ClosestFamily is the family a key that matches none comes closest to.
+type ClosestFamily struct {
+	Name     string `json:"name"`
+	Pattern  string `json:"pattern"`
+	Position string `json:"position"`
+	Reason   string `json:"reason"`
+}
+
+// LiveFacts are what a live Redis says about one key.
+type LiveFacts struct {
+	Exists   bool     `json:"exists"`
+	Type     string   `json:"type,omitempty"`
+	TTL      string   `json:"ttl,omitempty"` // "none" when the key does not expire
+	Memory   int64    `json:"memory_bytes,omitempty"`
+	Idle     string   `json:"idle,omitempty"`
+	Encoding string   `json:"detected_encoding,omitempty"`
+	Verdicts []string `json:"verdicts,omitempty"` // findings of the key rules; empty when the key is fine
+}
+
+// Explain looks key up in reg.
+func Explain(reg *registry.Registry, key string) *Explanation {
+	e := &Explanation{Key: key}
+	f, params := reg.Match(key)
+	if f == nil {
+		if c, reason := reg.Matcher().Closest(key); c != nil {
+			e.Closest = &ClosestFamily{Name: c.Name, Pattern: c.Pattern.Source, Position: c.Pos.String(), Reason: reason}
+		}
+		return e
+	}
+	e.Matched = true
+	e.Family = familyFacts(reg, f)
+	types := map[string]string{}
+	for _, ph := range f.Pattern.Placeholders() {
+		types[ph.Name] = ph.Type.String()
+	}
+	for _, p := range params {
+		e.Params = append(e.Params, ParamValue{Name: p.Name, Type: types[p.Name], Value: p.Value})
+	}
+	return e
+}
+
+func familyFacts(reg *registry.Registry, f *registry.Family) *FamilyFacts {
+	ff := &FamilyFacts{
+		Name:        f.Name,
+		Description: f.Description,
+		Position:    f.Pos.String(),
+		Pattern:     f.Pattern.Source,
+		Glob:        f.Pattern.Glob(),
+		Owner:       f.Owner,
+		Type:        f.Type,
+		Encoding:    f.Encoding,
+		TTL:         f.TTL.String(),
+		MaxBytes:    f.MaxBytes,
+		MaxLen:      f.MaxLen,
+		ManagedBy:   f.ManagedBy,
+	}
+	if o, ok := reg.Owner(f.Owner); ok {
+		ff.Contact = o.Contact
+	}
+	if f.TTL.Kind != registry.TTLUnset {
+		ff.TTLSource = "family"
+		if f.TTLDefault {
+			ff.TTLSource = "defaults"
+		}
+	}
+	if f.MaxIdle > 0 {
+		ff.MaxIdle = registry.FormatDuration(f.MaxIdle)
+	}
+	if d := f.Deprecated; d != nil {
+		ff.Deprecated = &Deprecation{Since: date(d.Since), Sunset: date(d.Sunset), ReplacedBy: d.ReplacedBy, Reason: d.Reason}
+	}
+	if f.Schema != nil {
+		ff.Schema = summarizeSchema(f.Schema)
+	}
+	return ff
+}
+
+func date(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.Format(time.DateOnly)
+}
+
+func summarizeSchema(s *registry.Schema) *SchemaSummary {
+	sum := &SchemaSummary{Path: s.Path}
+	doc, _ := s.Doc.(map[string]any)
+	sum.Type = typeOf(doc)
+	props, _ := doc["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := doc["required"].([]any); ok {
+		for _, r := range req {
+			if name, ok := r.(string); ok {
+				required[name] = true
+			}
+		}
+	}
+	for name, p := range props {
+		pm, _ := p.(map[string]any)
+		sum.Properties = append(sum.Properties, Property{Name: name, Type: typeOf(pm), Required: required[name]})
+	}
+	slices.SortFunc(sum.Properties, func(a, b Property) int { return strings.Compare(a.Name, b.Name) })
+	return sum
+}
+
+// typeOf renders a schema's "type" keyword, or "$ref" and "enum" hints.
+func typeOf(m map[string]any) string {
+	switch t := m["type"].(type) {
+	case string:
+		return t
+	case []any:
+		var parts []string
+		for _, p := range t {
+			parts = append(parts, fmt.Sprint(p))
+		}
+		return strings.Join(parts, "|")
+	}
+	switch {
+	case m["$ref"] != nil:
+		return "$ref"
+	case m["enum"] != nil:
+		return "enum"
+	case m["const"] != nil:
+		return "const"
+	}
+	return ""
+}
+
+// WriteExplanation writes e in format "text" or "json".
+func WriteExplanation(w io.Writer, format string, e *Explanation) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(e)
+	case "text":
+		return writeExplanationText(w, e)
+	}
+	return fmt.Errorf("unsupported format %q (want text or json)", format)
+}
+
+func writeExplanationText(w io.Writer, e *Explanation) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
+	row("key", "%q", e.Key)
+	if !e.Matched {
+		row("family", "none: no family in the registry matches this key")
+		if c := e.Closest; c != nil {
+			row("closest", "%s (%s) at %s", c.Name, c.Pattern, c.Position)
+			row("why not", "%s", c.Reason)
+		}
+		writeLive(row, e.Live)
+		return tw.Flush()
+	}
+	f := e.Family
+	row("family", "%s at %s", f.Name, f.Position)
+	if f.Description != "" {
+		row("description", "%s", f.Description)
+	}
+	owner := f.Owner
+	if owner == "" {
+		owner = "(none declared)"
+	}
+	if f.Contact != "" {
+		owner += " (" + f.Contact + ")"
+	}
+	row("owner", "%s", owner)
+	row("pattern", "%s", f.Pattern)
+	for _, p := range e.Params {
+		row("  "+p.Name, "%q (%s)", p.Value, p.Type)
+	}
+	row("type", "%s", orNone(f.Type))
+	row("encoding", "%s", orNone(f.Encoding))
+	ttl := f.TTL
+	if f.TTLSource == "defaults" {
+		ttl += " (from defaults)"
+	}
+	row("ttl", "%s", ttl)
+	if s := f.Schema; s != nil {
+		where := s.Path
+		if where == "" {
+			where = "(inline)"
+		}
+		row("schema", "%s%s", where, schemaLine(s))
+	}
+	var limits []string
+	if f.MaxBytes > 0 {
+		limits = append(limits, fmt.Sprintf("max_bytes %d", f.MaxBytes))
+	}
+	if f.MaxLen > 0 {
+		limits = append(limits, fmt.Sprintf("max_len %d", f.MaxLen))
+	}
+	if f.MaxIdle != "" {
+		limits = append(limits, "max_idle "+f.MaxIdle)
+	}
+	if len(limits) > 0 {
+		row("limits", "%s", strings.Join(limits, ", "))
+	}
+	if f.ManagedBy != "" {
+		row("managed by", "%s", f.ManagedBy)
+	}
+	if d := f.Deprecated; d != nil {
+		var parts []string
+		if d.Since != "" {
+			parts = append(parts, "since "+d.Since)
+		}
+		if d.Sunset != "" {
+			parts = append(parts, "sunset "+d.Sunset)
+		}
+		if d.ReplacedBy != "" {
+			parts = append(parts, "replaced by "+d.ReplacedBy)
+		}
+		if d.Reason != "" {
+			parts = append(parts, d.Reason)
+		}
+		row("deprecated", "%s", strings.Join(parts, "; "))
+	}
+	writeLive(row, e.Live)
+	return tw.Flush()
+}
+
+func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
+	if l == nil {
+		return
+	}
+	if !l.Exists {
+		row("live", "the key does not exist")
+		return
+	}
+	row("live type", "%s", l.Type)
+	row("live ttl", "%s", l.TTL)
+	if l.Memory > 0 {
+		row("live memory", "%d bytes", l.Memory)
+	}
+	if l.Idle != "" {
+		row("live idle", "%s", l.Idle)
+	}
+	if l.Encoding != "" {
+		row("live encoding", "%s", l.Encoding)
+	}
+	if len(l.Verdicts) == 0 {
+		row("verdict", "ok")
+	}
+	for _, v := range l.Verdicts {
+		row("verdict", "%s", v)
+	}
+}
+
+func schemaLine(s *SchemaSummary) string {
+	var b strings.Builder
+	if s.Type != "" {
+		b.WriteString(": " + s.Type)
+	}
+	if len(s.Properties) > 0 {
+		var ps []string
+		for _, p := range s.Properties {
+			q := p.Name
+			if p.Type != "" {
+				q += " " + p.Type
+			}
+			if p.Required {
+				q += " (required)"
+			}
+			ps = append(ps, q)
+		}
+		b.WriteString(" with " + strings.Join(ps, ", "))
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(not declared)"
+	}
+	return s
+}
