@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/report"
+	"github.com/keyreg/keyreg/rules"
+	"github.com/spf13/cobra"
+)
+
+type lintOptions struct {
+	registry string
+	format   string
+	failOn   string
+}
+
+func (a *app) lintCmd() *cobra.Command {
+	var o lintOptions
+	c := &cobra.Command{
+		Use:   "lint",
+		Short: "Check keys.yaml: schema, naming, owners, TTL policies, overlapping patterns",
+		Long: `Lint checks the registry: its JSON Schema, patterns, owners and prefix claims,
+TTL policies, versions, payload schemas, and proves that no two patterns can
+match the same key. Run it in CI on every change to keys.yaml.
+
+Formats: text (gcc-style, summary on stderr), json, github (workflow
+commands; with $GITHUB_STEP_SUMMARY set, a markdown table there too) and
+sarif (2.1.0, for GitHub code scanning).
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 invalid registry
+or usage error.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error { return a.runLint(o) },
+	}
+	registryFlag(c.Flags(), &o.registry)
+	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, github or sarif")
+	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	return c
+}
+
+func (a *app) runLint(o lintOptions) error {
+	format, err := report.ParseFormat(o.format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	if err != nil {
+		return usageError(err, "")
+	}
+	threshold, err := failOn(o.failOn)
+	if err != nil {
+		return err
+	}
+	reg, err := loadRegistry(o.registry)
+	if err != nil {
+		// An invalid registry is still reported in the requested format,
+		// so CI annotations land on the broken line.
+		if le, ok := listError(err); ok {
+			if werr := a.writeDiagnostics(format, le.List, "keyreg/lint/"); werr != nil {
+				return runtimeError(werr, "")
+			}
+			return &exitError{code: exitUsage}
+		}
+		return err
+	}
+	l := rules.Lint(reg)
+	if err := a.writeDiagnostics(format, l, "keyreg/lint/"); err != nil {
+		return runtimeError(err, "")
+	}
+	for _, d := range l {
+		if rules.IsFatal(d) {
+			return &exitError{code: exitUsage}
+		}
+	}
+	if failed(l, threshold) {
+		return errFindings
+	}
+	return nil
+}
+
+// writeDiagnostics prints l to stdout in format, with the text summary on
+// stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY.
+func (a *app) writeDiagnostics(format report.Format, l diag.List, automation string) error {
+	o := report.Options{
+		Tool:       report.Tool{Name: "keyreg", Version: version, InformationURI: "https://github.com/keyreg/keyreg"},
+		Rules:      ruleInfos(),
+		Automation: automation,
+		Summary:    a.stderr,
+	}
+	if format == report.GitHub {
+		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return fmt.Errorf("opening $GITHUB_STEP_SUMMARY: %w", err)
+			}
+			defer f.Close()
+			o.StepSummary = f
+		}
+	}
+	return report.Diagnostics(a.stdout, format, l, o)
+}
+
+func ruleInfos() []report.RuleInfo {
+	var out []report.RuleInfo
+	for _, r := range rules.All() {
+		out = append(out, report.RuleInfo{ID: r.ID, Kind: string(r.Kind), Doc: r.Doc, Default: r.Severity})
+	}
+	return out
+}
