@@ -1,0 +1,326 @@
+package scanner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// mode is the kind of deployment a Conn talks to.
+type mode int
+
+const (
+	modeStandalone mode = iota
+	modeCluster
+	modeSentinel
+)
+
+func (m mode) String() string {
+	switch m {
+	case modeCluster:
+		return "cluster"
+	case modeSentinel:
+		return "sentinel"
+	default:
+		return "standalone"
+	}
+}
+
+// Conn is an open, read-only connection to a Redis deployment. It is safe for
+// use by one Scan or Probe at a time; Close releases every client.
+type Conn struct {
+	opts Options
+	mode mode
+	base *redis.Options // parsed URL plus keyreg's quiet settings
+	addr string         // redacted display address of the entry point
+	db   int            // database from Options.DB or the URL path
+
+	mu      sync.Mutex
+	clients map[clientKey]*redis.Client
+	topo    *topology // cluster only; refreshed by Probe on MOVED
+	noTouch bool      // the server has CLIENT NO-TOUCH (Redis 7.2+)
+}
+
+type clientKey struct {
+	addr     string // node address; "" for the sentinel-managed master
+	db       int
+	readOnly bool
+}
+
+// nopLogger discards go-redis' internal log lines.
+type nopLogger struct{}
+
+func (nopLogger) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once
+
+// Connect parses o.URL, connects, and works out the deployment kind: Sentinel
+// when o.SentinelMaster is set, cluster when o.Cluster is set or the server
+// reports cluster_enabled:1, standalone otherwise. It pings the server before
+// returning. Invalid options yield a *UsageError; every other error (for
+// example an unreachable server) is a runtime error. Error texts never
+// contain the URL password.
+func Connect(ctx context.Context, o Options) (*Conn, error) {
+	quietOnce.Do(func() { redis.SetLogger(nopLogger{}) })
+	c, err := connect(ctx, o)
+	if err != nil {
+		return nil, redact(err)
+	}
+	return c, nil
+}
+
+func connect(ctx context.Context, o Options) (*Conn, error) {
+	if o.Count < 0 || o.Rate < 0 || o.MaxKeys < 0 || o.Timeout < 0 || o.DB < AllDBs {
+		return nil, usageErr(errors.New("count, rate, max keys, timeout and db must not be negative"))
+	}
+	if o.Count == 0 {
+		o.Count = DefaultCount
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Cluster && o.SentinelMaster != "" {
+		return nil, usageErr(errors.New("cluster and sentinel master are mutually exclusive"))
+	}
+	base, err := redis.ParseURL(o.URL)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("parsing url %q: %w", RedactURL(o.URL), err))
+	}
+	base.DisableIdentity = true
+	base.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	base.DialTimeout = o.Timeout
+	base.ReadTimeout = o.Timeout
+	base.WriteTimeout = o.Timeout
+	base.ContextTimeoutEnabled = true
+	base.PoolSize = 4
+	// Fail fast on a dead node: a scan must error, not hang in retries.
+	base.MaxRetries = 2
+	base.DialerRetries = 2
+	c := &Conn{
+		opts:    o,
+		base:    base,
+		addr:    RedactURL(o.URL),
+		db:      base.DB,
+		clients: map[clientKey]*redis.Client{},
+	}
+	if o.DB != 0 {
+		c.db = o.DB
+	}
+	fail := func(err error) (*Conn, error) {
+		_ = c.Close()
+		return nil, fmt.Errorf("connecting to %s: %w", c.addr, err)
+	}
+	switch {
+	case o.SentinelMaster != "":
+		c.mode = modeSentinel
+		if err := c.client("", c.firstDB(), false).Ping(ctx).Err(); err != nil {
+			return fail(fmt.Errorf("master %q via sentinel: %w", o.SentinelMaster, err))
+		}
+		return c, nil
+	}
+	seed := c.client(base.Addr, c.firstDB(), false)
+	info, err := seed.Info(ctx, "server", "cluster").Result()
+	if err != nil {
+		return fail(err)
+	}
+	if supportsNoTouch(infoFields(info)["redis_version"]) {
+		// Reconnect so that every connection, the seed's too, sends
+		// CLIENT NO-TOUCH ON when it opens.
+		c.noTouch = true
+		_ = c.Close()
+		seed = c.client(base.Addr, c.firstDB(), false)
+	}
+	clusterOn := strings.Contains(info, "cluster_enabled:1")
+	if o.Cluster && !clusterOn {
+		return fail(errors.New("server is not a cluster node (cluster_enabled:0)"))
+	}
+	if clusterOn {
+		c.mode = modeCluster
+		if o.DB > 0 || base.DB != 0 {
+			return nil, usageErr(fmt.Errorf("cluster mode supports database 0 only, not %d", c.db))
+		}
+		c.db = 0
+		topo, err := c.loadTopology(ctx)
+		if err != nil {
+			return fail(err)
+		}
+		c.topo = topo
+		return c, nil
+	}
+	if o.Replica {
+		addr, err := c.standaloneReplica(ctx, seed)
+		if err != nil {
+			return fail(err)
+		}
+		c.base.Addr = addr
+	}
+	return c, nil
+}
+
+// supportsNoTouch reports whether a redis_version has CLIENT NO-TOUCH (7.2+).
+func supportsNoTouch(version string) bool {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 7 || (major == 7 && minor >= 2)
+}
+
+// firstDB is the database used for the connection test and Probe.
+func (c *Conn) firstDB() int {
+	if c.db == AllDBs {
+		return c.base.DB
+	}
+	return c.db
+}
+
+// Mode returns "standalone", "cluster" or "sentinel".
+func (c *Conn) Mode() string { return c.mode.String() }
+
+// Close closes every client the Conn opened.
+func (c *Conn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for k, cl := range c.clients {
+		if err := cl.Close(); err != nil && !errors.Is(err, redis.ErrClosed) {
+			errs = append(errs, fmt.Errorf("closing client for %s: %w", k.addr, err))
+		}
+		delete(c.clients, k)
+	}
+	return errors.Join(errs...)
+}
+
+// client returns the cached client for a node and database, creating it on
+// first use. addr "" in sentinel mode means the sentinel-resolved master (or
+// replica when Options.Replica is set).
+func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := clientKey{addr: addr, db: db, readOnly: readOnly}
+	if cl, ok := c.clients[k]; ok {
+		return cl
+	}
+	var cl *redis.Client
+	if c.mode == modeSentinel {
+		b := c.base
+		cl = redis.NewFailoverClient(&redis.FailoverOptions{
+			MasterName:            c.opts.SentinelMaster,
+			SentinelAddrs:         []string{b.Addr},
+			ReplicaOnly:           c.opts.Replica,
+			Username:              b.Username,
+			Password:              b.Password,
+			DB:                    db,
+			Protocol:              b.Protocol,
+			DialTimeout:           b.DialTimeout,
+			ReadTimeout:           b.ReadTimeout,
+			WriteTimeout:          b.WriteTimeout,
+			ContextTimeoutEnabled: true,
+			TLSConfig:             b.TLSConfig,
+			PoolSize:              b.PoolSize,
+			DisableIdentity:       true,
+			// FailoverClient always disables maintenance notifications.
+		})
+	} else {
+		o := *c.base
+		if addr != "" {
+			o.Addr = addr
+		}
+		o.DB = db
+		noTouch := c.noTouch
+		o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+			// READONLY lets a cluster replica serve reads for its shard.
+			if readOnly {
+				if err := cn.ReadOnly(ctx).Err(); err != nil {
+					return err
+				}
+			}
+			// NO-TOUCH keeps sampling reads from resetting idle times and
+			// LRU/LFU state (Redis 7.2 and later).
+			if noTouch {
+				return cn.Do(ctx, "CLIENT", "NO-TOUCH", "ON").Err()
+			}
+			return nil
+		}
+		o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+		if o.TLSConfig != nil {
+			o.TLSConfig = o.TLSConfig.Clone()
+		}
+		cl = redis.NewClient(&o)
+	}
+	c.clients[k] = cl
+	return cl
+}
+
+// standaloneReplica returns the address to scan when Options.Replica is set
+// on a standalone server: the server itself when it is a replica, else its
+// first online replica from INFO replication.
+func (c *Conn) standaloneReplica(ctx context.Context, seed *redis.Client) (string, error) {
+	info, err := seed.Info(ctx, "replication").Result()
+	if err != nil {
+		return "", fmt.Errorf("reading replication info: %w", err)
+	}
+	fields := infoFields(info)
+	if fields["role"] == "slave" {
+		return c.base.Addr, nil
+	}
+	for i := 0; ; i++ {
+		v, ok := fields["slave"+strconv.Itoa(i)]
+		if !ok {
+			break
+		}
+		kv := map[string]string{}
+		for part := range strings.SplitSeq(v, ",") {
+			if k, val, ok := strings.Cut(part, "="); ok {
+				kv[k] = val
+			}
+		}
+		if kv["state"] == "online" && kv["ip"] != "" && kv["port"] != "" {
+			return net.JoinHostPort(kv["ip"], kv["port"]), nil
+		}
+	}
+	return "", errors.New("replica mode: the master has no online replica")
+}
+
+// infoFields parses "key:value" lines of an INFO reply.
+func infoFields(info string) map[string]string {
+	m := map[string]string{}
+	for line := range strings.SplitSeq(info, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// keyspaceDBs returns the database numbers listed in INFO keyspace, in order.
+func keyspaceDBs(ctx context.Context, cl *redis.Client) ([]int, error) {
+	info, err := cl.Info(ctx, "keyspace").Result()
+	if err != nil {
+		return nil, fmt.Errorf("reading keyspace info: %w", err)
+	}
+	var dbs []int
+	for k := range infoFields(info) {
+		n, ok := strings.CutPrefix(k, "db")
+		if !ok {
+			continue
+		}
+		if d, err := strconv.Atoi(n); err == nil {
+			dbs = append(dbs, d)
+		}
+	}
+	slices.Sort(dbs)
+	return dbs, nil
+}

@@ -1,0 +1,94 @@
+package scanner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+)
+
+// TestProbeVanished drives the probe stage directly with a key list as SCAN
+// could have returned it just before keys were deleted or expired.
+func TestProbeVanished(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	if err := admin.Set(ctx, "live", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, "short", "v", time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	for _, opts := range []Options{{URL: s.URL()}, {URL: s.URL(), Idle: true, Memory: true}} {
+		c, err := Connect(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		infos, vanished, notes, err := c.probe(ctx, c.client(c.base.Addr, 0, false), s.Addr, 0, []string{"gone", "live", "short", "also-gone"})
+		if err != nil {
+			t.Fatalf("probe: %v", err)
+		}
+		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes) != 0 {
+			t.Errorf("opts %+v: infos %+v, vanished %d, notes %v", opts, infos, vanished, notes)
+		}
+	}
+}
+
+func TestDedupe(t *testing.T) {
+	uniq, cur, dups := dedupe([]string{"a", "b", "a", "c"}, nil)
+	if len(uniq) != 3 || dups != 1 || len(cur) != 3 {
+		t.Fatalf("first reply: %q %d", uniq, dups)
+	}
+	uniq, cur, dups = dedupe([]string{"c", "d", "d", "b"}, cur)
+	if len(uniq) != 1 || uniq[0] != "d" || dups != 3 {
+		t.Fatalf("second reply: %q %d", uniq, dups)
+	}
+	// The window is two replies: "a" (two replies back) passes again.
+	uniq, _, dups = dedupe([]string{"a", "d"}, cur)
+	if len(uniq) != 1 || uniq[0] != "a" || dups != 1 {
+		t.Fatalf("third reply: %q %d", uniq, dups)
+	}
+}
+
+func TestKeySlot(t *testing.T) {
+	// Values from CLUSTER KEYSLOT on Redis 7.0.
+	for key, want := range map[string]uint16{
+		"foo": 12182, "bar": 5061, "{user1000}.following": 3443, "{user1000}.followers": 3443,
+		"foo{}{bar}": 8363, "foo{{bar}}zap": 4015, "foo{bar}{zap}": 5061, "": 0,
+	} {
+		if got := keySlot(key); got != want {
+			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)
+		}
+	}
+}
+
+func TestParseClusterNodes(t *testing.T) {
+	out := "07c3 127.0.0.1:30004@31004 slave e7d1 0 1426238317239 4 connected\n" +
+		"e7d1 :30001@31001,host1 myself,master - 0 0 1 connected 0-5460 [5461->-abc]\n" +
+		"292f 127.0.0.1:30002@31002 master,fail - 0 1426238316232 2 disconnected 5461-10922\n" +
+		"6ec2 127.0.0.1:30003@31003 master - 0 1426238318243 3 connected 10923-16383\n"
+	nodes, err := parseClusterNodes(out, "10.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 4 || nodes[1].addr != "10.0.0.1:30001" || len(nodes[1].slots) != 1 || nodes[0].masterID != "e7d1" || nodes[2].healthy {
+		t.Fatalf("nodes %+v", nodes)
+	}
+	topo, err := buildTopology(nodes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(topo.shards) != 2 || topo.covered != 16384-5462 {
+		t.Errorf("topology %+v", topo)
+	}
+	if _, err := buildTopology(nodes, true); err == nil {
+		t.Error("replica mode accepted a master without replica")
+	}
+	if _, err := parseClusterNodes("garbage line", ""); err == nil {
+		t.Error("garbage accepted")
+	}
+}

@@ -1,0 +1,282 @@
+// Package scanner is the only part of keyreg that talks to Redis.
+//
+// Connect opens a read-only view of a standalone server, a Redis Cluster or a
+// Sentinel-managed master. Conn.Scan walks the keyspace with SCAN (on every
+// cluster master concurrently, or on one replica per shard) and probes each
+// SCAN batch with one pipelined round trip of TYPE and PTTL (plus OBJECT
+// IDLETIME and MEMORY USAGE when asked). Batches of KeyInfo are handed to a
+// callback one at a time, so memory stays bounded by the batch size, never by
+// the number of keys.
+//
+// The package never sends a write command, KEYS, DEBUG or CONFIG, and works
+// with the ACL rules in MinimalACL. It never prints or logs: go-redis' own
+// logger is replaced by a no-op logger when Connect is called.
+package scanner
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// AllDBs as Options.DB scans every logical database listed in INFO keyspace
+// (standalone and Sentinel only; a cluster has database 0 only).
+const AllDBs = -1
+
+// DefaultCount is the SCAN COUNT hint used when Options.Count is 0.
+const DefaultCount = 1000
+
+// DefaultTimeout is the per-command network timeout used when
+// Options.Timeout is 0.
+const DefaultTimeout = 5 * time.Second
+
+// MinimalACL is the smallest set of ACL rules keyreg needs: read-only access
+// to every key, and only the commands the scanner sends. Create a user with
+//
+//	ACL SETUSER keyreg reset on >password <MinimalACL>
+//
+// %R~* grants read-only access to every key. +select is needed for databases
+// other than 0, +cluster|nodes in cluster mode, +readonly in cluster replica
+// mode. HELLO and AUTH need no rule. The tests check that a scan under these
+// rules leaves ACL LOG and INFO errorstats empty.
+const MinimalACL = "%R~* +ping +info +select +scan +type +pttl +object|idletime +memory|usage +cluster|nodes +readonly" +
+	" +strlen +get +hlen +llen +scard +zcard +xlen +hscan +sscan +zscan +lrange +xrange"
+
+// Options selects the server and what to collect per key.
+type Options struct {
+	// URL is a redis://, rediss:// or unix:// URL, with optional ACL user and
+	// password (redis://user:pass@host:6379/0). With SentinelMaster set, the
+	// host is a sentinel and the credentials apply to the data nodes.
+	URL string
+	// Cluster forces cluster mode. When false, Connect still switches to
+	// cluster mode when the server reports cluster_enabled:1.
+	Cluster bool
+	// SentinelMaster, when set, is the master name to resolve through the
+	// sentinel at URL.
+	SentinelMaster string
+	// Replica scans replicas instead of masters: one replica per cluster
+	// shard (with READONLY), an online replica of a standalone master, or a
+	// replica chosen by the sentinel.
+	Replica bool
+	// DB is the logical database to scan. 0 means the database in the URL
+	// path (default 0); AllDBs scans every database in INFO keyspace.
+	DB int
+	// Match is a key prefix. It is sent as a SCAN MATCH glob with the glob
+	// metacharacters *?[]\ escaped (see PrefixGlob). Empty matches all keys.
+	Match string
+	// Count is the SCAN COUNT hint; 0 means DefaultCount.
+	Count int
+	// Rate caps the number of keys probed per second across all nodes;
+	// 0 means no cap.
+	Rate int
+	// MaxKeys stops the scan after this many keys were delivered; 0 means
+	// no limit. Stopping early sets Stats.Partial.
+	MaxKeys int64
+	// Timeout is the dial, read and write timeout of every command;
+	// 0 means DefaultTimeout.
+	Timeout time.Duration
+	// Memory adds MEMORY USAGE to each probe. It uses the server's default
+	// of 5 samples per collection: exact for strings and small collections,
+	// an estimate for large ones, and never a walk of every element.
+	Memory bool
+	// Idle adds OBJECT IDLETIME to each probe, sent before any other command
+	// on the key.
+	Idle bool
+	// Plan, when set, decides per key what the probe adds to TYPE and PTTL,
+	// on top of Idle and Memory. The audit uses it to measure only what a
+	// key's family has limits for.
+	Plan func(key string) Plan
+}
+
+// Plan is what one probe reads about a key beyond TYPE and PTTL.
+type Plan struct {
+	Idle   bool   // OBJECT IDLETIME, sent first: later reads reset it
+	Memory bool   // MEMORY USAGE
+	Len    string // the Redis type whose length to read: hash, list, set, zset or stream
+}
+
+// KeyInfo is what one probe learned about one key.
+type KeyInfo struct {
+	// Key is the key name; keys are binary-safe, so it may hold any bytes.
+	Key string
+	// DB is the logical database the key lives in.
+	DB int
+	// Node is the "host:port" address of the node the key was read from.
+	Node string
+	// Type is the Redis type as TYPE reports it: string, hash, list, set,
+	// zset, stream, or a module type name such as ReJSON-RL.
+	Type string
+	// PTTL is the remaining time to live with millisecond precision, or -1
+	// (exactly time.Duration(-1)) when the key has no expiry.
+	PTTL time.Duration
+	// Idle is the OBJECT IDLETIME (second precision); valid when HasIdle.
+	Idle time.Duration
+	// HasIdle reports whether Idle was collected. It is false when
+	// Options.Idle is off or the server refused (for example under an LFU
+	// maxmemory-policy).
+	HasIdle bool
+	// Memory is the MEMORY USAGE in bytes; valid when HasMemory.
+	Memory int64
+	// HasMemory reports whether Memory was collected.
+	HasMemory bool
+	// Len is the number of elements of a collection; valid when HasLen.
+	Len int64
+	// HasLen reports whether Len was collected: the plan asked for it and
+	// the key has the planned type.
+	HasLen bool
+	// Vanished reports that the key did not exist when probed. Scan never
+	// passes vanished keys to its callback (it only counts them); Probe
+	// sets it for a missing key.
+	Vanished bool
+}
+
+// NoExpiry is the KeyInfo.PTTL of a key without a TTL.
+const NoExpiry = time.Duration(-1)
+
+// Stats summarizes one Scan.
+type Stats struct {
+	// Nodes is the number of nodes scanned.
+	Nodes int
+	// Scanned is the number of key names SCAN returned, duplicates included.
+	Scanned int64
+	// Keys is the number of keys passed to the callback.
+	Keys int64
+	// Duplicates is the number of SCAN replies dropped as duplicates.
+	Duplicates int64
+	// Vanished is the number of keys that disappeared between SCAN and the
+	// probe (deleted or expired); they are not passed to the callback.
+	Vanished int64
+	// Duration is the wall time of the scan.
+	Duration time.Duration
+	// Partial reports that the scan did not cover the whole keyspace:
+	// MaxKeys was reached, the context was cancelled, an error occurred, or
+	// cluster slots are not all served.
+	Partial bool
+	// Errors holds distinct non-fatal problems, such as OBJECT IDLETIME
+	// being refused under an LFU policy. At most maxNotes are kept.
+	Errors []string
+}
+
+// maxNotes caps Stats.Errors.
+const maxNotes = 20
+
+// UsageError reports invalid Options or an unparsable URL, as opposed to a
+// runtime failure such as an unreachable server. Callers map it to exit code
+// 2 and every other Connect error to exit code 3.
+type UsageError struct {
+	// Err is the underlying problem; its text is already redacted.
+	Err error
+}
+
+// Error returns the redacted message.
+func (e *UsageError) Error() string { return RedactURL(e.Err.Error()) }
+
+// Unwrap returns the underlying error.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErr(err error) error { return &UsageError{Err: err} }
+
+// redactedError hides URL passwords in the text of an error while keeping
+// errors.Is and errors.As working.
+type redactedError struct{ err error }
+
+func (e redactedError) Error() string { return RedactURL(e.err.Error()) }
+func (e redactedError) Unwrap() error { return e.err }
+
+// redact wraps err so its text never contains a URL password.
+func redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	var r redactedError
+	var u *UsageError
+	if errors.As(err, &r) || errors.As(err, &u) {
+		return err
+	}
+	return redactedError{err}
+}
+
+// RedactURL replaces the password of every URL in s with "xxxxx", so
+// "redis://user:secret@h:1/0" becomes "redis://user:xxxxx@h:1/0". A userinfo
+// without a colon is replaced whole, and password=... query parameters are
+// masked too. It works on free text, so it is also applied to error messages.
+func RedactURL(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i+3])
+		rest := s[i+3:]
+		// The userinfo ends at the last '@' before whitespace or a quote:
+		// raw '@', '/' or '?' in passwords are common in hand-written URLs,
+		// and masking too much is better than leaking a password.
+		end := strings.IndexAny(rest, " \t\r\n\"'`<>")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
+			user := rest[:at]
+			if c := strings.IndexByte(user, ':'); c >= 0 {
+				b.WriteString(user[:c] + ":xxxxx")
+			} else {
+				b.WriteString("xxxxx")
+			}
+			rest = rest[at:]
+		}
+		s = rest
+	}
+	return redactQueryPasswords(b.String())
+}
+
+// redactQueryPasswords masks values of password-like query parameters.
+func redactQueryPasswords(s string) string {
+	for _, key := range []string{"password=", "sentinel_password="} {
+		var b strings.Builder
+		for {
+			i := strings.Index(s, key)
+			if i < 0 {
+				b.WriteString(s)
+				break
+			}
+			// only a parameter: preceded by ? or &
+			if i == 0 || (s[i-1] != '?' && s[i-1] != '&') {
+				b.WriteString(s[:i+len(key)])
+				s = s[i+len(key):]
+				continue
+			}
+			b.WriteString(s[:i+len(key)] + "xxxxx")
+			s = s[i+len(key):]
+			end := strings.IndexAny(s, "& \t\r\n\"'`#")
+			if end < 0 {
+				end = len(s)
+			}
+			s = s[end:]
+		}
+		s = b.String()
+	}
+	return s
+}
+
+// PrefixGlob returns the SCAN MATCH glob that matches exactly the keys
+// starting with prefix: the glob metacharacters * ? [ ] \ are escaped with a
+// backslash and "*" is appended. An empty prefix returns "" (no MATCH).
+func PrefixGlob(prefix string) string {
+	if prefix == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(prefix); i++ {
+		switch c := prefix[i]; c {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('*')
+	return b.String()
+}
