@@ -26,6 +26,9 @@ const (
 	KindLoad Kind = "load"
 	// KindLint rules check a loaded registry.
 	KindLint Kind = "lint"
+	// KindKey rules check one live key during an audit. A key rule without
+	// a Key func (family-unused) is decided by the audit over the whole run.
+	KindKey Kind = "key"
 )
 
 // Rule is one check.
@@ -35,6 +38,17 @@ type Rule struct {
 	Kind     Kind          // what the rule checks
 	Severity diag.Severity // default severity; keys.yaml rules: overrides it
 	Lint     func(*Pass)   // KindLint: reports findings on the registry
+
+	// Key reports whether the rule fires on one live key (KindKey). It runs
+	// on every audited key, so it must not allocate.
+	Key func(*KeyFacts) bool
+	// Detail says, without any payload value, why the rule fired on k, such
+	// as "ttl 30d". It runs only for the few example keys a report shows.
+	Detail func(k *KeyFacts) string
+	// Summary names what the rule counts for a family, as a plural noun
+	// phrase such as "keys without a TTL (policy: max 24h)"; the audit
+	// adds "N of M". f is nil for keys of no family.
+	Summary func(f *registry.Family) string
 }
 
 // loadRules are reported by registry.Load; they are listed for docs,
@@ -61,11 +75,31 @@ var lintRules = []*Rule{
 	PlaceholderUntyped,
 }
 
-// All returns every rule, load rules first, then lint rules, in a stable
-// order.
-func All() []*Rule {
-	return slices.Concat(loadRules, lintRules)
+// keyRules run on every key of a live audit, in this order.
+var keyRules = []*Rule{
+	UnregisteredKey,
+	PlaceholderInvalid,
+	TTLMissing,
+	TTLExceedsMax,
+	TTLUnexpected,
+	TypeMismatch,
+	PayloadInvalid,
+	EncodingMismatch,
+	ValueTooLarge,
+	CollectionTooLong,
+	StaleKey,
+	DeprecatedLive,
+	FamilyUnused,
 }
+
+// All returns every rule, load rules first, then lint rules, then key
+// rules, in a stable order.
+func All() []*Rule {
+	return slices.Concat(loadRules, lintRules, keyRules)
+}
+
+// KeyRules returns the key rules, in the order the audit applies them.
+func KeyRules() []*Rule { return slices.Clone(keyRules) }
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (*Rule, bool) {
@@ -118,21 +152,10 @@ func Lint(reg *registry.Registry) diag.List {
 // entries to l. Findings turned off are dropped; ignored ones are marked
 // suppressed with their reason. Load rules cannot be overridden.
 func Apply(reg *registry.Registry, l diag.List) diag.List {
-	sev := map[string]diag.Severity{}
-	for _, o := range reg.Rules {
-		sev[o.Rule] = o.Severity
-	}
 	out := l[:0:0]
 	for _, d := range l {
-		if r, ok := Lookup(d.Rule); ok && r.Kind != KindLoad {
-			if s, ok := sev[d.Rule]; ok {
-				d.Severity = s
-			}
-			if f, ok := reg.Family(d.Family); ok {
-				if ig, ok := f.Ignored(d.Rule); ok {
-					d.Suppressed, d.Reason = true, ig.Reason
-				}
-			}
+		if r, ok := Lookup(d.Rule); ok {
+			d.Severity, d.Suppressed, d.Reason = Effective(reg, r, d.Family, d.Severity)
 		}
 		if d.Severity == diag.Off {
 			continue
@@ -140,6 +163,27 @@ func Apply(reg *registry.Registry, l diag.List) diag.List {
 		out = append(out, d)
 	}
 	return out
+}
+
+// Effective returns the severity of rule r for the named family (empty for
+// none) after reg's rules: overrides, and whether the family's ignore:
+// silences it, with the reason given there. sev is the severity before
+// overrides. Load rules are never changed.
+func Effective(reg *registry.Registry, r *Rule, family string, sev diag.Severity) (_ diag.Severity, suppressed bool, reason string) {
+	if r.Kind == KindLoad {
+		return sev, false, ""
+	}
+	for _, o := range reg.Rules {
+		if o.Rule == r.ID {
+			sev = o.Severity
+		}
+	}
+	if f, ok := reg.Family(family); ok {
+		if ig, ok := f.Ignored(r.ID); ok {
+			return sev, true, ig.Reason
+		}
+	}
+	return sev, false, ""
 }
 
 func checkRuleRefs(reg *registry.Registry) diag.List {

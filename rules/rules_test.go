@@ -3,13 +3,17 @@ package rules
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -47,6 +51,9 @@ func TestRuleCases(t *testing.T) {
 				t.Fatalf("every rule needs a test case: %v", err)
 			}
 			var got strings.Builder
+			if r.Kind == KindKey {
+				got.WriteString(keyCase(t, r, ar))
+			}
 			for _, d := range lintArchive(t, ar) {
 				if d.Rule != r.ID {
 					continue
@@ -108,6 +115,9 @@ func TestRuleSpecs(t *testing.T) {
 		if (r.Kind == KindLint) != (r.Lint != nil) {
 			t.Errorf("rule %q: kind %s with Lint set = %v", r.ID, r.Kind, r.Lint != nil)
 		}
+		if r.Kind == KindKey && r.Summary == nil {
+			t.Errorf("key rule %q has no Summary", r.ID)
+		}
 		if r.Kind != KindLoad {
 			src := strings.ReplaceAll(r.ID, "-", "_") + ".go"
 			if _, err := os.Stat(src); err != nil {
@@ -127,4 +137,131 @@ func kebab(s string) bool {
 		}
 	}
 	return true
+}
+
+// keyNow is the audit time of key rule cases.
+var keyNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// keyCase runs a key rule over the keys section of an archive. Each line
+// describes one live key: a quoted key name, then name=value facts:
+// type=hash, ttl=30m (or ttl=none), idle=40d, mem=5000, len=12 and
+// value="…" (a string value, checked by the payload package). The output
+// has one line per key the rule fires on, with its detail. A rule without
+// a Key func (family-unused) lists the families that no key matched.
+func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	var keys []byte
+	for _, f := range ar.Files {
+		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
+		if f.Name == "keys" {
+			keys = f.Data
+		}
+	}
+	reg, err := registry.Load(fsys, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := reg.ShapeMatcher()
+	used := map[string]bool{}
+	var out strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(keys)), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k := parseKeyLine(t, line)
+		k.Family = reg.Matcher().Match(k.Key)
+		if k.Family == nil {
+			k.Shape = shape.Match(k.Key)
+			_, k.ShapeReason = reg.Matcher().Closest(k.Key)
+		} else {
+			used[k.Family.Name] = true
+		}
+		if k.Payload != nil {
+			res := payload.Check(k.Family, payload.Sample{Type: k.Type, String: []byte(k.Payload.DecodeError)}, payload.Options{})
+			k.Payload = &res
+		}
+		if r.Key != nil && r.Key(k) {
+			fmt.Fprintf(&out, "%q: %s", k.Key, r.ID)
+			if r.Detail != nil {
+				fmt.Fprintf(&out, ": %s", r.Detail(k))
+			}
+			out.WriteString("\n")
+		}
+	}
+	if r.Key == nil {
+		for _, f := range reg.Families {
+			if !used[f.Name] {
+				fmt.Fprintf(&out, "family %s: %s: %s\n", f.Name, r.ID, r.Summary(f))
+			}
+		}
+	}
+	return out.String()
+}
+
+// parseKeyLine parses `"key" type=string ttl=none value="…"`. The value
+// travels in Payload.DecodeError until keyCase checks it.
+func parseKeyLine(t *testing.T, line string) *KeyFacts {
+	t.Helper()
+	k := &KeyFacts{Type: "string", PTTL: -1, Now: keyNow}
+	rest := line
+	next := func() string {
+		rest = strings.TrimLeft(rest, " ")
+		q, err := strconv.QuotedPrefix(rest)
+		if err == nil {
+			rest = rest[len(q):]
+			v, _ := strconv.Unquote(q)
+			return v
+		}
+		i := strings.IndexByte(rest, ' ')
+		if i < 0 {
+			i = len(rest)
+		}
+		v := rest[:i]
+		rest = rest[i:]
+		return v
+	}
+	k.Key = next()
+	for strings.TrimSpace(rest) != "" {
+		rest = strings.TrimLeft(rest, " ")
+		name, after, ok := strings.Cut(rest, "=")
+		if !ok {
+			t.Fatalf("bad fact in %q", line)
+		}
+		rest = after
+		v := next()
+		dur := func() time.Duration {
+			d, err := registry.ParseDuration(v)
+			if err != nil {
+				t.Fatalf("%s=%s: %v", name, v, err)
+			}
+			return d
+		}
+		num := func() int64 {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("%s=%s: %v", name, v, err)
+			}
+			return n
+		}
+		switch name {
+		case "type":
+			k.Type = v
+		case "ttl":
+			if v != "none" {
+				k.PTTL = dur()
+			}
+		case "idle":
+			k.Idle, k.HasIdle = dur(), true
+		case "mem":
+			k.Memory, k.HasMemory = num(), true
+		case "len":
+			k.Len, k.HasLen = num(), true
+		case "value":
+			k.Payload = &payload.Result{DecodeError: v}
+		default:
+			t.Fatalf("unknown fact %q in %q", name, line)
+		}
+	}
+	return k
 }
