@@ -1,0 +1,518 @@
+// Package audit runs one audit of a live Redis against the registry: it
+// streams scanner batches, matches each key to its family, applies the key
+// rules and aggregates the findings into a Report whose size is bounded by
+// the number of families, never by the number of keys.
+package audit
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/payload"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
+	"github.com/keyreg/keyreg/scanner"
+)
+
+// Source is where an audit reads keys: a *scanner.Conn.
+type Source interface {
+	Scan(ctx context.Context, fn func(batch []scanner.KeyInfo) error) (scanner.Stats, error)
+	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
+}
+
+// Options tunes one run. The zero value samples nothing; see Defaults.
+type Options struct {
+	Registry string // keys.yaml path, for the report
+	Target   string // the Redis URL with its password redacted, for the report
+	Mode     string // standalone, cluster or sentinel, for the report
+
+	// Sample is the number of keys per family whose payload is read and
+	// checked; 0 reads no payload.
+	Sample int
+	// SampleLen is the number of elements read per sampled collection.
+	SampleLen int
+	// MaxValueBytes skips (and counts) payloads larger than this.
+	MaxValueBytes int64
+	// Examples is the number of example keys kept per finding.
+	Examples int
+	// MaxGroups caps the prefix groups of unregistered keys; keys of
+	// further prefixes are counted as other.
+	MaxGroups int
+	// ShowValues lets payload values into finding details. Off by default:
+	// reports never carry values.
+	ShowValues bool
+	// Filtered says the scan covers part of the keyspace (--match), so an
+	// absent family does not mean an unused one.
+	Filtered bool
+	// Now is the audit time, for deprecation sunsets; zero means time.Now.
+	Now time.Time
+	// Progress, when set, is increased by the number of keys of every batch
+	// audited, for a progress display.
+	Progress *atomic.Int64
+}
+
+// Defaults returns the options keyreg audit starts from.
+func Defaults() Options {
+	return Options{Sample: 100, SampleLen: 10, MaxValueBytes: 1 << 20, Examples: 3, MaxGroups: 1000}
+}
+
+// Plan returns the scanner plan for a registry: OBJECT IDLETIME for keys
+// of families with max_idle, MEMORY USAGE for families with max_bytes (or
+// every key when memory is set), and the length of collections whose family
+// has max_len. The scanner calls it once per key.
+func Plan(reg *registry.Registry, memory bool) func(key string) scanner.Plan {
+	m := reg.Matcher()
+	plans := make([]scanner.Plan, len(reg.Families))
+	for i, f := range reg.Families {
+		plans[i] = scanner.Plan{Idle: f.MaxIdle > 0, Memory: memory || f.MaxBytes > 0}
+		if f.MaxLen > 0 {
+			plans[i].Len = f.Type
+		}
+	}
+	none := scanner.Plan{Memory: memory}
+	return func(key string) scanner.Plan {
+		if f := m.Match(key); f != nil {
+			return plans[f.Index]
+		}
+		return none
+	}
+}
+
+// run is the state of one audit.
+type run struct {
+	reg    *registry.Registry
+	o      Options
+	src    Source
+	match  *registry.Matcher
+	shape  *registry.ShapeMatcher
+	rules  []*rules.Rule
+	fams   []famState
+	unreg  famState // keys of no family, for unregistered-key
+	groups map[string]*Group
+	other  int64
+	st     ScanStats
+}
+
+// famState aggregates one family while the scan runs.
+type famState struct {
+	rep   FamilyReport
+	hits  []*hit   // by rule index; nil until the rule fires
+	sev   []effect // by rule index: severity after overrides and ignores
+	skipS int64    // samples skipped as too large
+}
+
+type effect struct {
+	sev        diag.Severity
+	suppressed bool
+	reason     string
+}
+
+type hit struct {
+	count    int64
+	examples []Example
+}
+
+// Run audits the keys src yields against reg. On an error from the scan
+// (a node failed, the context was cancelled) it still returns the report
+// of what was seen, marked partial, together with the error.
+func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*Report, error) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	o.Examples = cmp.Or(o.Examples, 3)
+	o.MaxGroups = cmp.Or(o.MaxGroups, 1000)
+	o.SampleLen = cmp.Or(o.SampleLen, 10)
+	r := &run{
+		reg:    reg,
+		o:      o,
+		src:    src,
+		match:  reg.Matcher(),
+		shape:  reg.ShapeMatcher(),
+		rules:  rules.KeyRules(),
+		fams:   make([]famState, len(reg.Families)),
+		groups: map[string]*Group{},
+	}
+	for i, f := range reg.Families {
+		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
+		r.fams[i].init(reg, r.rules, f.Name)
+	}
+	r.unreg.init(reg, r.rules, "")
+	started := time.Now()
+	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
+	rep := r.report(started, stats)
+	if err != nil {
+		rep.Partial = true
+		switch {
+		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+			rep.PartialReason = "interrupted: " + err.Error()
+		default:
+			rep.PartialReason = err.Error()
+		}
+		return rep, err
+	}
+	return rep, nil
+}
+
+func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string) {
+	s.hits = make([]*hit, len(rs))
+	s.sev = make([]effect, len(rs))
+	for i, r := range rs {
+		sev, sup, reason := rules.Effective(reg, r, family, r.Severity)
+		s.sev[i] = effect{sev, sup, reason}
+	}
+}
+
+// batch audits one batch of keys. It runs on one goroutine at a time.
+func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
+	for i := range batch {
+		k := &batch[i]
+		facts := keyFacts(k, r.o.Now)
+		var st *famState
+		if f := r.match.Match(k.Key); f != nil {
+			facts.Family = f
+			st = &r.fams[f.Index]
+			if err := r.sample(ctx, k, st, &facts); err != nil {
+				return err
+			}
+		} else {
+			// A key of no family is unregistered; one with a family's
+			// shape is reported on that family as placeholder-invalid.
+			st = &r.unreg
+			if f := r.shape.Match(k.Key); f != nil {
+				facts.Shape = f
+				if c, reason := r.match.Closest(k.Key); c == f {
+					facts.ShapeReason = reason
+				} else {
+					facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
+				}
+			} else {
+				r.group(k)
+			}
+		}
+		st.rep.Keys++
+		if k.PTTL >= 0 {
+			st.rep.WithTTL++
+		}
+		if k.HasMemory {
+			st.rep.Memory += k.Memory
+			st.rep.MemoryMeasured = true
+		}
+		if facts.Shape != nil {
+			st = &r.fams[facts.Shape.Index]
+		}
+		active := false
+		for j, rule := range r.rules {
+			if rule.Key == nil || !rule.Key(&facts) {
+				continue
+			}
+			h := st.hits[j]
+			if h == nil {
+				h = &hit{}
+				st.hits[j] = h
+			}
+			h.count++
+			if len(h.examples) < r.o.Examples {
+				h.examples = append(h.examples, r.example(rule, &facts))
+			}
+			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
+				active = true
+			}
+		}
+		if active {
+			st.rep.Findings++
+		}
+	}
+	if r.o.Progress != nil {
+		r.o.Progress.Add(int64(len(batch)))
+	}
+	return nil
+}
+
+// keyFacts starts the facts of a probed key; matching fills the family.
+func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
+	return rules.KeyFacts{
+		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
+		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
+		Len: k.Len, HasLen: k.HasLen, Now: now,
+	}
+}
+
+func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
+	e := Example{Key: k.Key}
+	if rule.Detail != nil {
+		e.Detail = rule.Detail(k)
+	}
+	if r.o.ShowValues && k.Payload != nil && len(k.Payload.Violations) > 0 && rule.ID == rules.PayloadInvalid.ID {
+		e.Detail += fmt.Sprintf(" (value %s)", k.Payload.Violations[0].Value)
+	}
+	return e
+}
+
+// sample reads and checks the payload of a key while its family is under
+// its sample quota.
+func (r *run) sample(ctx context.Context, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) error {
+	f := facts.Family
+	if r.o.Sample <= 0 || st.rep.Sampled+st.skipS >= int64(r.o.Sample) || (f.Schema == nil && f.Encoding == "") {
+		return nil
+	}
+	if f.Type != "" && k.Type != f.Type {
+		return nil // type-mismatch says it all; the payload would not decode
+	}
+	s, err := r.src.Sample(ctx, *k, r.o.SampleLen, r.o.MaxValueBytes)
+	switch {
+	case errors.Is(err, scanner.ErrTooLarge):
+		st.skipS++
+		r.st.Skipped++
+		return nil
+	case errors.Is(err, scanner.ErrVanished):
+		r.st.Vanished++
+		return nil
+	case err != nil:
+		return err
+	}
+	res := payload.Check(f, s, payload.Options{ShowValues: r.o.ShowValues})
+	facts.Payload = &res
+	st.rep.Sampled++
+	r.st.Sampled++
+	return nil
+}
+
+// group counts an unregistered key under its inferred prefix.
+func (r *run) group(k *scanner.KeyInfo) {
+	p := InferPrefix(k.Key, r.reg.Separator)
+	g, ok := r.groups[p]
+	if !ok {
+		if len(r.groups) >= r.o.MaxGroups {
+			r.other++
+			return
+		}
+		g = &Group{Prefix: p, Examples: []string{}}
+		r.groups[p] = g
+	}
+	g.Keys++
+	if k.PTTL >= 0 {
+		g.WithTTL++
+	}
+	if k.HasMemory {
+		g.Memory += k.Memory
+	}
+	if len(g.Examples) < 3 {
+		g.Examples = append(g.Examples, k.Key)
+	}
+}
+
+// InferPrefix guesses the prefix that groups a key with its siblings: up to
+// two separator-ended segments, stopping before a segment that looks like
+// an ID (digits, hex, UUIDs). A key without a separator is grouped by its
+// leading letters ("celery-task-meta-" for "celery-task-meta-<uuid>").
+func InferPrefix(key string, sep byte) string {
+	var b strings.Builder
+	rest := key
+	for n := 0; n < 2; n++ {
+		i := strings.IndexByte(rest, sep)
+		if i < 0 || looksLikeID(rest[:i]) {
+			break
+		}
+		b.WriteString(rest[:i+1])
+		rest = rest[i+1:]
+	}
+	if b.Len() > 0 {
+		return b.String()
+	}
+	// No segment: keep the leading run up to the last '-', '_' or '.'
+	// before the first digit.
+	end := len(key)
+	for i := 0; i < len(key); i++ {
+		if key[i] >= '0' && key[i] <= '9' {
+			end = i
+			break
+		}
+	}
+	head := key[:end]
+	if i := strings.LastIndexAny(head, "-_."); i >= 0 {
+		return head[:i+1]
+	}
+	if end < len(key) {
+		return head
+	}
+	return key
+}
+
+func looksLikeID(seg string) bool {
+	if seg == "" {
+		return false
+	}
+	digits, hex := 0, 0
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+			hex++
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F', c == '-':
+			hex++
+		}
+	}
+	return digits == len(seg) || (hex == len(seg) && len(seg) >= 8 && digits > 0)
+}
+
+// report assembles the Report at the end of the run.
+func (r *run) report(started time.Time, stats scanner.Stats) *Report {
+	rep := &Report{
+		Version:  ReportVersion,
+		Registry: r.reg.File,
+		Target:   r.o.Target,
+		Mode:     r.o.Mode,
+		Started:  started,
+		Partial:  stats.Partial,
+		Findings: []*Finding{},
+		Owners:   []*OwnerReport{},
+	}
+	if stats.Partial {
+		rep.PartialReason = "the scan did not cover the whole keyspace (--max-keys reached or cluster slots not served)"
+	}
+	st := r.st
+	st.Nodes, st.Keys, st.Scanned, st.Duplicates = stats.Nodes, stats.Keys, stats.Scanned, stats.Duplicates
+	st.Vanished += stats.Vanished
+	st.Duration = stats.Duration
+	st.Notes = stats.Errors
+	if secs := stats.Duration.Seconds(); secs > 0 {
+		st.KeysPerSec = float64(stats.Keys) / secs
+	}
+	rep.Scan = st
+
+	owners := map[string]*OwnerReport{}
+	for i := range r.fams {
+		fs := &r.fams[i]
+		f := r.reg.Families[i]
+		rep.Families = append(rep.Families, &fs.rep)
+		rep.Totals.Keys += fs.rep.Keys
+		rep.Totals.Registered += fs.rep.Keys
+		rep.Totals.WithTTL += fs.rep.WithTTL
+		rep.Totals.Memory += fs.rep.Memory
+		o := owners[f.Owner]
+		if o == nil {
+			o = &OwnerReport{Name: f.Owner}
+			if ow, ok := r.reg.Owner(f.Owner); ok {
+				o.Contact = ow.Contact
+			}
+			owners[f.Owner] = o
+		}
+		o.Families = append(o.Families, f.Name)
+		o.Keys += fs.rep.Keys
+		o.WithTTL += fs.rep.WithTTL
+		o.Memory += fs.rep.Memory
+		o.Findings += fs.rep.Findings
+		r.findings(rep, fs, f)
+	}
+	for _, o := range owners {
+		rep.Owners = append(rep.Owners, o)
+	}
+	slices.SortFunc(rep.Owners, func(a, b *OwnerReport) int { return strings.Compare(a.Name, b.Name) })
+
+	u := &r.unreg.rep
+	rep.Totals.Keys += u.Keys
+	rep.Totals.Unregistered = u.Keys
+	rep.Totals.WithTTL += u.WithTTL
+	rep.Totals.Memory += u.Memory
+	rep.Unregistered = UnregisteredReport{Keys: u.Keys, Other: r.other, Groups: []*Group{}}
+	for _, g := range r.groups {
+		rep.Unregistered.Groups = append(rep.Unregistered.Groups, g)
+	}
+	slices.SortFunc(rep.Unregistered.Groups, func(a, b *Group) int {
+		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Prefix, b.Prefix))
+	})
+	r.findings(rep, &r.unreg, nil)
+
+	for _, f := range rep.Findings {
+		if f.Suppressed {
+			continue
+		}
+		switch f.Severity {
+		case diag.Error:
+			rep.Totals.Errors += f.Count
+		case diag.Warn:
+			rep.Totals.Warnings += f.Count
+		case diag.Info:
+			rep.Totals.Infos += max(f.Count, 1)
+		}
+	}
+	slices.SortStableFunc(rep.Findings, func(a, b *Finding) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Family, b.Family), strings.Compare(a.Rule, b.Rule))
+	})
+	return rep
+}
+
+// findings adds the findings of one family (nil for unregistered keys).
+func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
+	pos := r.reg.PosOf("families")
+	name := ""
+	if f != nil {
+		pos, name = f.Pos, f.Name
+	}
+	for j, rule := range r.rules {
+		e := fs.sev[j]
+		if e.sev == diag.Off {
+			continue
+		}
+		h := fs.hits[j]
+		if rule.ID == rules.FamilyUnused.ID && f != nil && fs.rep.Keys == 0 && !rep.Partial && !r.o.Filtered {
+			h = &hit{}
+		} else if h == nil || h.count == 0 {
+			continue
+		}
+		fd := &Finding{
+			Rule: rule.ID, Severity: e.sev, Family: name, Pos: pos, Position: pos.String(),
+			Count: h.count, Of: fs.rep.Keys, Examples: h.examples,
+			Suppressed: e.suppressed, Reason: e.reason,
+		}
+		if fd.Examples == nil {
+			fd.Examples = []Example{}
+		}
+		switch rule.ID {
+		case rules.PayloadInvalid.ID, rules.EncodingMismatch.ID:
+			fd.Of = fs.rep.Sampled
+		case rules.PlaceholderInvalid.ID:
+			fd.Of = h.count + fs.rep.Keys
+		case rules.UnregisteredKey.ID:
+			fd.Of = rep.Totals.Keys
+		}
+		switch {
+		case rule.Key == nil:
+			fd.Message = rule.Summary(f)
+		case rule.ID == rules.UnregisteredKey.ID:
+			fd.Message = fmt.Sprintf("%s: %d of %d", rule.Summary(f), fd.Count, fd.Of)
+			if gs := topPrefixes(r.groups, 3); gs != "" {
+				fd.Message += "; top prefixes: " + gs
+			}
+		default:
+			fd.Message = fmt.Sprintf("%s: %d of %d", rule.Summary(f), fd.Count, fd.Of)
+		}
+		rep.Findings = append(rep.Findings, fd)
+	}
+}
+
+func topPrefixes(groups map[string]*Group, n int) string {
+	gs := make([]*Group, 0, len(groups))
+	for _, g := range groups {
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b *Group) int {
+		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Prefix, b.Prefix))
+	})
+	var parts []string
+	for i, g := range gs {
+		if i == n {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%q (%d)", g.Prefix, g.Keys))
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,177 @@
+package audit
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/keyreg/keyreg/diag"
+)
+
+// ReportVersion is the version of the JSON report schema (docs/audit-report.md).
+const ReportVersion = "1"
+
+// Report is the outcome of one audit run. Its size depends on the number
+// of families, rules and prefix groups, never on the number of keys.
+type Report struct {
+	Version  string    `json:"version"`
+	Registry string    `json:"registry"` // path of keys.yaml
+	Target   string    `json:"target"`   // the Redis URL, password redacted
+	Mode     string    `json:"mode"`     // standalone, cluster or sentinel
+	Started  time.Time `json:"started"`
+	// Partial is set when the audit did not cover the whole keyspace
+	// (interrupted, --max-keys reached, a node failed); PartialReason says why.
+	Partial       bool   `json:"partial"`
+	PartialReason string `json:"partial_reason,omitempty"`
+
+	Scan     ScanStats       `json:"scan"`
+	Totals   Totals          `json:"totals"`
+	Families []*FamilyReport `json:"families"` // in registry order
+	Owners   []*OwnerReport  `json:"owners"`   // sorted by name
+	// Unregistered groups keys that match no family by inferred prefix,
+	// largest first, capped at Options.MaxGroups.
+	Unregistered UnregisteredReport `json:"unregistered"`
+	// Findings holds one entry per (rule, family) with a count and examples,
+	// sorted by severity, then family, then rule.
+	Findings []*Finding `json:"findings"`
+}
+
+// ScanStats describes the scan itself.
+type ScanStats struct {
+	Nodes      int           `json:"nodes"`
+	Keys       int64         `json:"keys"`       // distinct keys audited
+	Scanned    int64         `json:"scanned"`    // SCAN replies, duplicates included
+	Duplicates int64         `json:"duplicates"` // SCAN replies dropped as duplicates
+	Vanished   int64         `json:"vanished"`   // keys gone between SCAN and the probe
+	Sampled    int64         `json:"sampled"`    // payloads read and checked
+	Skipped    int64         `json:"skipped"`    // payloads not read: larger than --max-value-bytes
+	Duration   time.Duration `json:"duration_ns"`
+	KeysPerSec float64       `json:"keys_per_second"`
+	Notes      []string      `json:"notes,omitempty"` // non-fatal problems, such as IDLETIME refused
+}
+
+// Totals sums the families.
+type Totals struct {
+	Keys         int64 `json:"keys"`
+	Registered   int64 `json:"registered"`
+	Unregistered int64 `json:"unregistered"`
+	WithTTL      int64 `json:"with_ttl"`
+	Memory       int64 `json:"memory_bytes,omitempty"`
+	Errors       int64 `json:"errors"`   // findings (keys) at error severity
+	Warnings     int64 `json:"warnings"` // at warn severity
+	Infos        int64 `json:"infos"`    // at info severity
+}
+
+// FamilyReport aggregates one family.
+type FamilyReport struct {
+	Name     string   `json:"name"`
+	Owner    string   `json:"owner"`
+	Pos      diag.Pos `json:"-"`
+	Position string   `json:"position"` // keys.yaml:line:col
+	Keys     int64    `json:"keys"`
+	WithTTL  int64    `json:"with_ttl"`
+	// Memory is the summed MEMORY USAGE of the family's keys, when measured.
+	Memory         int64 `json:"memory_bytes,omitempty"`
+	MemoryMeasured bool  `json:"memory_measured"`
+	Sampled        int64 `json:"sampled"`
+	Findings       int64 `json:"findings"` // keys with at least one active finding
+}
+
+// TTLPercent is the share of the family's keys that have a TTL, 0 to 100.
+func (f *FamilyReport) TTLPercent() float64 { return percent(f.WithTTL, f.Keys) }
+
+// OwnerReport rolls families up per owner.
+type OwnerReport struct {
+	Name     string   `json:"name"`
+	Contact  string   `json:"contact,omitempty"`
+	Families []string `json:"families"`
+	Keys     int64    `json:"keys"`
+	WithTTL  int64    `json:"with_ttl"`
+	Memory   int64    `json:"memory_bytes,omitempty"`
+	Findings int64    `json:"findings"`
+}
+
+// UnregisteredReport groups keys that match no family.
+type UnregisteredReport struct {
+	// Keys counts every key of no family. Keys with a family's shape but a
+	// placeholder value of the wrong type are among them, but are reported
+	// as placeholder-invalid on that family rather than grouped here.
+	Keys   int64    `json:"keys"`
+	Groups []*Group `json:"groups"`
+	// Other counts keys whose group did not fit under the group cap.
+	Other int64 `json:"other"`
+}
+
+// Group is a set of unregistered keys sharing an inferred prefix.
+type Group struct {
+	Prefix   string   `json:"prefix"` // such as "sidekiq:queue:" or "tmp:"
+	Keys     int64    `json:"keys"`
+	WithTTL  int64    `json:"with_ttl"`
+	Memory   int64    `json:"memory_bytes,omitempty"`
+	Examples []string `json:"examples"` // up to 3 key names
+}
+
+// Finding is one rule firing on one family (or on unregistered keys).
+type Finding struct {
+	Rule     string        `json:"rule"`
+	Severity diag.Severity `json:"severity"`
+	Family   string        `json:"family,omitempty"`
+	Pos      diag.Pos      `json:"-"`
+	Position string        `json:"position,omitempty"`
+	Count    int64         `json:"count"`    // keys it fired on
+	Of       int64         `json:"of"`       // keys of the family checked by the rule
+	Message  string        `json:"message"`  // summary, no payload values
+	Examples []Example     `json:"examples"` // up to Options.Examples
+	// Suppressed is set when the family ignores the rule; Reason says why.
+	Suppressed bool   `json:"suppressed,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// Example is one key a finding fired on, with a value-free detail such as
+// "ttl 30d, max 24h" or "/user_id: got string, want integer".
+type Example struct {
+	Key    string `json:"key"`
+	Detail string `json:"detail,omitempty"`
+}
+
+func percent(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+// Diagnostics turns the findings into one diagnostic each, positioned on
+// the family's line in keys.yaml (or the registry's first line for
+// unregistered keys), so GitHub annotations and SARIF land on the registry.
+// Messages name up to three example keys, quoted, and never a value.
+func (r *Report) Diagnostics() diag.List {
+	var l diag.List
+	for _, f := range r.Findings {
+		msg := f.Message
+		if len(f.Examples) > 0 {
+			var ex []string
+			for i, e := range f.Examples {
+				if i == 3 {
+					break
+				}
+				q := strconv.Quote(e.Key)
+				if e.Detail != "" {
+					q += ": " + e.Detail
+				}
+				ex = append(ex, q)
+			}
+			msg += " (e.g. " + strings.Join(ex, "; ") + ")"
+		}
+		l = append(l, diag.Diagnostic{
+			Pos:        f.Pos,
+			Severity:   f.Severity,
+			Rule:       f.Rule,
+			Family:     f.Family,
+			Message:    msg,
+			Suppressed: f.Suppressed,
+			Reason:     f.Reason,
+		})
+	}
+	return l
+}

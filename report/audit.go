@@ -1,0 +1,461 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+)
+
+// Formats that only audit reports support.
+const (
+	// Table prints an audit report as boxed tables for a terminal. It is the
+	// default when stdout is a TTY.
+	Table Format = "table"
+	// Markdown prints an audit report as GitHub-flavoured markdown, for
+	// $GITHUB_STEP_SUMMARY or a pull-request comment.
+	Markdown Format = "markdown"
+	// Prometheus prints an audit report as gauges in the Prometheus text
+	// exposition format, for the node_exporter textfile collector.
+	Prometheus Format = "prometheus"
+)
+
+// AuditFormats lists the audit output formats.
+var AuditFormats = []Format{Table, Text, JSON, Markdown, GitHub, SARIF, Prometheus}
+
+// auditAutomation is the SARIF automationDetails.id of audit runs, unless
+// Options.Automation names another.
+const auditAutomation = "keyreg/audit/"
+
+// Audit writes the audit report r to w in format f:
+//
+//   - [Table]: a header block, then tables of families, owners, the largest
+//     unregistered prefix groups and findings, then the scan statistics.
+//   - [Text]: the same content as aligned plain lines, with the findings as
+//     gcc-style lines pointing at keys.yaml; the one-line summary goes to
+//     Options.Summary, as for [Diagnostics].
+//   - [JSON]: the versioned document described in docs/audit-report.md.
+//   - [Markdown]: headings and tables for $GITHUB_STEP_SUMMARY.
+//   - [GitHub]: one annotation per finding on its family's line of keys.yaml;
+//     Options.StepSummary, when set, receives the markdown report.
+//   - [SARIF]: a SARIF 2.1.0 log whose automationDetails.id defaults to
+//     "keyreg/audit/".
+//   - [Prometheus]: gauges for the node_exporter textfile collector.
+//
+// Every human format shows a banner when r.Partial is set. Key names are
+// binary-safe: they are printed with Go escapes (strconv.Quote) wherever a
+// control character or an invalid UTF-8 byte could reach a terminal or a
+// document. The report never holds payload values, and URLs with a password
+// in the free-text fields are redacted once more.
+//
+// The output is built in memory and written with one call, except for the
+// github format, which also writes the step summary.
+func Audit(w io.Writer, f Format, r *audit.Report, o Options) error {
+	if r == nil {
+		return fmt.Errorf("writing %s report: no audit report", f)
+	}
+	if o.Tool.Name == "" {
+		o.Tool.Name = "keyreg"
+	}
+	switch f {
+	case GitHub:
+		return writeAuditGitHub(w, r, o)
+	case SARIF:
+		if o.Automation == "" {
+			o.Automation = auditAutomation
+		}
+		return Diagnostics(w, SARIF, auditDiagnostics(r), o)
+	}
+	var (
+		b   bytes.Buffer
+		err error
+	)
+	switch f {
+	case Table:
+		err = writeAuditTable(&b, r)
+	case Text:
+		err = writeAuditText(&b, r, o)
+	case JSON:
+		err = encode(&b, auditDoc(r, o))
+	case Markdown:
+		writeAuditMarkdown(&b, r)
+	case Prometheus:
+		writeAuditPrometheus(&b, r)
+	default:
+		return fmt.Errorf("unsupported format %q (want %s)", f, orList(AuditFormats))
+	}
+	if err == nil {
+		_, err = w.Write(b.Bytes())
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s report: %w", f, err)
+	}
+	return nil
+}
+
+// writeAuditGitHub prints annotations through the github renderer and the
+// markdown report to o.StepSummary.
+func writeAuditGitHub(w io.Writer, r *audit.Report, o Options) error {
+	if r.Partial {
+		// A file-less warning, so the run page says the counts are incomplete.
+		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("partial audit"), ghData.Replace(partialBanner(r)))
+		if _, err := io.WriteString(w, line); err != nil {
+			return fmt.Errorf("writing %s report: %w", GitHub, err)
+		}
+	}
+	step := o.StepSummary
+	if step != nil {
+		// The renderer's own findings table is replaced by the audit report;
+		// a non-nil writer keeps its "see job summary" hint.
+		o.StepSummary = io.Discard
+	}
+	if err := Diagnostics(w, GitHub, auditDiagnostics(r), o); err != nil {
+		return err
+	}
+	if step != nil {
+		var md bytes.Buffer
+		writeAuditMarkdown(&md, r)
+		if _, err := step.Write(md.Bytes()); err != nil {
+			return fmt.Errorf("writing %s report: writing step summary: %w", GitHub, err)
+		}
+	}
+	return nil
+}
+
+// auditView is the content that the table, text and markdown formats share,
+// already escaped for plain text. Key names and prefixes are kept apart in
+// cell.keys, so that markdown can put them in code spans.
+type auditView struct {
+	header   [][2]string // label, value
+	partial  string      // banner, empty when the audit is complete
+	memory   bool        // some family's memory was measured
+	families grid
+	owners   grid
+	// unregistered describes the unregistered keys in one line; groups is
+	// empty when there are none.
+	unregistered string
+	groups       grid
+	findings     grid // active findings, most severe first
+	suppressed   int
+	summary      string // such as "2 errors, 1 warning, 1 info, 1 suppressed"
+	scan         string
+	notes        []string
+}
+
+// grid is a table: head names the columns, right marks numeric ones.
+type grid struct {
+	head  []string
+	right []bool
+	rows  [][]cell
+}
+
+// cell is one table cell: plain text, or a list of key names.
+type cell struct {
+	text string
+	keys []string // raw key names, when the cell lists keys
+}
+
+// plain returns the cell as plain text, keys quoted.
+func (c cell) plain() string {
+	if c.keys == nil {
+		return c.text
+	}
+	q := make([]string, len(c.keys))
+	for i, k := range c.keys {
+		q[i] = quoteKey(k)
+	}
+	return strings.Join(q, ", ")
+}
+
+func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format, args...)} }
+
+// newAuditView prepares r for the human formats.
+func newAuditView(r *audit.Report) *auditView {
+	v := &auditView{}
+	for _, f := range r.Families {
+		if f.MemoryMeasured {
+			v.memory = true
+		}
+	}
+	v.summary = prepare(auditDiagnostics(r)).Count().String()
+
+	target := printable(redact(r.Target))
+	if target == "" {
+		target = "(unknown)"
+	}
+	if r.Mode != "" {
+		target += " (" + printable(r.Mode) + ")"
+	}
+	v.header = append(v.header, [2]string{"target", target})
+	if r.Registry != "" {
+		v.header = append(v.header, [2]string{"registry", printable(r.Registry)})
+	}
+	if !r.Started.IsZero() {
+		v.header = append(v.header, [2]string{"started", r.Started.UTC().Format(time.RFC3339)})
+	}
+	v.header = append(v.header,
+		[2]string{"keys", fmt.Sprintf("%d (%d registered, %d unregistered)", r.Totals.Keys, r.Totals.Registered, r.Totals.Unregistered)},
+		[2]string{"findings", v.summary})
+	if r.Partial {
+		v.partial = partialBanner(r)
+	}
+
+	// Families, in registry order.
+	v.families.head = []string{"family", "owner", "keys"}
+	v.families.right = []bool{false, false, true}
+	if v.memory {
+		v.families.head = append(v.families.head, "memory")
+		v.families.right = append(v.families.right, true)
+	}
+	v.families.head = append(v.families.head, "% ttl", "findings")
+	v.families.right = append(v.families.right, true, true)
+	for _, f := range r.Families {
+		row := []cell{{text: printable(f.Name)}, {text: orDash(printable(f.Owner))}, txt("%d", f.Keys)}
+		if v.memory {
+			mem := "-"
+			if f.MemoryMeasured {
+				mem = humanBytes(f.Memory)
+			}
+			row = append(row, cell{text: mem})
+		}
+		row = append(row, cell{text: ttlPercent(f.WithTTL, f.Keys)}, txt("%d", f.Findings))
+		v.families.rows = append(v.families.rows, row)
+	}
+
+	// Owners, sorted by name by the audit.
+	v.owners.head = []string{"owner", "contact", "families", "keys"}
+	v.owners.right = []bool{false, false, true, true}
+	if v.memory {
+		v.owners.head = append(v.owners.head, "memory")
+		v.owners.right = append(v.owners.right, true)
+	}
+	v.owners.head = append(v.owners.head, "% ttl", "findings")
+	v.owners.right = append(v.owners.right, true, true)
+	for _, o := range r.Owners {
+		row := []cell{{text: printable(o.Name)}, {text: orDash(printable(redact(o.Contact)))}, txt("%d", len(o.Families)), txt("%d", o.Keys)}
+		if v.memory {
+			row = append(row, cell{text: humanBytes(o.Memory)})
+		}
+		row = append(row, cell{text: ttlPercent(o.WithTTL, o.Keys)}, txt("%d", o.Findings))
+		v.owners.rows = append(v.owners.rows, row)
+	}
+
+	// Unregistered keys, largest group first as the audit sorted them.
+	u := r.Unregistered
+	v.unregistered = fmt.Sprintf("%d %s", u.Keys, plural(int(min(u.Keys, math.MaxInt32)), "key"))
+	if len(u.Groups) > 0 {
+		v.unregistered += fmt.Sprintf(" in %d %s", len(u.Groups), plural(len(u.Groups), "prefix group"))
+	}
+	if u.Other > 0 {
+		v.unregistered += fmt.Sprintf(", %d more under other prefixes", u.Other)
+	}
+	v.groups.head = []string{"prefix", "keys", "% ttl", "examples"}
+	v.groups.right = []bool{false, true, true, false}
+	for _, g := range u.Groups {
+		ex := g.Examples
+		if len(ex) > 3 {
+			ex = ex[:3]
+		}
+		v.groups.rows = append(v.groups.rows, []cell{
+			{keys: []string{g.Prefix}}, txt("%d", g.Keys), {text: ttlPercent(g.WithTTL, g.Keys)}, {keys: append([]string{}, ex...)},
+		})
+	}
+
+	// Findings: active ones, most severe first.
+	v.findings.head = []string{"severity", "rule", "family", "keys", "message", "example"}
+	v.findings.right = []bool{false, false, false, true, false, false}
+	for _, f := range sortedFindings(r.Findings) {
+		if f.Suppressed {
+			v.suppressed++
+			continue
+		}
+		count := fmt.Sprintf("%d", f.Count)
+		if f.Of > 0 {
+			count += fmt.Sprintf("/%d", f.Of)
+		}
+		example := cell{}
+		if len(f.Examples) > 0 {
+			example.keys = []string{f.Examples[0].Key}
+			if d := f.Examples[0].Detail; d != "" {
+				example.text = printable(d)
+			}
+		}
+		v.findings.rows = append(v.findings.rows, []cell{
+			{text: f.Severity.Label()}, {text: printable(f.Rule)}, {text: orDash(printable(f.Family))},
+			{text: count}, {text: printable(f.Message)}, example,
+		})
+	}
+
+	s := r.Scan
+	v.scan = fmt.Sprintf("scan: %d %s, %d keys, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
+		s.Nodes, plural(s.Nodes, "node"), s.Keys, strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
+		s.Duration.Round(time.Millisecond), s.Vanished, s.Duplicates, s.Skipped, s.Sampled)
+	for _, n := range s.Notes {
+		v.notes = append(v.notes, printable(redact(n)))
+	}
+	return v
+}
+
+// exampleText renders a findings example cell as plain text: the quoted key
+// and its detail.
+func exampleText(c cell) string {
+	if len(c.keys) == 0 {
+		return orDash(c.text)
+	}
+	if c.text == "" {
+		return c.plain()
+	}
+	return c.plain() + " (" + c.text + ")"
+}
+
+// auditDiagnostics returns r's findings as diagnostics on keys.yaml, with
+// any control character or invalid UTF-8 byte in their text escaped.
+func auditDiagnostics(r *audit.Report) diag.List {
+	l := r.Diagnostics()
+	for i := range l {
+		d := &l[i]
+		d.Rule, d.Family = printable(d.Rule), printable(d.Family)
+		d.Message, d.Reason = printable(redact(d.Message)), printable(redact(d.Reason))
+	}
+	return l
+}
+
+// partialBanner says that r does not cover the whole keyspace, and why.
+func partialBanner(r *audit.Report) string {
+	reason := printable(redact(r.PartialReason))
+	if reason == "" {
+		reason = "the audit did not cover the whole keyspace"
+	}
+	return "PARTIAL AUDIT: " + reason + "; counts cover only the keys scanned"
+}
+
+// sortedFindings returns the findings that are not off, most severe first,
+// then by family and rule.
+func sortedFindings(fs []*audit.Finding) []*audit.Finding {
+	out := make([]*audit.Finding, 0, len(fs))
+	for _, f := range fs {
+		if f != nil && f.Severity > diag.Off {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *audit.Finding) int {
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Family, b.Family), cmp.Compare(a.Rule, b.Rule))
+	})
+	return out
+}
+
+// quoteKey prints a key name as a Go string literal, so that control
+// characters and invalid UTF-8 bytes show as escapes.
+func quoteKey(k string) string { return strconv.Quote(k) }
+
+// printable replaces control characters, other non-printable runes and
+// invalid UTF-8 bytes in s with Go escapes such as \n, \x00 or \u202e. Text
+// that is already printable is returned unchanged.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+size])
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// urlPassword matches the password of a URL's userinfo, and password query
+// parameters.
+var (
+	urlPassword   = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:@/\s]*:)([^@/\s]+)@`)
+	queryPassword = regexp.MustCompile(`((?i:\b(?:[a-z_]*password|pass|pwd)=))([^&\s]+)`)
+)
+
+// redact hides passwords in URLs. The audit already redacts its target;
+// this is a second line of defence for free text such as notes.
+func redact(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(s, "=") {
+		return s
+	}
+	s = urlPassword.ReplaceAllStringFunc(s, func(m string) string {
+		sub := urlPassword.FindStringSubmatch(m)
+		return sub[1] + redacted(sub[2]) + "@"
+	})
+	return queryPassword.ReplaceAllStringFunc(s, func(m string) string {
+		sub := queryPassword.FindStringSubmatch(m)
+		return sub[1] + redacted(sub[2])
+	})
+}
+
+// redacted returns the placeholder for a secret, keeping one that is
+// already a placeholder (such as "xxxxx" or "***").
+func redacted(secret string) string {
+	if strings.Trim(secret, "*xX") == "" {
+		return secret
+	}
+	return "xxxxx"
+}
+
+// humanBytes formats n with binary units: "512 B", "1.5 KiB", "12.0 MiB".
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	v, i := float64(n)/1024, 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// ttlPercent formats the share of keys with a TTL, or "-" when there are no
+// keys.
+func ttlPercent(withTTL, keys int64) string {
+	if keys <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(withTTL)/float64(keys))
+}
+
+// finite returns f, or 0 when f is NaN or infinite.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,135 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+)
+
+// promMetric is one metric family of the exposition format: all gauges.
+type promMetric struct {
+	name, help string
+	samples    []promSample
+}
+
+type promSample struct {
+	labels [][2]string // name, value
+	value  float64
+}
+
+// promLabel escapes a label value per the exposition format. Key names and
+// other text first get Go escapes for non-printable bytes, because label
+// values must be valid UTF-8.
+var promLabel = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// promHelp escapes HELP text.
+var promHelp = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
+
+// writeAuditPrometheus prints r as gauges in the text exposition format, for
+// the node_exporter textfile collector. Families without samples are left
+// out; samples are sorted by their label values.
+func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report) {
+	keys := promMetric{name: "keyreg_keys", help: "Keys of a registry family found by the last audit."}
+	withTTL := promMetric{name: "keyreg_keys_with_ttl", help: "Keys of a registry family that have a TTL."}
+	memory := promMetric{name: "keyreg_memory_bytes", help: "Summed MEMORY USAGE of the keys of a registry family, when measured."}
+	for _, f := range r.Families {
+		if f == nil {
+			continue
+		}
+		l := [][2]string{{"family", f.Name}, {"owner", f.Owner}}
+		keys.samples = append(keys.samples, promSample{l, float64(f.Keys)})
+		withTTL.samples = append(withTTL.samples, promSample{l, float64(f.WithTTL)})
+		if f.MemoryMeasured {
+			memory.samples = append(memory.samples, promSample{l, float64(f.Memory)})
+		}
+	}
+
+	findings := promMetric{name: "keyreg_findings", help: "Keys an active audit finding fired on, by rule, family and severity."}
+	for _, f := range r.Findings {
+		if f == nil || f.Suppressed || f.Severity <= diag.Off {
+			continue
+		}
+		findings.samples = append(findings.samples, promSample{
+			[][2]string{{"rule", f.Rule}, {"family", f.Family}, {"severity", f.Severity.String()}}, float64(f.Count),
+		})
+	}
+
+	unreg := promMetric{name: "keyreg_unregistered_keys", help: "Keys that match no family, by inferred prefix (largest groups only)."}
+	for _, g := range r.Unregistered.Groups {
+		if g != nil {
+			unreg.samples = append(unreg.samples, promSample{[][2]string{{"prefix", g.Prefix}}, float64(g.Keys)})
+		}
+	}
+
+	single := func(name, help string, v float64) promMetric {
+		return promMetric{name: name, help: help, samples: []promSample{{nil, v}}}
+	}
+	partial := 0.0
+	if r.Partial {
+		partial = 1
+	}
+	metrics := []promMetric{
+		keys, withTTL, memory, findings, unreg,
+		single("keyreg_unregistered_other_keys", "Keys that match no family and fell outside the largest prefix groups.", float64(r.Unregistered.Other)),
+		single("keyreg_audit_keys_scanned", "Distinct keys the last audit examined.", float64(r.Scan.Keys)),
+		single("keyreg_audit_unregistered_keys", "Keys that match no family.", float64(r.Unregistered.Keys)),
+		single("keyreg_audit_vanished_keys", "Keys deleted between SCAN and the probe.", float64(r.Scan.Vanished)),
+		single("keyreg_audit_duration_seconds", "How long the last audit took.", r.Scan.Duration.Seconds()),
+		single("keyreg_audit_partial", "1 when the last audit did not cover the whole keyspace, else 0.", partial),
+	}
+	if !r.Started.IsZero() {
+		end := r.Started.Add(r.Scan.Duration)
+		metrics = append(metrics, single("keyreg_audit_last_run_timestamp_seconds",
+			"Unix time at which the last audit finished.", float64(end.Unix())+float64(end.Nanosecond())/1e9))
+	}
+
+	for _, m := range metrics {
+		if len(m.samples) == 0 {
+			continue
+		}
+		slices.SortStableFunc(m.samples, func(a, b promSample) int {
+			for i := range min(len(a.labels), len(b.labels)) {
+				if c := cmp.Compare(a.labels[i][1], b.labels[i][1]); c != 0 {
+					return c
+				}
+			}
+			return 0
+		})
+		fmt.Fprintf(b, "# HELP %s %s\n# TYPE %s gauge\n", m.name, promHelp.Replace(m.help), m.name)
+		for _, s := range m.samples {
+			b.WriteString(m.name)
+			if len(s.labels) > 0 {
+				b.WriteString("{")
+				for i, l := range s.labels {
+					if i > 0 {
+						b.WriteString(",")
+					}
+					fmt.Fprintf(b, `%s="%s"`, l[0], promLabel.Replace(printable(l[1])))
+				}
+				b.WriteString("}")
+			}
+			fmt.Fprintf(b, " %s\n", promValue(s.value))
+		}
+	}
+}
+
+// promValue formats a sample value: integers without an exponent, NaN and
+// infinities as the format spells them.
+func promValue(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

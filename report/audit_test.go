@@ -1,0 +1,836 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+)
+
+// binaryKey is an unregistered key name that is not valid UTF-8 and holds a
+// NUL byte.
+const binaryKey = "\x00\xffbin"
+
+// sampleReport returns a realistic audit: three families of two owners,
+// memory measured, unregistered groups (one of binary keys), findings of
+// every severity, one suppressed, and text that needs escaping.
+func sampleReport() *audit.Report {
+	pos := func(line, col int) diag.Pos { return diag.Pos{File: "keys.yaml", Line: line, Col: col} }
+	return &audit.Report{
+		Version:  audit.ReportVersion,
+		Registry: "keys.yaml",
+		Target:   "redis://:xxxxx@cache.internal:6379/0",
+		Mode:     "standalone",
+		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		Scan: audit.ScanStats{
+			Nodes: 1, Keys: 12500, Scanned: 12520, Duplicates: 20, Vanished: 3,
+			Sampled: 400, Skipped: 2, Duration: 3250 * time.Millisecond, KeysPerSec: 3846.15,
+			Notes: []string{"OBJECT IDLETIME refused under an LFU policy: stale keys not checked"},
+		},
+		Totals: audit.Totals{
+			Keys: 12500, Registered: 12340, Unregistered: 160, WithTTL: 11900,
+			Memory: 7340032, Errors: 12, Warnings: 40, Infos: 5,
+		},
+		Families: []*audit.FamilyReport{
+			{Name: "user-session", Owner: "identity", Pos: pos(12, 5), Position: "keys.yaml:12:5",
+				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, Sampled: 300, Findings: 12},
+			{Name: "cart", Owner: "platform", Pos: pos(30, 5), Position: "keys.yaml:30:5",
+				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, Sampled: 80, Findings: 45},
+			{Name: "feature-flags", Owner: "platform", Pos: pos(44, 5), Position: "keys.yaml:44:5",
+				Keys: 340, WithTTL: 0, Memory: 262144, MemoryMeasured: true, Sampled: 20, Findings: 0},
+		},
+		Owners: []*audit.OwnerReport{
+			{Name: "identity", Contact: "#identity-oncall", Families: []string{"user-session"},
+				Keys: 10000, WithTTL: 10000, Memory: 5242880, Findings: 12},
+			{Name: "platform", Contact: "platform@example.com", Families: []string{"cart", "feature-flags"},
+				Keys: 2340, WithTTL: 1800, Memory: 1835008, Findings: 45},
+		},
+		Unregistered: audit.UnregisteredReport{
+			Keys: 160,
+			Groups: []*audit.Group{
+				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536,
+					Examples: []string{"sidekiq:queue:default", "sidekiq:queue:mailers", "sidekiq:queue:low"}},
+				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, Memory: 1024, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
+				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, Examples: []string{binaryKey, binaryKey + "\n2"}},
+			},
+			Other: 2,
+		},
+		Findings: []*audit.Finding{
+			{Rule: "payload-schema", Severity: diag.Error, Family: "user-session", Pos: pos(12, 5), Position: "keys.yaml:12:5",
+				Count: 12, Of: 300, Message: `12 of 300 sampled payloads fail the schema`,
+				Examples: []audit.Example{{Key: "v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c", Detail: "/user_id: got string, want integer"}}},
+			{Rule: "ttl-exceeds", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
+				Count: 40, Of: 2000, Message: `40 keys live longer than "max 30m" | checkout writer`,
+				Examples: []audit.Example{{Key: "cart:{42}:items", Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
+			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(1, 1), Position: "keys.yaml:1:1",
+				Count: 160, Of: 12500, Message: "160 keys match no family",
+				Examples: []audit.Example{{Key: binaryKey}, {Key: "tmp|x:1"}}},
+			{Rule: "ttl-missing", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
+				Count: 5, Of: 2000, Message: "5 keys have no ttl",
+				Examples: []audit.Example{{Key: "cart:{9}:items"}}},
+			{Rule: "ttl-missing", Severity: diag.Error, Family: "feature-flags", Pos: pos(44, 5), Position: "keys.yaml:44:5",
+				Count: 340, Of: 340, Message: "340 keys have no ttl", Examples: []audit.Example{{Key: "ff:checkout"}},
+				Suppressed: true, Reason: "flags are persistent, ticket 123"},
+		},
+	}
+}
+
+// partialReport is sampleReport cut short by --max-keys.
+func partialReport() *audit.Report {
+	r := sampleReport()
+	r.Partial = true
+	r.PartialReason = "--max-keys 12500 reached"
+	return r
+}
+
+// emptyReport is a clean audit of an empty keyspace without memory figures.
+func emptyReport() *audit.Report {
+	return &audit.Report{
+		Version:  audit.ReportVersion,
+		Registry: "keys.yaml",
+		Target:   "redis://localhost:6379",
+		Mode:     "standalone",
+		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+		Families: []*audit.FamilyReport{{Name: "user-session", Owner: "identity", Position: "keys.yaml:12:5"}},
+		Owners:   []*audit.OwnerReport{{Name: "identity", Families: []string{"user-session"}}},
+	}
+}
+
+var auditCases = []struct {
+	name   string
+	report func() *audit.Report
+}{
+	{"full", sampleReport},
+	{"partial", partialReport},
+	{"empty", emptyReport},
+}
+
+// renderAudit runs Audit and returns stdout, the summary and the step summary.
+func renderAudit(t *testing.T, f Format, r *audit.Report) (out, summary, step string) {
+	t.Helper()
+	var stdout, sum, stepSum bytes.Buffer
+	o := Options{
+		Tool:        Tool{Name: "keyreg", Version: "1.2.0", InformationURI: "https://github.com/keyreg/keyreg"},
+		Summary:     &sum,
+		StepSummary: &stepSum,
+	}
+	if err := Audit(&stdout, f, r, o); err != nil {
+		t.Fatalf("Audit(%s): %v", f, err)
+	}
+	return stdout.String(), sum.String(), stepSum.String()
+}
+
+func TestAuditGolden(t *testing.T) {
+	for _, tc := range auditCases {
+		for _, f := range AuditFormats {
+			t.Run(tc.name+"/"+string(f), func(t *testing.T) {
+				out, summary, step := renderAudit(t, f, tc.report())
+				golden(t, fmt.Sprintf("audit.%s.%s.golden", tc.name, f), out)
+				switch f {
+				case Text:
+					golden(t, "audit."+tc.name+".text-summary.golden", summary)
+				case GitHub:
+					golden(t, "audit."+tc.name+".github-step-summary.golden", step)
+				}
+				if f != GitHub && step != "" {
+					t.Errorf("%s wrote a step summary", f)
+				}
+				if f != Text && summary != "" {
+					t.Errorf("%s wrote a summary: %q", f, summary)
+				}
+			})
+		}
+	}
+}
+
+func TestAuditDeterministic(t *testing.T) {
+	for _, f := range AuditFormats {
+		a, _, sa := renderAudit(t, f, sampleReport())
+		b, _, sb := renderAudit(t, f, sampleReport())
+		if a != b || sa != sb {
+			t.Errorf("%s: two renderings of the same report differ", f)
+		}
+	}
+}
+
+func TestAuditDoesNotMutate(t *testing.T) {
+	r := sampleReport()
+	for _, f := range AuditFormats {
+		renderAudit(t, f, r)
+	}
+	if !reflect.DeepEqual(r, sampleReport()) {
+		t.Errorf("Audit changed the report")
+	}
+}
+
+// fromJSON turns the json document back into an audit.Report. Positions
+// (json:"-" in audit) come back from path, line and column.
+func fromJSON(t *testing.T, doc auditJSON) *audit.Report {
+	t.Helper()
+	raw := func(s, b64 string) string {
+		if b64 == "" {
+			return s
+		}
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			t.Fatalf("bad base64 %q: %v", b64, err)
+		}
+		return string(b)
+	}
+	mem := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	r := &audit.Report{
+		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode,
+		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
+		Scan: audit.ScanStats{
+			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
+			Vanished: doc.Scan.Vanished, Sampled: doc.Scan.Sampled, Skipped: doc.Scan.Skipped,
+			Duration: time.Duration(doc.Scan.DurationNS), KeysPerSec: doc.Scan.KeysPerSecond,
+		},
+		Totals: audit.Totals{
+			Keys: doc.Totals.Keys, Registered: doc.Totals.Registered, Unregistered: doc.Totals.Unregistered,
+			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory),
+			Errors: doc.Totals.Errors, Warnings: doc.Totals.Warnings, Infos: doc.Totals.Infos,
+		},
+		Unregistered: audit.UnregisteredReport{Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other},
+	}
+	if time.Duration(doc.Scan.DurationNS).Seconds() != doc.Scan.DurationSeconds {
+		t.Errorf("duration_seconds %v disagrees with duration_ns %d", doc.Scan.DurationSeconds, doc.Scan.DurationNS)
+	}
+	if len(doc.Scan.Notes) > 0 {
+		r.Scan.Notes = doc.Scan.Notes
+	}
+	posOf := func(path string, line, col int) diag.Pos {
+		if path == "" {
+			return diag.Pos{}
+		}
+		return diag.Pos{File: path, Line: line, Col: col}
+	}
+	for _, f := range doc.Families {
+		r.Families = append(r.Families, &audit.FamilyReport{
+			Name: f.Name, Owner: f.Owner, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
+			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
+		})
+		if math.Abs(f.TTLPercent-r.Families[len(r.Families)-1].TTLPercent()) > 1e-9 {
+			t.Errorf("family %s: ttl_percent %v", f.Name, f.TTLPercent)
+		}
+	}
+	for _, o := range doc.Owners {
+		r.Owners = append(r.Owners, &audit.OwnerReport{
+			Name: o.Name, Contact: o.Contact, Families: o.Families, Keys: o.Keys, WithTTL: o.WithTTL,
+			Memory: mem(o.Memory), Findings: o.Findings,
+		})
+	}
+	for _, g := range doc.Unregistered.Groups {
+		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory)}
+		for _, e := range g.Examples {
+			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
+		}
+		r.Unregistered.Groups = append(r.Unregistered.Groups, ag)
+	}
+	for _, f := range doc.Findings {
+		sev, err := diag.ParseSeverity(f.Severity)
+		if err != nil {
+			t.Errorf("finding %s: %v", f.Rule, err)
+		}
+		af := &audit.Finding{
+			Rule: f.Rule, Severity: sev, Family: f.Family, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
+			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
+		}
+		for _, e := range f.Examples {
+			af.Examples = append(af.Examples, audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail})
+		}
+		r.Findings = append(r.Findings, af)
+	}
+	return r
+}
+
+func TestAuditJSONRoundTrip(t *testing.T) {
+	for _, tc := range auditCases {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.report()
+			out, _, _ := renderAudit(t, JSON, want)
+			var doc auditJSON
+			dec := json.NewDecoder(strings.NewReader(out))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&doc); err != nil {
+				t.Fatalf("json does not decode into the documented shape: %v\n%s", err, out)
+			}
+			if doc.Version != audit.ReportVersion || doc.Tool.Name != "keyreg" || doc.Tool.Version != "1.2.0" {
+				t.Errorf("version %q, tool %+v", doc.Version, doc.Tool)
+			}
+			got := fromJSON(t, doc)
+			// Family positions are json:"-" and not repeated in the document.
+			for _, f := range want.Families {
+				f.Pos = diag.Pos{}
+			}
+			if !reflect.DeepEqual(got, want) {
+				g, _ := json.MarshalIndent(got, "", " ")
+				w, _ := json.MarshalIndent(want, "", " ")
+				t.Errorf("round trip lost information:\n got %s\nwant %s", g, w)
+			}
+			// Encoding the decoded document again gives the same bytes.
+			var again bytes.Buffer
+			if err := encode(&again, doc); err != nil {
+				t.Fatal(err)
+			}
+			if again.String() != out {
+				t.Errorf("re-encoded document differs:\n%s\nwant\n%s", again.String(), out)
+			}
+		})
+	}
+}
+
+func TestAuditJSONEmptyLists(t *testing.T) {
+	r := emptyReport()
+	r.Families, r.Owners = nil, nil
+	out, _, _ := renderAudit(t, JSON, r)
+	for _, want := range []string{`"findings": []`, `"families": []`, `"owners": []`, `"groups": []`, `"notes": []`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "null") {
+		t.Errorf("output has a null:\n%s", out)
+	}
+	if strings.Contains(out, "memory_bytes") {
+		t.Errorf("memory_bytes printed although nothing was measured:\n%s", out)
+	}
+}
+
+func TestAuditJSONFields(t *testing.T) {
+	out, _, _ := renderAudit(t, JSON, sampleReport())
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(doc, "findings", 0, "severity"); got != "error" {
+		t.Errorf("first finding severity = %v, want the string error", got)
+	}
+	if got := get(doc, "scan", "duration_seconds"); got != 3.25 {
+		t.Errorf("duration_seconds = %v, want 3.25", got)
+	}
+	if got := get(doc, "scan", "duration_ns"); got != 3.25e9 {
+		t.Errorf("duration_ns = %v", got)
+	}
+	g := get(doc, "unregistered", "groups", 2)
+	if b64, _ := get(g, "prefix_base64").(string); b64 != base64.StdEncoding.EncodeToString([]byte(binaryKey)) {
+		t.Errorf("binary prefix_base64 = %q", b64)
+	}
+	if get(doc, "unregistered", "groups", 0, "prefix_base64") != nil {
+		t.Errorf("prefix_base64 printed for a UTF-8 prefix")
+	}
+	if got := get(doc, "families", 1, "memory_bytes"); got != float64(1572864) {
+		t.Errorf("family memory_bytes = %v", got)
+	}
+}
+
+// promLine matches one line of the text exposition format.
+var (
+	promComment  = regexp.MustCompile(`^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$`)
+	promSampleRE = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)` +
+		`(\{[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*"(?:,[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*")*\})?` +
+		` (\S+)$`)
+)
+
+func TestAuditPrometheus(t *testing.T) {
+	for _, tc := range auditCases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, _ := renderAudit(t, Prometheus, tc.report())
+			if !strings.HasSuffix(out, "\n") || !utf8.ValidString(out) {
+				t.Fatalf("output must be UTF-8 and end in a newline:\n%q", out)
+			}
+			help, typ := map[string]bool{}, map[string]string{}
+			series := map[string]bool{}
+			samples := map[string]int{}
+			for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if m := promComment.FindStringSubmatch(line); m != nil {
+					if samples[m[2]] > 0 {
+						t.Errorf("line %d: %s after samples of %s", i+1, m[1], m[2])
+					}
+					if m[1] == "HELP" {
+						help[m[2]] = true
+					} else {
+						typ[m[2]] = m[3]
+					}
+					continue
+				}
+				m := promSampleRE.FindStringSubmatch(line)
+				if m == nil {
+					t.Errorf("line %d does not parse: %q", i+1, line)
+					continue
+				}
+				if !help[m[1]] || typ[m[1]] != "gauge" {
+					t.Errorf("line %d: sample of %s without # HELP and # TYPE gauge", i+1, m[1])
+				}
+				if _, err := strconv.ParseFloat(m[3], 64); err != nil {
+					t.Errorf("line %d: value %q: %v", i+1, m[3], err)
+				}
+				if series[m[1]+m[2]] {
+					t.Errorf("line %d: series repeated: %s", i+1, line)
+				}
+				series[m[1]+m[2]] = true
+				samples[m[1]]++
+			}
+			for _, name := range []string{"keyreg_audit_keys_scanned", "keyreg_audit_vanished_keys",
+				"keyreg_audit_duration_seconds", "keyreg_audit_partial", "keyreg_audit_last_run_timestamp_seconds", "keyreg_keys"} {
+				if samples[name] == 0 {
+					t.Errorf("no sample of %s", name)
+				}
+			}
+			if tc.name == "empty" {
+				return
+			}
+			for _, want := range []string{
+				`keyreg_keys{family="user-session",owner="identity"} 10000`,
+				`keyreg_keys_with_ttl{family="cart",owner="platform"} 1800`,
+				`keyreg_memory_bytes{family="feature-flags",owner="platform"} 262144`,
+				`keyreg_findings{rule="payload-schema",family="user-session",severity="error"} 12`,
+				`keyreg_findings{rule="key-unregistered",family="",severity="info"} 160`,
+				`keyreg_unregistered_keys{prefix="\\x00\\xffbin"} 8`,
+				`keyreg_audit_duration_seconds 3.25`,
+				`keyreg_audit_last_run_timestamp_seconds 1772366403.25`,
+			} {
+				if !strings.Contains(out, want+"\n") {
+					t.Errorf("output lacks %s", want)
+				}
+			}
+			if strings.Contains(out, `family="feature-flags",severity`) {
+				t.Errorf("suppressed finding exported:\n%s", out)
+			}
+			wantPartial := "keyreg_audit_partial 0\n"
+			if tc.name == "partial" {
+				wantPartial = "keyreg_audit_partial 1\n"
+			}
+			if !strings.Contains(out, wantPartial) {
+				t.Errorf("output lacks %q", wantPartial)
+			}
+		})
+	}
+}
+
+func TestAuditPrometheusEscapesLabels(t *testing.T) {
+	r := emptyReport()
+	r.Unregistered.Groups = []*audit.Group{{Prefix: "a\"b\\c\nd:", Keys: 1}}
+	out, _, _ := renderAudit(t, Prometheus, r)
+	want := `keyreg_unregistered_keys{prefix="a\"b\\c\\nd:"} 1` + "\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !promComment.MatchString(line) && !promSampleRE.MatchString(line) {
+			t.Errorf("line %d does not parse: %q", i+1, line)
+		}
+	}
+}
+
+func TestPromLabelEscaping(t *testing.T) {
+	if got, want := promLabel.Replace("a\\b\"c\nd"), `a\\b\"c\nd`; got != want {
+		t.Errorf("promLabel = %q, want %q", got, want)
+	}
+}
+
+// mdPipes counts the unescaped | of a markdown table row.
+func mdPipes(row string) int {
+	n := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			n++
+		}
+	}
+	return n
+}
+
+func TestAuditMarkdownEscapes(t *testing.T) {
+	out, _, _ := renderAudit(t, Markdown, sampleReport())
+	for _, want := range []string{
+		`40 keys live longer than "max 30m" \| checkout writer`,
+		"`\"tmp\\|x:\"`",
+		"``\"tmp\\|x:`2`\"``",
+		"`\"\\x00\\xffbin\"`",
+		"| --- | --- | ---: |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %s:\n%s", want, out)
+		}
+	}
+	// Every row of a table has as many cells as its header.
+	lines := strings.Split(out, "\n")
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "|") {
+			continue
+		}
+		cols := mdPipes(lines[i])
+		for i++; i < len(lines) && strings.HasPrefix(lines[i], "|"); i++ {
+			if got := mdPipes(lines[i]); got != cols {
+				t.Errorf("line %d has %d cell borders, header has %d: %s", i+1, got, cols, lines[i])
+			}
+		}
+	}
+}
+
+func TestMDCode(t *testing.T) {
+	for in, want := range map[string]string{
+		`"a"`:   "`\"a\"`",
+		"a`b":   "``a`b``",
+		"`a":    "`` `a ``",
+		"a|b":   "`a\\|b`",
+		"a``b`": "``` a``b` ```",
+	} {
+		if got := mdCode(in); got != want {
+			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAuditTableRows(t *testing.T) {
+	out, _, _ := renderAudit(t, Table, sampleReport())
+	for _, re := range []string{
+		`│ user-session +│ identity +│ +10000 │ +5\.0 MiB │ +100\.0% │ +12 │`,
+		`│ cart +│ platform +│ +2000 │ +1\.5 MiB │ +90\.0% │ +45 │`,
+		`│ feature-flags +│ platform +│ +340 │ +256\.0 KiB │ +0\.0% │ +0 │`,
+		`│ platform +│ platform@example\.com +│ +2 │ +2340 │`,
+		`│ error +│ payload-schema +│ user-session +│ +12/300 │`,
+		`│ "\\x00\\xffbin" +│ +8 │`,
+		`(?m)^scan: 1 node, 12500 keys, 3846 keys/s, 3\.25s, 3 vanished, 20 duplicates, 2 skipped, 400 sampled$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("table output lacks a match for %s:\n%s", re, out)
+		}
+	}
+	if strings.Contains(out, "ff:checkout") {
+		t.Errorf("suppressed finding shown as active:\n%s", out)
+	}
+	// Memory is left out when no family measured it.
+	out, _, _ = renderAudit(t, Table, emptyReport())
+	if strings.Contains(out, "memory") {
+		t.Errorf("memory column without measurements:\n%s", out)
+	}
+}
+
+func TestAuditText(t *testing.T) {
+	out, summary, _ := renderAudit(t, Text, sampleReport())
+	for _, want := range []string{
+		"\nkeys.yaml:12:5: error: 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
+		"\nfamilies:\nfamily         owner     keys   memory     % ttl   findings\nuser-session   identity  10000  5.0 MiB    100.0%  12\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "│┌─") {
+		t.Errorf("text has box drawing:\n%s", out)
+	}
+	for i, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " ") != line {
+			t.Errorf("line %d has trailing spaces: %q", i+1, line)
+		}
+	}
+	if want := "1 error, 2 warnings, 1 info, 1 suppressed\n"; summary != want {
+		t.Errorf("summary = %q, want %q", summary, want)
+	}
+}
+
+func TestAuditPartialBanner(t *testing.T) {
+	for _, f := range []Format{Table, Text, Markdown, GitHub} {
+		for _, tc := range auditCases {
+			out, _, step := renderAudit(t, f, tc.report())
+			all := out + step
+			has := strings.Contains(all, "PARTIAL AUDIT: --max-keys 12500 reached")
+			if want := tc.name == "partial"; has != want {
+				t.Errorf("%s/%s: partial banner present = %v, want %v", tc.name, f, has, want)
+			}
+		}
+	}
+	out, _, _ := renderAudit(t, Markdown, partialReport())
+	if !strings.Contains(out, "> [!WARNING]\n> PARTIAL AUDIT") {
+		t.Errorf("markdown banner is not a warning blockquote:\n%s", out)
+	}
+	r := partialReport()
+	r.PartialReason = ""
+	out, _, _ = renderAudit(t, Text, r)
+	if !strings.Contains(out, "PARTIAL AUDIT: the audit did not cover the whole keyspace") {
+		t.Errorf("no banner without a reason:\n%s", out)
+	}
+}
+
+func TestAuditEscapesKeys(t *testing.T) {
+	r := sampleReport()
+	r.Findings[0].Message += "\x1b[31m"
+	r.Findings[0].Examples[0].Detail = "bad\rdetail"
+	r.Unregistered.Groups[0].Prefix = "evil\x1b]0;title\x07:"
+	for _, f := range AuditFormats {
+		out, _, step := renderAudit(t, f, r)
+		for name, s := range map[string]string{"output": out, "step summary": step} {
+			if !utf8.ValidString(s) {
+				t.Errorf("%s %s is not valid UTF-8", f, name)
+			}
+			for i, c := range []byte(s) {
+				if c < 0x20 && c != '\n' || c == 0x7f {
+					t.Errorf("%s %s has control byte %#x at %d: %q", f, name, c, i, s[max(0, i-20):min(len(s), i+20)])
+					break
+				}
+			}
+		}
+		if f == Table || f == Text || f == Markdown {
+			if !strings.Contains(out, `\x00\xffbin`) {
+				t.Errorf("%s does not show the binary key escaped", f)
+			}
+		}
+	}
+}
+
+func TestAuditRedactsPasswords(t *testing.T) {
+	r := sampleReport()
+	r.Target = "redis://default:hunter2@cache:6379"
+	r.Partial, r.PartialReason = true, "node redis://:hunter2@10.0.0.2:6379 failed"
+	r.Scan.Notes = []string{"sentinel_password=hunter2 rejected"}
+	for _, f := range AuditFormats {
+		out, _, step := renderAudit(t, f, r)
+		if strings.Contains(out+step, "hunter2") {
+			t.Errorf("%s prints the password:\n%s", f, out+step)
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	for in, want := range map[string]string{
+		"redis://localhost:6379":                   "redis://localhost:6379",
+		"redis://:secret@host:6379/0":              "redis://:xxxxx@host:6379/0",
+		"rediss://user:p%40ss@host":                "rediss://user:xxxxx@host",
+		"redis://:***@host":                        "redis://:***@host",
+		"redis://:xxxxx@host":                      "redis://:xxxxx@host",
+		"unix:///tmp/redis.sock?password=abc&db=1": "unix:///tmp/redis.sock?password=xxxxx&db=1",
+		"ratio=3": "ratio=3",
+	} {
+		if got := redact(in); got != want {
+			t.Errorf("redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain: ok é":   "plain: ok é",
+		"a\nb\tc":       `a\nb\tc`,
+		"\x00\xffbin":   `\x00\xffbin`,
+		"rtl\u202eevil": `rtl\u202eevil`,
+		"\x1b[31m":      `\x1b[31m`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB",
+	} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestAuditSARIF(t *testing.T) {
+	out, _, _ := renderAudit(t, SARIF, sampleReport())
+	doc := decodeSARIF(t, out)
+	validateSARIF(t, doc)
+	if id := get(doc, "runs", 0, "automationDetails", "id"); id != "keyreg/audit/" {
+		t.Errorf("automationDetails.id = %v, want keyreg/audit/", id)
+	}
+	results := sarifResults(t, doc)
+	if len(results) != 5 {
+		t.Fatalf("got %d results, want 5 (suppressed included)", len(results))
+	}
+	var suppressed int
+	for _, res := range results {
+		if get(res, "suppressions") != nil {
+			suppressed++
+		}
+	}
+	if suppressed != 1 {
+		t.Errorf("got %d suppressed results, want 1", suppressed)
+	}
+	// A caller's own category wins.
+	var b bytes.Buffer
+	if err := Audit(&b, SARIF, sampleReport(), Options{Automation: "keyreg/audit/prod/"}); err != nil {
+		t.Fatal(err)
+	}
+	if id := get(decodeSARIF(t, b.String()), "runs", 0, "automationDetails", "id"); id != "keyreg/audit/prod/" {
+		t.Errorf("automationDetails.id = %v, want keyreg/audit/prod/", id)
+	}
+}
+
+func TestAuditGitHub(t *testing.T) {
+	out, _, step := renderAudit(t, GitHub, sampleReport())
+	for _, want := range []string{
+		"::error file=keys.yaml,line=12,col=5,title=payload-schema::12 of 300 sampled payloads fail the schema",
+		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::",
+		"::notice file=keys.yaml,line=1,col=1,title=key-unregistered::160 keys match no family (e.g. \"\\x00\\xffbin\"",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("annotations lack %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "ff:checkout") {
+		t.Errorf("suppressed finding annotated:\n%s", out)
+	}
+	if !strings.HasPrefix(step, "## keyreg audit\n") || strings.Contains(step, "| Severity | Location |") {
+		t.Errorf("step summary is not the audit report:\n%s", step)
+	}
+	// Without a step summary writer nothing else is written.
+	var b bytes.Buffer
+	if err := Audit(&b, GitHub, sampleReport(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != out {
+		t.Errorf("annotations depend on the step summary writer:\n%s\nwant\n%s", b.String(), out)
+	}
+}
+
+func TestAuditGitHubSeeSummary(t *testing.T) {
+	r := sampleReport()
+	for i := range 12 {
+		r.Findings = append(r.Findings, &audit.Finding{Rule: fmt.Sprintf("r%02d", i), Severity: diag.Error,
+			Pos: diag.Pos{File: "keys.yaml", Line: 2}, Message: "m"})
+	}
+	out, _, _ := renderAudit(t, GitHub, r)
+	if !strings.Contains(out, "::notice::3 more findings, see job summary\n") {
+		t.Errorf("no overflow notice pointing at the job summary:\n%s", out)
+	}
+}
+
+func TestAuditFormats(t *testing.T) {
+	for _, f := range AuditFormats {
+		got, err := ParseFormat(string(f), AuditFormats...)
+		if err != nil || got != f {
+			t.Errorf("ParseFormat(%q, AuditFormats...) = %q, %v", f, got, err)
+		}
+	}
+	var b bytes.Buffer
+	err := Audit(&b, "junit", sampleReport(), Options{})
+	if err == nil || !strings.Contains(err.Error(), `unsupported format "junit" (want table, text, json, markdown, github, sarif or prometheus)`) {
+		t.Errorf("err = %v", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("wrote %q for an unknown format", b.String())
+	}
+	if err := Audit(&b, Text, nil, Options{}); err == nil {
+		t.Errorf("nil report: no error")
+	}
+}
+
+func TestAuditWriteErrors(t *testing.T) {
+	for _, f := range AuditFormats {
+		if err := Audit(failWriter{}, f, sampleReport(), Options{}); !errors.Is(err, errWrite) {
+			t.Errorf("%s: err = %v, want %v", f, err, errWrite)
+		}
+	}
+	if err := Audit(&bytes.Buffer{}, GitHub, sampleReport(), Options{StepSummary: failWriter{}}); !errors.Is(err, errWrite) {
+		t.Errorf("step summary: err = %v", err)
+	}
+	if err := Audit(&bytes.Buffer{}, Text, sampleReport(), Options{Summary: failWriter{}}); !errors.Is(err, errWrite) {
+		t.Errorf("summary: err = %v", err)
+	}
+}
+
+// docBlocks returns the fenced code blocks of docs/audit-report.md that
+// open with the given info string.
+func docBlocks(t *testing.T, info string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "audit-report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []string
+	parts := strings.Split(string(b), "```")
+	for i := 1; i < len(parts); i += 2 {
+		if first, rest, _ := strings.Cut(parts[i], "\n"); first == info {
+			blocks = append(blocks, rest)
+		}
+	}
+	return blocks
+}
+
+// jsonNames returns the json field names of t's struct type and of the
+// struct types it holds.
+func jsonNames(typ reflect.Type, names map[string]bool) {
+	switch typ.Kind() {
+	case reflect.Pointer, reflect.Slice:
+		jsonNames(typ.Elem(), names)
+	case reflect.Struct:
+		if typ == reflect.TypeFor[time.Time]() {
+			return
+		}
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			names[name] = true
+			jsonNames(f.Type, names)
+		}
+	}
+}
+
+func TestAuditDocs(t *testing.T) {
+	blocks := docBlocks(t, "json")
+	if len(blocks) != 1 {
+		t.Fatalf("docs/audit-report.md has %d json examples, want 1", len(blocks))
+	}
+	var doc auditJSON
+	dec := json.NewDecoder(strings.NewReader(blocks[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Errorf("the documented example does not decode into the json format: %v", err)
+	}
+	if doc.Version != audit.ReportVersion {
+		t.Errorf("documented example has version %q, the report writes %q", doc.Version, audit.ReportVersion)
+	}
+	// Every field is documented in a table row of its own.
+	text, _ := os.ReadFile(filepath.Join("..", "docs", "audit-report.md"))
+	names := map[string]bool{}
+	jsonNames(reflect.TypeFor[auditJSON](), names)
+	for name := range names {
+		if !regexp.MustCompile("(?m)^\\| `([a-z_]+\\[\\]\\.)?" + regexp.QuoteMeta(name) + "` \\|").Match(text) {
+			t.Errorf("json field %q is not documented in docs/audit-report.md", name)
+		}
+	}
+	// The prometheus example shows lines the format really writes.
+	out, _, _ := renderAudit(t, Prometheus, sampleReport())
+	var prom []string
+	for _, b := range docBlocks(t, "") {
+		if strings.HasPrefix(b, "# HELP") {
+			prom = append(prom, b)
+		}
+	}
+	if len(prom) != 1 {
+		t.Fatalf("found %d prometheus examples, want 1", len(prom))
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(prom[0], "\n"), "\n") {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("documented prometheus line is not in the output: %s", line)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/keyreg/keyreg/audit"
+)
+
+// writeAuditText prints the report as plain aligned lines: no box drawing,
+// stable for golden tests and grep. Findings are gcc-style lines from the
+// text renderer, which also writes the summary to o.Summary.
+func writeAuditText(b *bytes.Buffer, r *audit.Report, o Options) error {
+	v := newAuditView(r)
+	writeHeader(b, v)
+
+	b.WriteString("\nfamilies:\n")
+	writeTabbed(b, v.families)
+	if len(v.owners.rows) > 0 {
+		b.WriteString("\nowners:\n")
+		writeTabbed(b, v.owners)
+	}
+	fmt.Fprintf(b, "\nunregistered: %s\n", v.unregistered)
+	if len(v.groups.rows) > 0 {
+		writeTabbed(b, v.groups)
+	}
+	fmt.Fprintf(b, "\nfindings: %s\n", v.summary)
+	if err := Diagnostics(b, Text, auditDiagnostics(r), o); err != nil {
+		return err
+	}
+	writeFooter(b, v)
+	return nil
+}
+
+// writeAuditTable prints the report as tables for a terminal.
+func writeAuditTable(b *bytes.Buffer, r *audit.Report) error {
+	v := newAuditView(r)
+	writeHeader(b, v)
+
+	sections := []struct {
+		title string
+		g     grid
+	}{
+		{"families", v.families},
+		{"owners", v.owners},
+		{"unregistered: " + v.unregistered, v.groups},
+		{"findings: " + v.summary, v.findings},
+	}
+	for _, s := range sections {
+		fmt.Fprintf(b, "\n%s\n", s.title)
+		if len(s.g.rows) == 0 {
+			continue
+		}
+		if err := renderTable(b, s.g); err != nil {
+			return err
+		}
+	}
+	writeFooter(b, v)
+	return nil
+}
+
+// writeHeader prints the header block and the partial banner.
+func writeHeader(b *bytes.Buffer, v *auditView) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, h := range v.header {
+		fmt.Fprintf(tw, "%s\t%s\n", h[0], h[1])
+	}
+	tw.Flush()
+	if v.partial != "" {
+		fmt.Fprintf(b, "\n%s\n", v.partial)
+	}
+}
+
+// writeFooter prints the scan statistics, notes, and the partial banner
+// once more, where a terminal user's eye lands.
+func writeFooter(b *bytes.Buffer, v *auditView) {
+	fmt.Fprintf(b, "\n%s\n", v.scan)
+	for _, n := range v.notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
+	if v.partial != "" {
+		fmt.Fprintf(b, "%s\n", v.partial)
+	}
+}
+
+// writeTabbed prints g as space-aligned columns with a header line.
+func writeTabbed(b *bytes.Buffer, g grid) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(g.head, "\t"))
+	for _, row := range g.rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = exampleText(c)
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// renderTable draws g with tablewriter.
+func renderTable(w io.Writer, g grid) error {
+	align := make([]tw.Align, len(g.head))
+	for i, right := range g.right {
+		align[i] = tw.AlignLeft
+		if right {
+			align[i] = tw.AlignRight
+		}
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft, PerColumn: align}),
+	)
+	head := make([]any, len(g.head))
+	for i, h := range g.head {
+		head[i] = h
+	}
+	t.Header(head...)
+	rows := make([][]string, len(g.rows))
+	for i, row := range g.rows {
+		rows[i] = make([]string, len(row))
+		for j, c := range row {
+			rows[i][j] = exampleText(c)
+		}
+	}
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
