@@ -1,7 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"time"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/scanner"
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
@@ -10,6 +17,8 @@ import (
 type explainOptions struct {
 	registry string
 	format   string
+	live     bool
+	conn     connOptions
 }
 
 func (a *app) explainCmd() *cobra.Command {
@@ -22,18 +31,25 @@ contact, bound placeholders, type, encoding, TTL policy, payload schema,
 limits, deprecation and the keys.yaml line that declares it.
 
 When no family matches, it names the closest family and why it failed,
-and exits 1.`,
+and exits 1.
+
+With --live it also reads the key from Redis (read-only): its type, TTL,
+memory, idle time, the encoding its value is in, and the verdict of every
+key rule; it exits 1 when a rule fires at error severity.`,
 		Example: `  keyreg explain v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10
-  keyreg explain --format json 'v1:cart:{42}:items'`,
+  keyreg explain --format json 'v1:cart:{42}:items'
+  keyreg explain --live --url "$REDIS_URL" v1:lock:orders`,
 		Args: args(cobra.ExactArgs(1)),
-		RunE: func(c *cobra.Command, args []string) error { return a.runExplain(args[0], o) },
+		RunE: func(c *cobra.Command, args []string) error { return a.runExplain(c.Context(), args[0], o) },
 	}
 	registryFlag(c.Flags(), &o.registry)
+	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
+	o.conn.flags(c.Flags())
 	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text or json")
 	return c
 }
 
-func (a *app) runExplain(key string, o explainOptions) error {
+func (a *app) runExplain(ctx context.Context, key string, o explainOptions) error {
 	if o.format != "text" && o.format != "json" {
 		return usageError(fmt.Errorf("unsupported format %q (want text or json)", o.format), "")
 	}
@@ -42,11 +58,63 @@ func (a *app) runExplain(key string, o explainOptions) error {
 		return err
 	}
 	e := report.Explain(reg, key)
+	fail := !e.Matched
+	if o.live {
+		conn, err := scanner.Connect(ctx, o.conn.scannerOptions(scanner.Plan{Idle: true, Memory: true}))
+		if err != nil {
+			return connectError(err)
+		}
+		defer conn.Close()
+		ao := audit.Defaults()
+		kc, err := audit.CheckKey(ctx, conn, reg, key, ao)
+		if err != nil {
+			return runtimeError(err, "")
+		}
+		e.Live = liveFacts(kc)
+		for _, f := range kc.Findings {
+			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
+		}
+	}
 	if err := report.WriteExplanation(a.stdout, o.format, e); err != nil {
 		return runtimeError(err, "")
 	}
-	if !e.Matched {
+	if fail {
 		return errFindings
 	}
 	return nil
+}
+
+func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
+	ki := kc.Info
+	if ki.Vanished {
+		return &report.LiveFacts{}
+	}
+	l := &report.LiveFacts{Exists: true, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
+	l.TTL = "none"
+	if ki.PTTL >= 0 {
+		l.TTL = registry.FormatDuration(ki.PTTL.Round(time.Second))
+	}
+	if ki.HasMemory {
+		l.Memory = ki.Memory
+	}
+	if ki.HasIdle {
+		l.Idle = registry.FormatDuration(ki.Idle)
+		if ki.Idle == 0 {
+			l.Idle = "0s"
+		}
+	}
+	if kc.Skipped {
+		l.Encoding = "(not read: larger than the sampling limit)"
+	}
+	for _, f := range kc.Findings {
+		v := f.Severity.Label() + ": " + f.Rule
+		if f.Detail != "" {
+			v += " (" + f.Detail + ")"
+		}
+		if f.Suppressed {
+			v += " [ignored in keys.yaml]"
+		}
+		l.Verdicts = append(l.Verdicts, v)
+	}
+	return l
 }

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/report"
+	"github.com/keyreg/keyreg/scanner"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+type auditOptions struct {
+	registry   string
+	conn       connOptions
+	match      string
+	count      int
+	rate       int
+	maxKeys    int64
+	timeout    time.Duration
+	memory     bool
+	sample     int
+	maxValue   int64
+	showValues bool
+	format     string
+	failOn     string
+}
+
+func (a *app) auditCmd() *cobra.Command {
+	var o auditOptions
+	d := audit.Defaults()
+	c := &cobra.Command{
+		Use:   "audit",
+		Short: "Check a live Redis against the registry (read-only, SCAN based)",
+		Long: `Audit scans a live Redis (standalone, Cluster or Sentinel) with SCAN and checks
+every key against the registry: unregistered keys, keys without a TTL or with
+one too long, wrong types, placeholder values of the wrong type, stale keys,
+oversized values, deprecated families past their sunset, and sampled payloads
+that break their schema or encoding.
+
+The audit is read-only: it sends SCAN, TYPE, PTTL, OBJECT IDLETIME, MEMORY
+USAGE, length commands and bounded reads of sampled values (GET, HSCAN,
+SSCAN, ZSCAN, LRANGE, XRANGE), never a write, KEYS, DEBUG or CONFIG. It never
+prints payload values unless --show-values is given, and redacts passwords.
+The minimal ACL it needs is in docs/audit.md.
+
+The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
+Cluster mode is detected; every master is scanned concurrently.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or config
+error, 3 runtime error (Redis unreachable, a node failed, interrupted).`,
+		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
+  keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
+  keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			return a.runAudit(c.Context(), o)
+		},
+	}
+	f := c.Flags()
+	registryFlag(f, &o.registry)
+	o.conn.flags(f)
+	f.StringVar(&o.match, "match", "", "only audit keys starting with this prefix")
+	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
+	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
+	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys; the report is marked partial (0: no limit)")
+	f.DurationVar(&o.timeout, "timeout", 0, "abort the whole audit after this long (0: no limit)")
+	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
+	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
+	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this")
+	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
+	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
+	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	return c
+}
+
+func (a *app) runAudit(ctx context.Context, o auditOptions) error {
+	format, err := a.auditFormat(o.format)
+	if err != nil {
+		return err
+	}
+	threshold, err := failOn(o.failOn)
+	if err != nil {
+		return err
+	}
+	reg, err := loadRegistry(o.registry)
+	if err != nil {
+		return err
+	}
+	so := o.conn.scannerOptions(scanner.Plan{})
+	so.Match, so.Count, so.Rate, so.MaxKeys = o.match, o.count, o.rate, o.maxKeys
+	so.Plan = audit.Plan(reg, o.memory)
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	conn, err := scanner.Connect(ctx, so)
+	if err != nil {
+		return connectError(err)
+	}
+	defer conn.Close()
+
+	ao := audit.Defaults()
+	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
+	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
+	ao.Filtered = o.match != ""
+	return a.audit(ctx, conn, reg, ao, format, threshold)
+}
+
+// audit runs the audit, prints the report and maps the outcome to an exit
+// code. An interrupted or failed scan still prints the partial report.
+func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity) error {
+	var progress atomic.Int64
+	ao.Progress = &progress
+	stop := a.progress(&progress)
+	rep, runErr := audit.Run(ctx, src, reg, ao)
+	stop()
+	if err := a.writeAudit(format, rep); err != nil {
+		return runtimeError(err, "")
+	}
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) {
+			return runtimeError(errors.New("audit interrupted; the report above is partial"), "")
+		}
+		if errors.Is(runErr, context.DeadlineExceeded) {
+			return runtimeError(errors.New("audit timed out; the report above is partial"), "raise --timeout or narrow the audit with --match")
+		}
+		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), "")
+	}
+	if failed(rep.Diagnostics(), threshold) {
+		return errFindings
+	}
+	return nil
+}
+
+func (a *app) writeAudit(format report.Format, rep *audit.Report) error {
+	o := report.Options{
+		Tool:       report.Tool{Name: "keyreg", Version: version, InformationURI: "https://github.com/keyreg/keyreg"},
+		Rules:      ruleInfos(),
+		Automation: "keyreg/audit/",
+	}
+	if format == report.Text {
+		o.Summary = a.stderr
+	}
+	if format == report.GitHub {
+		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return fmt.Errorf("opening $GITHUB_STEP_SUMMARY: %w", err)
+			}
+			defer f.Close()
+			o.StepSummary = f
+		}
+	}
+	return report.Audit(a.stdout, format, rep, o)
+}
+
+// auditFormat parses --format; the default is table on a terminal, text
+// otherwise.
+func (a *app) auditFormat(s string) (report.Format, error) {
+	if s == "" {
+		if isTerminal(a.stdout) {
+			return report.Table, nil
+		}
+		return report.Text, nil
+	}
+	f, err := report.ParseFormat(s, report.AuditFormats...)
+	if err != nil {
+		return "", usageError(err, "")
+	}
+	return f, nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// progress shows the keys audited so far on stderr, only when stderr is a
+// terminal. The returned func stops it and clears the line.
+func (a *app) progress(n *atomic.Int64) func() {
+	if !isTerminal(a.stderr) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		start := time.Now()
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprint(a.stderr, "\r\033[K")
+				return
+			case <-t.C:
+				keys := n.Load()
+				fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: audited %d keys (%.0f keys/s)", keys, float64(keys)/time.Since(start).Seconds())
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
