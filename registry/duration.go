@@ -63,8 +63,9 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 // FormatDuration prints d compactly, as a person writes it in keys.yaml:
-// whole weeks as "2w", whole days of two or more as "30d", anything else in
-// hours, minutes and seconds ("24h", "36h", "1h30m", "1m30s").
+// whole weeks as "2w", whole days of two or more as "30d", other spans over
+// two days in days and hours, truncated ("456d4h"), anything else in hours,
+// minutes and seconds ("24h", "36h", "1h30m", "1m30s").
 func FormatDuration(d time.Duration) string {
 	const day, week = 24 * time.Hour, 7 * 24 * time.Hour
 	switch {
@@ -74,6 +75,10 @@ func FormatDuration(d time.Duration) string {
 		return fmt.Sprintf("%dw", d/week)
 	case d%day == 0 && d >= 2*day:
 		return fmt.Sprintf("%dd", d/day)
+	case d > 2*day:
+		// Long, uneven spans (idle times, TTLs seen live) read best in
+		// days and hours; minutes no longer matter at that scale.
+		return fmt.Sprintf("%dd%dh", d/day, d%day/time.Hour)
 	}
 	var b strings.Builder
 	for _, u := range []struct {

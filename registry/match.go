@@ -34,6 +34,11 @@ type Param struct{ Name, Value string }
 // {name:any} placeholders and many candidate ends) are bounded by memoising
 // visited (node, offset) states once a small step budget is spent.
 //
+// Match itself first runs a deterministic automaton compiled from the trie
+// (see dfa), which reads each byte of the key once; it uses the trie search
+// only for the keys that reach a part of the automaton left out because it
+// outgrew its budget. MatchParams and Closest always search the trie.
+//
 // A Matcher is immutable and safe for concurrent use.
 type Matcher struct {
 	sep byte
@@ -44,6 +49,8 @@ type Matcher struct {
 	lits  []litEdge
 	phs   []phEdge
 	terms []trieTerm
+	rests []string      // for each literal edge, its bytes after the first
+	index [][256]uint16 // first byte -> 1 + edge number, for nodes with many edges
 
 	// acc[0][t] and acc[1][t] tell which bytes a value of type t accepts at
 	// index 0 and at index 1 (and any later index, except for UUID).
@@ -51,6 +58,8 @@ type Matcher struct {
 	// uuid[0] are the bytes a UUID accepts at a digit position, uuid[1] at a
 	// dash position.
 	uuid [2][256]bool
+
+	dfa *dfa // matches most keys without the trie
 }
 
 const numTypes = int(Any) + 1
@@ -72,21 +81,28 @@ func familyScore(f *Family) uint64 {
 // trieNode is one node of the flattened trie.
 type trieNode struct {
 	max    uint64 // the best score at or below this node; 0 when none
-	firsts string // the first byte of each literal edge
-	lit0   int32  // the literal edges are lits[lit0:lit0+len(firsts)]
-	ph0    int32  // the placeholder edges are phs[ph0:ph0+nph]
-	nph    int32  // at most one per type, best subtree first
-	term   int32  // terms index of the best family ending here, or -1
-	min    int32  // terms index of the lowest-index family at or below, or -1
-	lit    int32  // literal bytes on the path from the root
+	lit0   int32  // the literal edges are lits[lit0:lit0+nlits]
+	nlits  int32
+	firsts [8]byte // the first byte of each literal edge, when nlits <= 8
+	ph0    int32   // the placeholder edges are phs[ph0:ph0+nph]
+	nph    int32   // at most one per type, best subtree first
+	term   int32   // terms index of the best family ending here, or -1
+	min    int32   // terms index of the lowest-index family at or below, or -1
+	lit    int32   // literal bytes on the path from the root
+	index  int32   // the node's first-byte table in Matcher.index when nlits > 8, else -1
 }
 
-// litEdge is a run of literal bytes. rest is the run without its first
-// byte, which is in the parent's firsts.
+// litEdge is a run of literal bytes. The first byte is in the parent's
+// firsts or index; the rest is in Matcher.rests and, when short, inline.
 type litEdge struct {
-	rest  string
 	child int32
+	n     uint16 // len(rest)
+	short [inlineRest]byte
 }
+
+// inlineRest is the longest rest of a literal edge kept inline in the edge,
+// so matching it touches no other memory.
+const inlineRest = 10
 
 type phEdge struct {
 	first matchBytes // the first bytes of the child's literal edges
@@ -103,23 +119,38 @@ func (s *matchBytes) add(b byte)      { s[b>>6] |= 1 << (b & 63) }
 func (s *matchBytes) has(b byte) bool { return s[b>>6]&(1<<(b&63)) != 0 }
 
 // edge returns the literal edge of n starting with b, or nil.
-func (m *Matcher) edge(n *trieNode, b byte) *litEdge {
-	f := n.firsts
-	i := -1
-	if len(f) <= 8 {
-		for j := 0; j < len(f); j++ {
-			if f[j] == b {
+func (m *Matcher) edge(n *trieNode, b byte) (int32, bool) {
+	i := int32(-1)
+	if n.index >= 0 {
+		i = int32(m.index[n.index][b]) - 1
+	} else {
+		for j := int32(0); j < n.nlits; j++ {
+			if n.firsts[j] == b {
 				i = j
 				break
 			}
 		}
-	} else {
-		i = strings.IndexByte(f, b)
 	}
-	if i < 0 {
-		return nil
+	return n.lit0 + i, i >= 0
+}
+
+// follow reports whether key[pos:] starts with the rest of literal edge i.
+func (m *Matcher) follow(i int32, key string, pos int) bool {
+	e := &m.lits[i]
+	n := int(e.n)
+	if len(key)-pos < n {
+		return false
 	}
-	return &m.lits[int(n.lit0)+i]
+	if n > inlineRest {
+		return key[pos:pos+n] == m.rests[i]
+	}
+	k := key[pos : pos+n]
+	for j := 0; j < len(k); j++ {
+		if k[j] != e.short[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // NewMatcher compiles the patterns of families into one matcher. sep is the
@@ -129,6 +160,11 @@ func (m *Matcher) edge(n *trieNode, b byte) *litEdge {
 // family with the most literal bytes wins, and ties go to the lowest
 // Family.Index.
 func NewMatcher(families []*Family, sep byte) *Matcher {
+	return newMatcher(families, sep, maxDFAStates)
+}
+
+// newMatcher is NewMatcher with a bound on the states of the automaton.
+func newMatcher(families []*Family, sep byte, maxStates int) *Matcher {
 	m := &Matcher{sep: sep}
 	for t := range PlaceholderType(numTypes) {
 		for b := range 256 {
@@ -179,17 +215,8 @@ func NewMatcher(families []*Family, sep byte) *Matcher {
 	if len(m.terms) == 0 {
 		return m
 	}
-	var arena []byte
-	var offs []int // for each literal edge, where its rest starts in arena
-	var firsts []int
-	m.flatten(m.radix(root, 0), &arena, &offs, &firsts)
-	all := string(arena)
-	for i := range m.lits {
-		m.lits[i].rest = all[offs[i] : offs[i]+len(m.lits[i].rest)]
-	}
-	for i := range m.nodes {
-		m.nodes[i].firsts = all[firsts[i] : firsts[i]+len(m.nodes[i].firsts)]
-	}
+	m.flatten(m.radix(root, 0))
+	m.dfa = m.buildDFA(root, maxStates)
 	return m
 }
 
@@ -250,20 +277,27 @@ func (m *Matcher) radix(b *buildNode, lit int) *radixNode {
 }
 
 // flatten appends r and its subtree to m.nodes in depth-first order and
-// returns its index. Literal bytes go to arena; offs and firsts record
-// where, to be turned into strings once arena is complete.
-func (m *Matcher) flatten(r *radixNode, arena *[]byte, offs, firsts *[]int) int32 {
+// returns its index.
+func (m *Matcher) flatten(r *radixNode) int32 {
 	id := int32(len(m.nodes))
-	m.nodes = append(m.nodes, trieNode{max: r.max, term: r.term, min: r.min, lit: int32(r.lit)})
-	*firsts = append(*firsts, len(*arena))
-	for _, l := range r.labels {
-		*arena = append(*arena, l[0])
+	n := trieNode{max: r.max, term: r.term, min: r.min, lit: int32(r.lit), index: -1,
+		lit0: int32(len(m.lits)), nlits: int32(len(r.labels))}
+	if len(r.labels) > len(n.firsts) {
+		var t [256]uint16
+		for i, l := range r.labels {
+			t[l[0]] = uint16(i + 1)
+		}
+		n.index = int32(len(m.index))
+		m.index = append(m.index, t)
 	}
-	lit0 := len(m.lits)
-	for _, l := range r.labels {
-		*offs = append(*offs, len(*arena))
-		*arena = append(*arena, l[1:]...)
-		m.lits = append(m.lits, litEdge{rest: l[1:]})
+	for i, l := range r.labels {
+		if i < len(n.firsts) {
+			n.firsts[i] = l[0]
+		}
+		e := litEdge{n: uint16(len(l) - 1)}
+		copy(e.short[:], l[1:])
+		m.lits = append(m.lits, e)
+		m.rests = append(m.rests, l[1:])
 	}
 	var phs []phEdge
 	for t, c := range r.phs {
@@ -276,18 +310,14 @@ func (m *Matcher) flatten(r *radixNode, arena *[]byte, offs, firsts *[]int) int3
 	slices.SortStableFunc(phs, func(a, b phEdge) int {
 		return cmp.Compare(r.phs[b.typ].max, r.phs[a.typ].max)
 	})
-	ph0 := len(m.phs)
+	n.ph0, n.nph = int32(len(m.phs)), int32(len(phs))
 	m.phs = append(m.phs, phs...)
-	n := &m.nodes[id]
-	n.firsts = string(make([]byte, len(r.labels))) // length only, for now
-	n.lit0, n.ph0, n.nph = int32(lit0), int32(ph0), int32(len(phs))
+	m.nodes = append(m.nodes, n)
 	for i, c := range r.kids {
-		child := m.flatten(c, arena, offs, firsts)
-		m.lits[lit0+i].child = child
+		m.lits[n.lit0+int32(i)].child = m.flatten(c)
 	}
 	for i := range phs {
-		child := m.flatten(r.phs[phs[i].typ], arena, offs, firsts)
-		m.phs[ph0+i].child = child
+		m.phs[n.ph0+int32(i)].child = m.flatten(r.phs[phs[i].typ])
 	}
 	return id
 }
@@ -325,14 +355,15 @@ func (m *Matcher) span(t PlaceholderType, key string, pos int) (lo, hi int) {
 			return 1, 0
 		}
 		v := key[pos : pos+36]
-		for i := 0; i < len(v); i++ {
-			dash := 0
-			if i == 8 || i == 13 || i == 18 || i == 23 {
-				dash = 1
+		hex, dash := &m.uuid[0], &m.uuid[1]
+		ok := dash[v[8]] && dash[v[13]] && dash[v[18]] && dash[v[23]]
+		for i := 0; i < 36; i++ {
+			if i != 8 && i != 13 && i != 18 && i != 23 {
+				ok = ok && hex[v[i]]
 			}
-			if !m.uuid[dash][v[i]] {
-				return 1, 0
-			}
+		}
+		if !ok {
+			return 1, 0
 		}
 		return pos + 36, pos + 36
 	case ULID:
@@ -414,8 +445,8 @@ func (m *Matcher) walk(s *matchSearch, id int32, pos int) {
 			return
 		}
 		next, npos := int32(-1), 0
-		if e := m.edge(n, key[pos]); e != nil && len(key)-pos > len(e.rest) && key[pos+1:pos+1+len(e.rest)] == e.rest {
-			next, npos = e.child, pos+1+len(e.rest)
+		if i, ok := m.edge(n, key[pos]); ok && m.follow(i, key, pos+1) {
+			next, npos = m.lits[i].child, pos+1+int(m.lits[i].n)
 		}
 		if n.nph == 0 {
 			if next < 0 {
@@ -465,6 +496,14 @@ func (m *Matcher) find(key string) *trieTerm {
 // Match returns the family of key, or nil when no family matches. It does
 // not allocate.
 func (m *Matcher) Match(key string) *Family {
+	if m != nil && m.dfa != nil {
+		if t, ok := m.dfa.match(key); ok {
+			if t < 0 {
+				return nil
+			}
+			return m.terms[t].fam
+		}
+	}
 	if t := m.find(key); t != nil {
 		return t.fam
 	}
@@ -655,12 +694,13 @@ func (m *Matcher) near(c *closestSearch, id int32, pos int) {
 	if pos == len(key) {
 		return
 	}
-	if e := m.edge(n, key[pos]); e != nil {
-		k := 1 + commonPrefix(e.rest, key[pos+1:])
-		if k == 1+len(e.rest) {
-			m.near(c, e.child, pos+k)
+	if i, ok := m.edge(n, key[pos]); ok {
+		rest, child := m.rests[i], m.lits[i].child
+		k := 1 + commonPrefix(rest, key[pos+1:])
+		if k == 1+len(rest) {
+			m.near(c, child, pos+k)
 		} else {
-			c.consider(lit+k, pos+k, m.term(m.nodes[e.child].min))
+			c.consider(lit+k, pos+k, m.term(m.nodes[child].min))
 		}
 	}
 	for i := n.ph0; i < n.ph0+n.nph; i++ {

@@ -336,16 +336,24 @@ func Keys(patterns []string, sep byte, n int, seed int64, unmatchedFrac float64)
 	for i, p := range patterns {
 		parsed[i] = parse(p)
 	}
-	out := make([]string, n)
-	var b strings.Builder
-	for i := range out {
+	// Build the keys into one buffer and slice it, so they sit next to each
+	// other in memory as keys parsed from a SCAN reply do.
+	var buf strings.Builder
+	ends := make([]int, n)
+	for i := range ends {
 		if len(parsed) == 0 || r.Float64() < unmatchedFrac {
-			out[i] = junk(r, parsed, sep)
-			continue
+			buf.WriteString(junk(r, parsed, sep))
+		} else {
+			build(&buf, r, parsed[r.IntN(len(parsed))], sep)
 		}
-		b.Reset()
-		build(&b, r, parsed[r.IntN(len(parsed))], sep)
-		out[i] = b.String()
+		ends[i] = buf.Len()
+	}
+	all := buf.String()
+	out := make([]string, n)
+	start := 0
+	for i, end := range ends {
+		out[i] = all[start:end]
+		start = end
 	}
 	return out
 }
