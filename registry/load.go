@@ -406,16 +406,19 @@ func pairs(n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
 // decode builds the model from a document that passed the schema.
 func (l *loader) decode(root *yaml.Node) *Registry {
 	r := &Registry{
-		File:      l.file,
-		Separator: ':',
-		Pos:       l.nodePos(root),
-		fieldPos:  map[string]diag.Pos{},
-		owners:    map[string]*Owner{},
-		byName:    map[string]*Family{},
+		File:         l.file,
+		Separator:    ':',
+		CompatPolicy: PolicyLenient,
+		Pos:          l.nodePos(root),
+		fieldPos:     map[string]diag.Pos{},
+		keyPos:       map[string]diag.Pos{},
+		owners:       map[string]*Owner{},
+		byName:       map[string]*Family{},
 	}
 	var families *yaml.Node
 	for k, v := range pairs(root) {
 		r.fieldPos[k.Value] = l.nodePos(v)
+		r.keyPos[k.Value] = l.nodePos(k)
 		switch k.Value {
 		case "version":
 			r.Version, _ = strconv.Atoi(v.Value)
@@ -462,6 +465,22 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 				sev, _ := diag.ParseSeverity(rv.Value)
 				r.Rules = append(r.Rules, Override{Rule: rk.Value, Severity: sev, Pos: l.nodePos(rk)})
 			}
+		case "compat_policy":
+			r.CompatPolicy = v.Value
+		case "breaking":
+			r.Breaking.Pos = l.nodePos(v)
+			for bk, bv := range pairs(v) {
+				var refs []RuleRef
+				for _, item := range bv.Content {
+					refs = append(refs, RuleRef{Name: item.Value, Pos: l.nodePos(item)})
+				}
+				switch bk.Value {
+				case "use":
+					r.Breaking.Use = refs
+				case "except":
+					r.Breaking.Except = refs
+				}
+			}
 		case "families":
 			families = v
 		}
@@ -483,7 +502,7 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 }
 
 func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
-	f := &Family{Pos: l.nodePos(n), fieldPos: map[string]diag.Pos{}}
+	f := &Family{Pos: l.nodePos(n), Compat: CompatFull, CompatPolicy: r.CompatPolicy, fieldPos: map[string]diag.Pos{}}
 	var pattern *yaml.Node
 	for k, v := range pairs(n) {
 		f.fieldPos[k.Value] = l.nodePos(v)
@@ -514,6 +533,10 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			f.MaxIdle = l.duration(v)
 		case "managed_by":
 			f.ManagedBy = v.Value
+		case "compat":
+			f.Compat = v.Value
+		case "compat_policy":
+			f.CompatPolicy = v.Value
 		case "deprecated":
 			f.Deprecated = l.deprecation(v)
 		case "ignore":

@@ -130,6 +130,64 @@ func TestLoadDefaultTTL(t *testing.T) {
 	}
 }
 
+// TestLoadCompat covers the fields keyreg breaking reads: compat,
+// compat_policy (top level and per family) and the breaking: block, with
+// their defaults and positions.
+func TestLoadCompat(t *testing.T) {
+	r, err := load(t, `version: 1
+compat_policy: strict
+breaking:
+  use: [KEY, PAYLOAD]
+  except: [hash-tag-changed]
+families:
+  - name: a
+    pattern: "v1:a:{id}"
+    compat: BACKWARD
+    compat_policy: lenient
+  - name: b
+    pattern: "v1:b:{id}"
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CompatPolicy != PolicyStrict {
+		t.Errorf("CompatPolicy = %q, want strict", r.CompatPolicy)
+	}
+	if p := r.PosOf("compat_policy"); p.Line != 2 || p.Col != 16 {
+		t.Errorf("compat_policy pos = %v", p)
+	}
+	if p := r.KeyPos("families"); p.Line != 6 || p.Col != 1 {
+		t.Errorf("families key pos = %v", p)
+	}
+	b := r.Breaking
+	if len(b.Use) != 2 || b.Use[0].Name != "KEY" || b.Use[1].Name != "PAYLOAD" || len(b.Except) != 1 || b.Except[0].Name != "hash-tag-changed" {
+		t.Errorf("breaking = %+v", b)
+	}
+	if p := b.Use[1].Pos; p.Line != 4 || p.Col != 14 {
+		t.Errorf("use[1] pos = %v", p)
+	}
+	if p := b.Except[0].Pos; p.Line != 5 || p.Col != 12 {
+		t.Errorf("except[0] pos = %v", p)
+	}
+	a, bf := r.Families[0], r.Families[1]
+	if a.Compat != CompatBackward || a.CompatPolicy != PolicyLenient {
+		t.Errorf("family a: compat %q policy %q", a.Compat, a.CompatPolicy)
+	}
+	if p := a.PosOf("compat"); p.Line != 9 || p.Col != 13 {
+		t.Errorf("compat pos = %v", p)
+	}
+	if bf.Compat != CompatFull || bf.CompatPolicy != PolicyStrict {
+		t.Errorf("family b defaults: compat %q policy %q, want FULL and the registry's strict", bf.Compat, bf.CompatPolicy)
+	}
+	d, err := load(t, "version: 1\nfamilies: []\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.CompatPolicy != PolicyLenient || d.Breaking.Use != nil || d.Breaking.Pos.IsValid() {
+		t.Errorf("defaults: policy %q breaking %+v", d.CompatPolicy, d.Breaking)
+	}
+}
+
 // TestLoadErrors covers the bad inputs the issue names: each must fail with
 // a position and the right rule, never a panic.
 func TestLoadErrors(t *testing.T) {
@@ -158,6 +216,9 @@ func TestLoadErrors(t *testing.T) {
 		{"empty file", "", `keys.yaml:1:1: error: registry is empty`},
 		{"not a mapping", "- a\n- b\n", `keys.yaml:1:1: error: got array, want object (schema-invalid)`},
 		{"huge file", "version: 1\n# " + strings.Repeat("x", 10<<20) + "\nfamilies: []\n", `keys.yaml:1:1: error: file is 10485787 bytes, larger than the 4194304-byte limit for a registry (schema-invalid)`},
+		{"bad compat", fam("    compat: backward\n"), `keys.yaml:5:13: error: families[0].compat: value must be one of 'BACKWARD', 'FORWARD', 'FULL', 'NONE' (schema-invalid)`},
+		{"bad compat_policy", "version: 1\ncompat_policy: loose\nfamilies: []\n", `keys.yaml:2:16: error: compat_policy: value must be one of 'lenient', 'strict' (schema-invalid)`},
+		{"bad breaking entry", "version: 1\nbreaking: {use: [key_rules!]}\nfamilies: []\n", `keys.yaml:2:18: error: breaking.use[0]: `},
 		{"bad date", fam("    deprecated: {since: 2026-13-45}\n"), `keys.yaml:5:25: error: bad date "2026-13-45" (want YYYY-MM-DD) (schema-invalid)`},
 	}
 	for _, tt := range tests {
@@ -221,7 +282,7 @@ func TestDuration(t *testing.T) {
 			t.Errorf("ParseDuration(%q) succeeded", s)
 		}
 	}
-	for d, want := range map[time.Duration]string{36 * time.Hour: "36h", 24 * time.Hour: "24h", 30 * 24 * time.Hour: "30d", 14 * 24 * time.Hour: "2w", 90 * time.Second: "1m30s", 1500 * time.Millisecond: "1s500ms"} {
+	for d, want := range map[time.Duration]string{36 * time.Hour: "36h", 24 * time.Hour: "24h", 30 * 24 * time.Hour: "30d", 14 * 24 * time.Hour: "2w", 90 * time.Second: "1m30s", 1500 * time.Millisecond: "1s500ms", 10948*time.Hour + 43*time.Minute: "456d4h"} {
 		if got := FormatDuration(d); got != want {
 			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}

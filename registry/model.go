@@ -16,8 +16,15 @@ type Registry struct {
 	Owners    []*Owner   // in declaration order
 	Rules     []Override // severity overrides, in declaration order
 	Families  []*Family  // in declaration order; Family.Index is the position here
-	Pos       diag.Pos   // the document start
-	fieldPos  map[string]diag.Pos
+	// CompatPolicy is the payload compatibility policy of families that do
+	// not set their own: PolicyLenient (the default) or PolicyStrict.
+	CompatPolicy string
+	// Breaking selects the rules `keyreg breaking` runs (breaking: in
+	// keys.yaml).
+	Breaking Breaking
+	Pos      diag.Pos // the document start
+	fieldPos map[string]diag.Pos
+	keyPos   map[string]diag.Pos
 
 	owners  map[string]*Owner
 	byName  map[string]*Family
@@ -54,6 +61,39 @@ type Override struct {
 	Rule     string
 	Severity diag.Severity
 	Pos      diag.Pos
+}
+
+// Payload compatibility levels a family may declare under compat:. They
+// say which direction of a payload schema change must be safe; see
+// docs/breaking.md.
+const (
+	CompatBackward = "BACKWARD" // new readers can read values old writers stored
+	CompatForward  = "FORWARD"  // old readers can read values new writers store
+	CompatFull     = "FULL"     // both; the default
+	CompatNone     = "NONE"     // payload changes are not checked
+)
+
+// Payload compatibility policies (compat_policy:). Lenient also accepts
+// adding and removing optional properties of an open object, which is safe
+// for readers that ignore unknown fields.
+const (
+	PolicyLenient = "lenient" // the default
+	PolicyStrict  = "strict"
+)
+
+// Breaking is the breaking: block: which breaking rules run. An empty Use
+// means every breaking rule; Except then removes rules. Entries name a
+// category (upper case, such as "PAYLOAD") or a rule ID.
+type Breaking struct {
+	Use    []RuleRef
+	Except []RuleRef
+	Pos    diag.Pos // the block's position; zero when absent
+}
+
+// RuleRef names a rule or a category in keys.yaml.
+type RuleRef struct {
+	Name string
+	Pos  diag.Pos
 }
 
 // TTLKind is the kind of a TTL policy.
@@ -105,8 +145,14 @@ type Family struct {
 	MaxIdle     time.Duration
 	Deprecated  *Deprecation
 	ManagedBy   string
-	Ignore      []Ignore
-	Pos         diag.Pos // the start of the family's mapping
+	// Compat is the payload compatibility level: CompatBackward,
+	// CompatForward, CompatFull (when not declared) or CompatNone.
+	Compat string
+	// CompatPolicy is PolicyLenient or PolicyStrict; when the family does
+	// not declare it, the registry's CompatPolicy.
+	CompatPolicy string
+	Ignore       []Ignore
+	Pos          diag.Pos // the start of the family's mapping
 
 	fieldPos map[string]diag.Pos
 }
@@ -163,6 +209,15 @@ func (f *Family) Ignored(rule string) (Ignore, bool) {
 // "rules", or the document start.
 func (r *Registry) PosOf(field string) diag.Pos {
 	if p, ok := r.fieldPos[field]; ok {
+		return p
+	}
+	return r.Pos
+}
+
+// KeyPos returns the position of the key of a top-level field of keys.yaml,
+// such as the "families" in "families:", or the document start.
+func (r *Registry) KeyPos(field string) diag.Pos {
+	if p, ok := r.keyPos[field]; ok {
 		return p
 	}
 	return r.Pos

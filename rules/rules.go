@@ -11,6 +11,8 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
@@ -29,7 +31,36 @@ const (
 	// KindKey rules check one live key during an audit. A key rule without
 	// a Key func (family-unused) is decided by the audit over the whole run.
 	KindKey Kind = "key"
+	// KindBreaking rules compare an old registry with a new one in
+	// `keyreg breaking`.
+	KindBreaking Kind = "breaking"
 )
+
+// Categories of breaking rules. keys.yaml selects breaking rules by
+// category or ID under breaking: {use, except}.
+const (
+	// CategoryKey rules protect the key space: a family removed, or its
+	// keys changed in layout, hash tag, Redis type or encoding, so that
+	// readers and writers of the old and the new registry no longer meet.
+	CategoryKey = "KEY"
+	// CategoryPayload rules compare payload schemas under each family's
+	// compat level and policy.
+	CategoryPayload = "PAYLOAD"
+	// CategoryOps rules report changes that affect operations (memory,
+	// expiry) but not correctness.
+	CategoryOps = "OPS"
+	// CategoryCodegen rules report changes that break only code generated
+	// by keyreg gen, such as renamed placeholders.
+	CategoryCodegen = "CODEGEN"
+	// CategoryOwnership rules report changes of who owns a family, so that
+	// both teams review them. They never block.
+	CategoryOwnership = "OWNERSHIP"
+)
+
+// Categories returns the breaking-rule categories, in documentation order.
+func Categories() []string {
+	return []string{CategoryKey, CategoryPayload, CategoryOps, CategoryCodegen, CategoryOwnership}
+}
 
 // Rule is one check.
 type Rule struct {
@@ -38,6 +69,13 @@ type Rule struct {
 	Kind     Kind          // what the rule checks
 	Severity diag.Severity // default severity; keys.yaml rules: overrides it
 	Lint     func(*Pass)   // KindLint: reports findings on the registry
+
+	// Category groups breaking rules (KindBreaking) for breaking: use and
+	// except in keys.yaml: one of Categories().
+	Category string
+	// Breaking reports findings on a change from an old registry to a new
+	// one (KindBreaking).
+	Breaking func(*BreakingPass)
 
 	// Key reports whether the rule fires on one live key (KindKey). It runs
 	// on every audited key, so it must not allocate.
@@ -92,11 +130,28 @@ var keyRules = []*Rule{
 	FamilyUnused,
 }
 
-// All returns every rule, load rules first, then lint rules, then key
+// breakingRules compare two registries in keyreg breaking, in this order.
+var breakingRules = []*Rule{
+	FamilyRemoved,
+	PatternChanged,
+	HashTagChanged,
+	TypeChanged,
+	EncodingChanged,
+	PayloadIncompatible,
+	TTLPolicyChanged,
+	PlaceholderRenamed,
+	OwnerChanged,
+}
+
+// All returns every rule, load rules first, then lint, key and breaking
 // rules, in a stable order.
 func All() []*Rule {
-	return slices.Concat(loadRules, lintRules, keyRules)
+	return slices.Concat(loadRules, lintRules, keyRules, breakingRules)
 }
+
+// BreakingRules returns the breaking rules, in the order keyreg breaking
+// runs them.
+func BreakingRules() []*Rule { return slices.Clone(breakingRules) }
 
 // KeyRules returns the key rules, in the order the audit applies them.
 func KeyRules() []*Rule { return slices.Clone(keyRules) }
@@ -204,5 +259,107 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 			}
 		}
 	}
+	return append(out, checkBreakingRefs(reg)...)
+}
+
+// checkBreakingRefs reports names under breaking: use and except that are
+// neither a category nor a breaking rule.
+func checkBreakingRefs(reg *registry.Registry) diag.List {
+	var out diag.List
+	check := func(field string, refs []registry.RuleRef) {
+		for _, ref := range refs {
+			if slices.Contains(Categories(), ref.Name) {
+				continue
+			}
+			r, ok := Lookup(ref.Name)
+			switch {
+			case ok && r.Kind == KindBreaking:
+			case ok:
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: %q is a %s rule, not a breaking rule", field, ref.Name, r.Kind)
+			case strings.ToUpper(ref.Name) == ref.Name:
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q (want %s)", field, ref.Name, strings.Join(Categories(), ", "))
+			default:
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q (see keyreg rules)", field, ref.Name)
+			}
+		}
+	}
+	check("use", reg.Breaking.Use)
+	check("except", reg.Breaking.Except)
+	return out
+}
+
+// selected reports whether the breaking: block of reg runs rule r: r is
+// named by use (by ID or category), or use is empty, and r is not named
+// by except.
+func selected(reg *registry.Registry, r *Rule) bool {
+	names := func(refs []registry.RuleRef) bool {
+		return slices.ContainsFunc(refs, func(ref registry.RuleRef) bool {
+			return ref.Name == r.ID || ref.Name == r.Category
+		})
+	}
+	use := reg.Breaking.Use
+	return (len(use) == 0 || names(use)) && !names(reg.Breaking.Except)
+}
+
+// BreakingPass is the state of one breaking rule over one change from an
+// old registry to a new one.
+type BreakingPass struct {
+	Old, New *registry.Registry
+	// Now is the time of the check, for deprecation sunsets.
+	Now  time.Time
+	rule *Rule
+	out  *diag.List
+}
+
+// Reportf reports a finding about family f at pos, which should be in the
+// new registry so that CI annotations land on the changed file. f may be
+// a family of either registry, or nil.
+func (p *BreakingPass) Reportf(f *registry.Family, pos diag.Pos, format string, args ...any) {
+	p.Report(diag.Diagnostic{Pos: pos, Family: familyName(f), Message: fmt.Sprintf(format, args...)})
+}
+
+// Report reports d, filling in its rule, and its severity when d has none
+// (the rule's default). Use it for findings with a JSON pointer.
+func (p *BreakingPass) Report(d diag.Diagnostic) {
+	d.Rule = p.rule.ID
+	if d.Severity == diag.Off {
+		d.Severity = p.rule.Severity
+	}
+	*p.out = append(*p.out, d)
+}
+
+// Pairs calls fn for every family declared in both registries, by name,
+// in the new registry's order.
+func (p *BreakingPass) Pairs(fn func(old, new *registry.Family)) {
+	for _, nf := range p.New.Families {
+		if of, ok := p.Old.Family(nf.Name); ok {
+			fn(of, nf)
+		}
+	}
+}
+
+func familyName(f *registry.Family) string {
+	if f == nil {
+		return ""
+	}
+	return f.Name
+}
+
+// Breaking compares an old registry with a new one and reports changes
+// that break readers or writers of the old one. It runs the breaking rules
+// that the new registry's breaking: block selects, then applies the new
+// registry's rules: overrides and its families' ignore: entries (findings
+// turned off are dropped). Unknown names under breaking: are
+// schema-invalid findings. now decides whether deprecated families are
+// past their sunset.
+func Breaking(old, new *registry.Registry, now time.Time) diag.List {
+	out := checkBreakingRefs(new)
+	for _, r := range breakingRules {
+		if selected(new, r) {
+			r.Breaking(&BreakingPass{Old: old, New: new, Now: now, rule: r, out: &out})
+		}
+	}
+	out = Apply(new, out)
+	out.Sort()
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -50,11 +51,20 @@ func TestRuleCases(t *testing.T) {
 			if err != nil {
 				t.Fatalf("every rule needs a test case: %v", err)
 			}
-			var got strings.Builder
-			if r.Kind == KindKey {
+			var (
+				got   strings.Builder
+				diags diag.List
+			)
+			switch r.Kind {
+			case KindKey:
 				got.WriteString(keyCase(t, r, ar))
+				diags = lintArchive(t, ar)
+			case KindBreaking:
+				diags = breakingArchive(t, ar)
+			default:
+				diags = lintArchive(t, ar)
 			}
-			for _, d := range lintArchive(t, ar) {
+			for _, d := range diags {
 				if d.Rule != r.ID {
 					continue
 				}
@@ -115,6 +125,12 @@ func TestRuleSpecs(t *testing.T) {
 		if (r.Kind == KindLint) != (r.Lint != nil) {
 			t.Errorf("rule %q: kind %s with Lint set = %v", r.ID, r.Kind, r.Lint != nil)
 		}
+		if (r.Kind == KindBreaking) != (r.Breaking != nil) {
+			t.Errorf("rule %q: kind %s with Breaking set = %v", r.ID, r.Kind, r.Breaking != nil)
+		}
+		if (r.Kind == KindBreaking) != slices.Contains(Categories(), r.Category) {
+			t.Errorf("rule %q: kind %s with category %q (breaking rules need one of %v, others none)", r.ID, r.Kind, r.Category, Categories())
+		}
 		if r.Kind == KindKey && r.Summary == nil {
 			t.Errorf("key rule %q has no Summary", r.ID)
 		}
@@ -137,6 +153,34 @@ func kebab(s string) bool {
 		}
 	}
 	return true
+}
+
+// breakingNow is the time of breaking rule cases.
+var breakingNow = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// breakingArchive loads old/keys.yaml and new/keys.yaml of a txtar archive
+// (schema files sit next to each) and compares them. Positions name
+// new/keys.yaml. A registry that fails to load yields the loader's
+// diagnostics.
+func breakingArchive(t *testing.T, ar *txtar.Archive) diag.List {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for _, f := range ar.Files {
+		fsys[f.Name] = &fstest.MapFile{Data: f.Data}
+	}
+	var regs [2]*registry.Registry
+	for i, name := range []string{"old/keys.yaml", "new/keys.yaml"} {
+		reg, err := registry.Load(fsys, name)
+		if err != nil {
+			var le *diag.ListError
+			if !errors.As(err, &le) {
+				t.Fatal(err)
+			}
+			return le.List
+		}
+		regs[i] = reg
+	}
+	return Breaking(regs[0], regs[1], breakingNow)
 }
 
 // keyNow is the audit time of key rule cases.
