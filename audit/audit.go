@@ -178,8 +178,14 @@ func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 		if f := r.match.Match(k.Key); f != nil {
 			facts.Family = f
 			st = &r.fams[f.Index]
-			if err := r.sample(ctx, k, st, &facts); err != nil {
+			gone, err := r.sample(ctx, k, st, &facts)
+			if err != nil {
 				return err
+			}
+			if gone {
+				// Deleted or retyped since the probe: the key counts as
+				// vanished, not audited, so it is never counted twice.
+				continue
 			}
 		} else {
 			// A key of no family is unregistered; one with a family's
@@ -256,32 +262,33 @@ func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
 }
 
 // sample reads and checks the payload of a key while its family is under
-// its sample quota.
-func (r *run) sample(ctx context.Context, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) error {
+// its sample quota. gone reports that the key vanished (or changed type)
+// since the probe; it is then counted in Vanished.
+func (r *run) sample(ctx context.Context, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) (gone bool, err error) {
 	f := facts.Family
 	if r.o.Sample <= 0 || st.rep.Sampled+st.skipS >= int64(r.o.Sample) || (f.Schema == nil && f.Encoding == "") {
-		return nil
+		return false, nil
 	}
 	if f.Type != "" && k.Type != f.Type {
-		return nil // type-mismatch says it all; the payload would not decode
+		return false, nil // type-mismatch says it all; the payload would not decode
 	}
 	s, err := r.src.Sample(ctx, *k, r.o.SampleLen, r.o.MaxValueBytes)
 	switch {
 	case errors.Is(err, scanner.ErrTooLarge):
 		st.skipS++
 		r.st.Skipped++
-		return nil
+		return false, nil
 	case errors.Is(err, scanner.ErrVanished):
 		r.st.Vanished++
-		return nil
+		return true, nil
 	case err != nil:
-		return err
+		return false, err
 	}
 	res := payload.Check(f, s, payload.Options{ShowValues: r.o.ShowValues})
 	facts.Payload = &res
 	st.rep.Sampled++
 	r.st.Sampled++
-	return nil
+	return false, nil
 }
 
 // group counts an unregistered key under its inferred prefix.
@@ -379,7 +386,10 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		rep.PartialReason = "the scan did not cover the whole keyspace (--max-keys reached or cluster slots not served)"
 	}
 	st := r.st
-	st.Nodes, st.Keys, st.Scanned, st.Duplicates = stats.Nodes, stats.Keys, stats.Scanned, stats.Duplicates
+	st.Nodes, st.Scanned, st.Duplicates = stats.Nodes, stats.Scanned, stats.Duplicates
+	// Keys that vanished before their sample was read were delivered by
+	// the scanner but not audited: they count as vanished only.
+	st.Keys = stats.Keys - r.st.Vanished
 	st.Vanished += stats.Vanished
 	st.Duration = stats.Duration
 	st.Notes = stats.Errors

@@ -127,7 +127,7 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		return c, nil
 	}
 	seed := c.client(base.Addr, c.firstDB(), false)
-	info, err := seed.Info(ctx, "server", "cluster").Result()
+	info, err := serverInfo(ctx, seed)
 	if err != nil {
 		return fail(err)
 	}
@@ -163,6 +163,20 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		c.base.Addr = addr
 	}
 	return c, nil
+}
+
+// serverInfo reads the server and cluster sections of INFO in one round
+// trip. Servers that take at most one section (Redis before 7.0, and
+// in-process fakes such as miniredis) reply with an error; then the default
+// INFO reply is used, which holds both sections where they exist. A server
+// whose reply has no cluster_enabled field is treated as standalone.
+func serverInfo(ctx context.Context, cl *redis.Client) (string, error) {
+	info, err := cl.Info(ctx, "server", "cluster").Result()
+	var rerr redis.Error
+	if err == nil || !errors.As(err, &rerr) {
+		return info, err
+	}
+	return cl.Info(ctx).Result()
 }
 
 // supportsNoTouch reports whether a redis_version has CLIENT NO-TOUCH (7.2+).

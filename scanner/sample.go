@@ -14,7 +14,8 @@ import (
 var ErrTooLarge = errors.New("value larger than the sampling limit")
 
 // ErrVanished is returned by Sample when the key was deleted or expired
-// after it was probed.
+// after it was probed, or replaced by a key of another type (the read
+// answered WRONGTYPE): the probed key is gone either way.
 var ErrVanished = errors.New("key vanished")
 
 // Sample reads a bounded part of the value of k: a whole string, or up to n
@@ -32,7 +33,7 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 		n = 1
 	}
 	if err := c.sizeCheck(ctx, cl, k, n, maxBytes); err != nil {
-		if errors.Is(err, redis.Nil) {
+		if errors.Is(err, redis.Nil) || redis.HasErrorPrefix(err, "WRONGTYPE") {
 			return s, ErrVanished
 		}
 		if errors.Is(err, ErrTooLarge) {
@@ -79,7 +80,7 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 		}
 	}
 	switch {
-	case errors.Is(err, redis.Nil):
+	case errors.Is(err, redis.Nil), redis.HasErrorPrefix(err, "WRONGTYPE"):
 		return s, ErrVanished
 	case err != nil:
 		return s, redact(fmt.Errorf("sampling %q on %s: %w", k.Key, k.Node, err))

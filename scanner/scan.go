@@ -222,6 +222,13 @@ func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, lim *
 	if c.mode != modeCluster {
 		where += " db " + strconv.Itoa(t.db)
 	}
+	// A SCAN cursor means nothing to a restarted (or failed-over) server:
+	// the scan would end early and look complete. The run_id, read before
+	// the first SCAN and after the last, tells.
+	run0, err := runID(ctx, t.client)
+	if err != nil {
+		return fmt.Errorf("scan on %s: %w", where, err)
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -247,6 +254,15 @@ func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, lim *
 			b.keys, b.vanished, b.notes = infos, vanished, notes
 		}
 		cursor = next
+		if cursor == 0 && run0 != "" {
+			run1, err := runID(ctx, t.client)
+			if err != nil {
+				return fmt.Errorf("scan on %s: %w", where, err)
+			}
+			if run1 != run0 {
+				return fmt.Errorf("scan on %s: the server restarted during the scan (run_id changed), so keys were missed", where)
+			}
+		}
 		b.final = cursor == 0 && lastOfGroup
 		select {
 		case out <- b:
@@ -257,6 +273,21 @@ func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, lim *
 			return nil
 		}
 	}
+}
+
+// runID returns the run_id of the server behind cl, which changes when it
+// restarts; "" when the server does not tell (INFO server refused, or a
+// reply without run_id).
+func runID(ctx context.Context, cl *redis.Client) (string, error) {
+	info, err := cl.Info(ctx, "server").Result()
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading server info: %w", err)
+	}
+	return infoFields(info)["run_id"], nil
 }
 
 // dedupe drops keys already in prev (the previous reply's keys) or earlier in

@@ -35,11 +35,13 @@ const DefaultTimeout = 5 * time.Second
 //
 //	ACL SETUSER keyreg reset on >password <MinimalACL>
 //
-// %R~* grants read-only access to every key. +select is needed for databases
-// other than 0, +cluster|nodes in cluster mode, +readonly in cluster replica
-// mode. HELLO and AUTH need no rule. The tests check that a scan under these
-// rules leaves ACL LOG and INFO errorstats empty.
-const MinimalACL = "%R~* +ping +info +select +scan +type +pttl +object|idletime +memory|usage +cluster|nodes +readonly" +
+// %R~* grants read-only access to every key but the empty one, which the
+// glob * does not match; %R~ (an empty pattern) grants that one, since a key
+// named "" would otherwise fail the whole scan with NOPERM. +select is needed
+// for databases other than 0, +cluster|nodes in cluster mode, +readonly in
+// cluster replica mode. HELLO and AUTH need no rule. The tests check that a
+// scan under these rules leaves ACL LOG and INFO errorstats empty.
+const MinimalACL = "%R~* %R~ +ping +info +select +scan +type +pttl +object|idletime +memory|usage +cluster|nodes +readonly" +
 	" +strlen +get +hlen +llen +scard +zcard +xlen +hscan +sscan +zscan +lrange +xrange"
 
 // Options selects the server and what to collect per key.
