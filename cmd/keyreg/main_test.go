@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/report"
+	"github.com/keyreg/keyreg/scanner"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -86,5 +87,17 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// TestDocsACL keeps the ACL documented in docs/audit.md equal to the one the
+// tests run the audit under.
+func TestDocsACL(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/audit.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(doc, []byte(scanner.MinimalACL)) {
+		t.Errorf("docs/audit.md does not show scanner.MinimalACL:\n%s", scanner.MinimalACL)
 	}
 }
