@@ -94,19 +94,7 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 	if old == nil {
 		return nil // nothing to compare with
 	}
-	l := rules.Breaking(old, reg, time.Now())
-	if err := a.writeDiagnostics(format, l, "keyreg/breaking/"); err != nil {
-		return runtimeError(err, "")
-	}
-	for _, d := range l {
-		if rules.IsFatal(d) {
-			return &exitError{code: exitUsage}
-		}
-	}
-	if failed(l, threshold) {
-		return errFindings
-	}
-	return nil
+	return a.reportDiagnostics(format, rules.Breaking(old, reg, time.Now()), "keyreg/breaking/", threshold)
 }
 
 // loadAgainst loads the older registry. against is a file, a directory

@@ -61,8 +61,13 @@ func (a *app) runLint(o lintOptions) error {
 		}
 		return err
 	}
-	l := rules.Lint(reg)
-	if err := a.writeDiagnostics(format, l, "keyreg/lint/"); err != nil {
+	return a.reportDiagnostics(format, rules.Lint(reg), "keyreg/lint/", threshold)
+}
+
+// reportDiagnostics prints l and maps it to an exit code: 2 when a finding
+// makes a registry unusable, 1 when findings reach threshold.
+func (a *app) reportDiagnostics(format report.Format, l diag.List, automation string, threshold diag.Severity) error {
+	if err := a.writeDiagnostics(format, l, automation); err != nil {
 		return runtimeError(err, "")
 	}
 	for _, d := range l {
