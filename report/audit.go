@@ -62,6 +62,17 @@ const auditAutomation = "keyreg/audit/"
 // The output is built in memory and written with one call, except for the
 // github format, which also writes the step summary.
 func Audit(w io.Writer, f Format, r *audit.Report, o Options) error {
+	return AuditBaseline(w, f, r, nil, o)
+}
+
+// AuditBaseline writes r like [Audit], compared with a baseline by c (from
+// audit.Compare on r); a nil c is [Audit]. The human formats and github
+// show only the findings new since the baseline, then sections listing the
+// new and the resolved baseline entries; json marks each finding and group
+// "new" and adds a "baseline" object; sarif sets every result's
+// baselineState to "new" or "unchanged" and lists resolved fingerprints in
+// the run's properties; prometheus adds keyreg_baseline_* gauges.
+func AuditBaseline(w io.Writer, f Format, r *audit.Report, c *audit.Comparison, o Options) error {
 	if r == nil {
 		return fmt.Errorf("writing %s report: no audit report", f)
 	}
@@ -70,10 +81,13 @@ func Audit(w io.Writer, f Format, r *audit.Report, o Options) error {
 	}
 	switch f {
 	case GitHub:
-		return writeAuditGitHub(w, r, o)
+		return writeAuditGitHub(w, r, c, o)
 	case SARIF:
 		if o.Automation == "" {
 			o.Automation = auditAutomation
+		}
+		if c != nil {
+			return writeAuditSARIFBaseline(w, r, c, o)
 		}
 		return Diagnostics(w, SARIF, auditDiagnostics(r), o)
 	}
@@ -83,15 +97,15 @@ func Audit(w io.Writer, f Format, r *audit.Report, o Options) error {
 	)
 	switch f {
 	case Table:
-		err = writeAuditTable(&b, r)
+		err = writeAuditTable(&b, r, c)
 	case Text:
-		err = writeAuditText(&b, r, o)
+		err = writeAuditText(&b, r, c, o)
 	case JSON:
-		err = encode(&b, auditDoc(r, o))
+		err = encode(&b, auditDoc(r, c, o))
 	case Markdown:
-		writeAuditMarkdown(&b, r)
+		writeAuditMarkdown(&b, r, c)
 	case Prometheus:
-		writeAuditPrometheus(&b, r)
+		writeAuditPrometheus(&b, r, c)
 	default:
 		return fmt.Errorf("unsupported format %q (want %s)", f, orList(AuditFormats))
 	}
@@ -106,7 +120,7 @@ func Audit(w io.Writer, f Format, r *audit.Report, o Options) error {
 
 // writeAuditGitHub prints annotations through the github renderer and the
 // markdown report to o.StepSummary.
-func writeAuditGitHub(w io.Writer, r *audit.Report, o Options) error {
+func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error {
 	if r.Partial {
 		// A file-less warning, so the run page says the counts are incomplete.
 		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("partial audit"), ghData.Replace(partialBanner(r)))
@@ -120,12 +134,21 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, o Options) error {
 		// a non-nil writer keeps its "see job summary" hint.
 		o.StepSummary = io.Discard
 	}
-	if err := Diagnostics(w, GitHub, auditDiagnostics(r), o); err != nil {
+	shown := r
+	if c != nil {
+		// Only new findings are annotated; one notice sums up the rest.
+		shown = c.Filter(r)
+		line := fmt.Sprintf("::notice title=%s::%s\n", ghProperty.Replace("keyreg baseline"), ghData.Replace(baselineLine(c)))
+		if _, err := io.WriteString(w, line); err != nil {
+			return fmt.Errorf("writing %s report: %w", GitHub, err)
+		}
+	}
+	if err := Diagnostics(w, GitHub, auditDiagnostics(shown), o); err != nil {
 		return err
 	}
 	if step != nil {
 		var md bytes.Buffer
-		writeAuditMarkdown(&md, r)
+		writeAuditMarkdown(&md, r, c)
 		if _, err := step.Write(md.Bytes()); err != nil {
 			return fmt.Errorf("writing %s report: writing step summary: %w", GitHub, err)
 		}
@@ -149,8 +172,13 @@ type auditView struct {
 	findings     grid // active findings, most severe first
 	suppressed   int
 	summary      string // such as "2 errors, 1 warning, 1 info, 1 suppressed"
-	scan         string
-	notes        []string
+	// findingsTitle heads the findings: "findings", or "findings new since
+	// baseline" when compared with one.
+	findingsTitle string
+	// baseline is set when the report was compared with a baseline.
+	baseline *baselineView
+	scan     string
+	notes    []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
@@ -182,7 +210,7 @@ func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format
 
 // newAuditView prepares r for the human formats.
 func newAuditView(r *audit.Report) *auditView {
-	v := &auditView{}
+	v := &auditView{findingsTitle: "findings"}
 	for _, f := range r.Families {
 		if f.MemoryMeasured {
 			v.memory = true

@@ -30,6 +30,49 @@ type auditJSON struct {
 	Owners        []auditOwnerJSON   `json:"owners"`
 	Unregistered  auditUnregJSON     `json:"unregistered"`
 	Findings      []auditFindingJSON `json:"findings"`
+	// Baseline is present only when the audit was compared with a baseline.
+	Baseline *auditBaselineJSON `json:"baseline,omitempty"`
+}
+
+// auditBaselineJSON sums up the comparison with a baseline: fingerprints
+// of new and resolved entries, and every entry with its state.
+type auditBaselineJSON struct {
+	File         string                   `json:"file"`
+	Created      time.Time                `json:"created"`
+	Registry     string                   `json:"registry"`
+	New          []string                 `json:"new"`
+	Resolved     []string                 `json:"resolved"`
+	Unchanged    int                      `json:"unchanged"`
+	ResolvedNote string                   `json:"resolved_note,omitempty"`
+	Entries      []auditBaselineEntryJSON `json:"entries"`
+}
+
+// auditBaselineEntryJSON is one baseline entry with its state. The fields
+// after state are those of the baseline file (docs/audit.md).
+type auditBaselineEntryJSON struct {
+	State        string  `json:"state"` // new, unchanged or resolved
+	Fingerprint  string  `json:"fingerprint"`
+	Rule         string  `json:"rule"`
+	Severity     string  `json:"severity"`
+	Family       string  `json:"family"`
+	Prefix       *string `json:"prefix,omitempty"`
+	PrefixBase64 string  `json:"prefix_base64,omitempty"`
+	Other        bool    `json:"other"`
+	Count        int64   `json:"count"`
+}
+
+func baselineEntryJSON(state string, e audit.Entry) auditBaselineEntryJSON {
+	j := auditBaselineEntryJSON{
+		State: state, Fingerprint: e.Fingerprint, Rule: e.Rule, Family: e.Family, Other: e.Other, Count: e.Count,
+	}
+	if e.Severity > diag.Off {
+		j.Severity = e.Severity.String()
+	}
+	if e.Group {
+		p := validUTF8(e.Prefix)
+		j.Prefix, j.PrefixBase64 = &p, rawBase64(e.Prefix)
+	}
+	return j
 }
 
 type auditScanJSON struct {
@@ -93,6 +136,7 @@ type auditGroupJSON struct {
 	WithTTL      int64              `json:"with_ttl"`
 	Memory       *int64             `json:"memory_bytes,omitempty"`
 	Examples     []auditExampleJSON `json:"examples"`
+	New          *bool              `json:"new,omitempty"` // only with a baseline
 }
 
 type auditFindingJSON struct {
@@ -109,6 +153,7 @@ type auditFindingJSON struct {
 	Examples   []auditExampleJSON `json:"examples"`
 	Suppressed bool               `json:"suppressed"`
 	Reason     string             `json:"reason,omitempty"`
+	New        *bool              `json:"new,omitempty"` // only with a baseline
 }
 
 // auditExampleJSON is a key name. Key is the name as a JSON string; when
@@ -147,7 +192,7 @@ func memoryJSON(measured bool, n int64) *int64 {
 }
 
 // auditDoc converts r to its json document.
-func auditDoc(r *audit.Report, o Options) auditJSON {
+func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 	memory := false
 	for _, f := range r.Families {
 		if f != nil && f.MemoryMeasured {
@@ -222,6 +267,9 @@ func auditDoc(r *audit.Report, o Options) auditJSON {
 		for _, k := range g.Examples {
 			jg.Examples = append(jg.Examples, exampleJSON(k, ""))
 		}
+		if c != nil {
+			jg.New = boolPtr(c.IsNewGroup(g))
+		}
 		doc.Unregistered.Groups = append(doc.Unregistered.Groups, jg)
 	}
 	for _, f := range r.Findings {
@@ -242,9 +290,38 @@ func auditDoc(r *audit.Report, o Options) auditJSON {
 		for _, e := range f.Examples {
 			jf.Examples = append(jf.Examples, exampleJSON(e.Key, e.Detail))
 		}
+		if c != nil {
+			jf.New = boolPtr(c.IsNew(f))
+		}
 		doc.Findings = append(doc.Findings, jf)
 	}
+	if c != nil {
+		doc.Baseline = baselineDoc(c)
+	}
 	return doc
+}
+
+func boolPtr(b bool) *bool { return &b }
+
+// baselineDoc converts the comparison to its json object.
+func baselineDoc(c *audit.Comparison) *auditBaselineJSON {
+	d := &auditBaselineJSON{
+		File: slashPath(c.File), Created: c.Created.UTC(), Registry: c.Registry,
+		New: []string{}, Resolved: []string{}, Unchanged: len(c.Unchanged),
+		ResolvedNote: c.ResolvedNote, Entries: []auditBaselineEntryJSON{},
+	}
+	for _, e := range c.New {
+		d.New = append(d.New, e.Fingerprint)
+		d.Entries = append(d.Entries, baselineEntryJSON("new", e))
+	}
+	for _, e := range c.Unchanged {
+		d.Entries = append(d.Entries, baselineEntryJSON("unchanged", e))
+	}
+	for _, e := range c.Resolved {
+		d.Resolved = append(d.Resolved, e.Fingerprint)
+		d.Entries = append(d.Entries, baselineEntryJSON("resolved", e))
+	}
+	return d
 }
 
 // position returns the audit's position string, or one made from the Pos

@@ -64,8 +64,8 @@ func (c cell) markdown() string {
 }
 
 // writeAuditMarkdown prints the report as GitHub-flavoured markdown.
-func writeAuditMarkdown(b *bytes.Buffer, r *audit.Report) {
-	v := newAuditView(r)
+func writeAuditMarkdown(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) {
+	v := newAuditViewFor(r, c)
 	b.WriteString("## keyreg audit\n\n")
 	if v.partial != "" {
 		fmt.Fprintf(b, "> [!WARNING]\n> %s\n\n", mdText.Replace(v.partial))
@@ -90,9 +90,28 @@ func writeAuditMarkdown(b *bytes.Buffer, r *audit.Report) {
 	if len(v.groups.rows) > 0 {
 		writeMDTable(b, v.groups)
 	}
-	fmt.Fprintf(b, "### Findings\n\n%s\n\n", mdText.Replace(v.summary))
+	fmt.Fprintf(b, "### %s\n\n%s\n\n", mdText.Replace(upperFirst(v.findingsTitle)), mdText.Replace(v.summary))
 	if len(v.findings.rows) > 0 {
 		writeMDTable(b, v.findings)
+	}
+	if bv := v.baseline; bv != nil {
+		fmt.Fprintf(b, "### Baseline\n\n%s\n\n", mdText.Replace(bv.line))
+		fmt.Fprintf(b, "#### New since baseline (%d)\n\n", len(bv.added.rows))
+		if len(bv.added.rows) > 0 {
+			writeMDTable(b, bv.added)
+		} else {
+			b.WriteString("None.\n\n")
+		}
+		if bv.resolvedNote != "" {
+			fmt.Fprintf(b, "#### Resolved since baseline\n\n%s\n\n", mdText.Replace(upperFirst(bv.resolvedTitle)))
+		} else {
+			fmt.Fprintf(b, "#### Resolved since baseline (%d)\n\n", len(bv.resolved.rows))
+			if len(bv.resolved.rows) > 0 {
+				writeMDTable(b, bv.resolved)
+			} else {
+				b.WriteString("None.\n\n")
+			}
+		}
 	}
 	fmt.Fprintf(b, "### Scan\n\n%s\n", mdText.Replace(strings.TrimPrefix(v.scan, "scan: ")))
 	for _, n := range v.notes {

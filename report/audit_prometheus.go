@@ -35,7 +35,7 @@ var promHelp = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
 // writeAuditPrometheus prints r as gauges in the text exposition format, for
 // the node_exporter textfile collector. Families without samples are left
 // out; samples are sorted by their label values.
-func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report) {
+func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) {
 	keys := promMetric{name: "keyreg_keys", help: "Keys of a registry family found by the last audit."}
 	withTTL := promMetric{name: "keyreg_keys_with_ttl", help: "Keys of a registry family that have a TTL."}
 	memory := promMetric{name: "keyreg_memory_bytes", help: "Summed MEMORY USAGE of the keys of a registry family, when measured."}
@@ -83,6 +83,14 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report) {
 		single("keyreg_audit_vanished_keys", "Keys deleted between SCAN and the probe.", float64(r.Scan.Vanished)),
 		single("keyreg_audit_duration_seconds", "How long the last audit took.", r.Scan.Duration.Seconds()),
 		single("keyreg_audit_partial", "1 when the last audit did not cover the whole keyspace, else 0.", partial),
+	}
+	if c != nil {
+		metrics = append(metrics,
+			single("keyreg_baseline_new_findings", "Baseline entries (rule and family, or unregistered prefix) the last audit found that the baseline lacks.", float64(len(c.New))),
+			single("keyreg_baseline_unchanged_findings", "Baseline entries the last audit found again.", float64(len(c.Unchanged))))
+		if c.ResolvedNote == "" {
+			metrics = append(metrics, single("keyreg_baseline_resolved_findings", "Baseline entries the last audit no longer found.", float64(len(c.Resolved))))
+		}
 	}
 	if !r.Started.IsZero() {
 		end := r.Started.Add(r.Scan.Duration)

@@ -16,8 +16,8 @@ import (
 // writeAuditText prints the report as plain aligned lines: no box drawing,
 // stable for golden tests and grep. Findings are gcc-style lines from the
 // text renderer, which also writes the summary to o.Summary.
-func writeAuditText(b *bytes.Buffer, r *audit.Report, o Options) error {
-	v := newAuditView(r)
+func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
+	v := newAuditViewFor(r, c)
 	writeHeader(b, v)
 
 	b.WriteString("\nfamilies:\n")
@@ -30,17 +30,32 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, o Options) error {
 	if len(v.groups.rows) > 0 {
 		writeTabbed(b, v.groups)
 	}
-	fmt.Fprintf(b, "\nfindings: %s\n", v.summary)
-	if err := Diagnostics(b, Text, auditDiagnostics(r), o); err != nil {
+	fmt.Fprintf(b, "\n%s: %s\n", v.findingsTitle, v.summary)
+	shown := r
+	if c != nil {
+		shown = c.Filter(r)
+	}
+	if err := Diagnostics(b, Text, auditDiagnostics(shown), o); err != nil {
 		return err
+	}
+	if bv := v.baseline; bv != nil {
+		fmt.Fprintf(b, "\n%s\n", bv.line)
+		fmt.Fprintf(b, "\nnew since baseline: %d\n", len(bv.added.rows))
+		if len(bv.added.rows) > 0 {
+			writeTabbed(b, bv.added)
+		}
+		fmt.Fprintf(b, "\nresolved since baseline: %s\n", bv.resolvedTitle)
+		if len(bv.resolved.rows) > 0 {
+			writeTabbed(b, bv.resolved)
+		}
 	}
 	writeFooter(b, v)
 	return nil
 }
 
 // writeAuditTable prints the report as tables for a terminal.
-func writeAuditTable(b *bytes.Buffer, r *audit.Report) error {
-	v := newAuditView(r)
+func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) error {
+	v := newAuditViewFor(r, c)
 	writeHeader(b, v)
 
 	sections := []struct {
@@ -50,7 +65,18 @@ func writeAuditTable(b *bytes.Buffer, r *audit.Report) error {
 		{"families", v.families},
 		{"owners", v.owners},
 		{"unregistered: " + v.unregistered, v.groups},
-		{"findings: " + v.summary, v.findings},
+		{v.findingsTitle + ": " + v.summary, v.findings},
+	}
+	if bv := v.baseline; bv != nil {
+		sections = append(sections,
+			struct {
+				title string
+				g     grid
+			}{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
+			struct {
+				title string
+				g     grid
+			}{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
 	}
 	for _, s := range sections {
 		fmt.Fprintf(b, "\n%s\n", s.title)

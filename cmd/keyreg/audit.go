@@ -32,6 +32,13 @@ type auditOptions struct {
 	showValues bool
 	format     string
 	failOn     string
+	baseline   baselineOptions
+}
+
+// baselineOptions are the --baseline and --write-baseline flags.
+type baselineOptions struct {
+	compare string // --baseline: report only findings new since this file
+	write   string // --write-baseline: record this audit's findings here
 }
 
 func (a *app) auditCmd() *cobra.Command {
@@ -55,11 +62,19 @@ The minimal ACL it needs is in docs/audit.md.
 The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
 Cluster mode is detected; every master is scanned concurrently.
 
-Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or config
-error, 3 runtime error (Redis unreachable, a node failed, interrupted).`,
+With --baseline, only findings new since the baseline file are reported and
+counted for the exit code; findings of the baseline that are gone are listed
+as resolved. --write-baseline records the findings of this audit (rule,
+family and, for unregistered keys, the inferred prefix; no key name or value).
+
+Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
+findings only), 2 usage or config error (including a baseline file that does
+not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
   keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom`,
+  keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom
+  keyreg audit --write-baseline keyreg-baseline.json
+  keyreg audit --baseline keyreg-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			return a.runAudit(c.Context(), o)
@@ -79,6 +94,8 @@ error, 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
+	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
 	return c
 }
 
@@ -94,6 +111,13 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
 		return err
+	}
+	// A bad baseline is a config error, found before Redis is touched.
+	var base *audit.Baseline
+	if o.baseline.compare != "" {
+		if base, err = audit.LoadBaseline(o.baseline.compare); err != nil {
+			return usageError(err, "write one with keyreg audit --write-baseline "+o.baseline.compare)
+		}
 	}
 	so := o.conn.scannerOptions(scanner.Plan{})
 	so.Match, so.Count, so.Rate, so.MaxKeys = o.match, o.count, o.rate, o.maxKeys
@@ -113,18 +137,29 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered = o.match != ""
-	return a.audit(ctx, conn, reg, ao, format, threshold)
+	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
 }
 
 // audit runs the audit, prints the report and maps the outcome to an exit
 // code. An interrupted or failed scan still prints the partial report.
 func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity) error {
+	return a.auditBaseline(ctx, src, reg, ao, format, threshold, nil, "")
+}
+
+// auditBaseline is audit, compared with base when it is not nil (only new
+// findings then count for the exit code), and recording the findings in
+// the file writeTo when it is set and the audit is complete.
+func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
 	var progress atomic.Int64
 	ao.Progress = &progress
 	stop := a.progress(&progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()
-	if err := a.writeAudit(format, rep); err != nil {
+	var comp *audit.Comparison
+	if base != nil {
+		comp = audit.Compare(rep, base)
+	}
+	if err := a.writeAudit(format, rep, comp); err != nil {
 		return runtimeError(err, "")
 	}
 	if runErr != nil {
@@ -136,13 +171,25 @@ func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registr
 		}
 		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), "")
 	}
-	if failed(rep.Diagnostics(), threshold) {
+	if writeTo != "" {
+		if rep.Partial {
+			return runtimeError(fmt.Errorf("not writing baseline %s: the audit is partial", writeTo), "a baseline needs a complete audit: drop --max-keys")
+		}
+		if err := audit.WriteBaseline(writeTo, audit.NewBaseline(rep)); err != nil {
+			return runtimeError(err, "")
+		}
+	}
+	counted := rep
+	if comp != nil {
+		counted = comp.Filter(rep)
+	}
+	if failed(counted.Diagnostics(), threshold) {
 		return errFindings
 	}
 	return nil
 }
 
-func (a *app) writeAudit(format report.Format, rep *audit.Report) error {
+func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Comparison) error {
 	o := report.Options{
 		Tool:       report.Tool{Name: "keyreg", Version: version, InformationURI: "https://github.com/keyreg/keyreg"},
 		Rules:      ruleInfos(),
@@ -161,7 +208,7 @@ func (a *app) writeAudit(format report.Format, rep *audit.Report) error {
 			o.StepSummary = f
 		}
 	}
-	return report.Audit(a.stdout, format, rep, o)
+	return report.AuditBaseline(a.stdout, format, rep, comp, o)
 }
 
 // auditFormat parses --format; the default is table on a terminal, text

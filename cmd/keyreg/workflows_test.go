@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rhysd/actionlint"
@@ -27,5 +31,82 @@ func TestWorkflowsLint(t *testing.T) {
 	}
 	for _, e := range errs {
 		t.Errorf("%s:%d:%d: %s [%s]", e.Filepath, e.Line, e.Column, e.Message, e.Kind)
+	}
+}
+
+// docWorkflows returns the yaml blocks of docs/ci.md that are workflows
+// (they have an on: key), with keyreg's reusable workflows referenced as
+// local files, so that actionlint checks the inputs and secrets they pass.
+func docWorkflows(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := regexp.MustCompile(`keyreg/keyreg/(\.github/workflows/[a-z-]+\.yml)@\S+`)
+	var out []string
+	parts := strings.Split(string(b), "```")
+	for i := 1; i < len(parts); i += 2 {
+		info, body, _ := strings.Cut(parts[i], "\n")
+		if info != "yaml" || !regexp.MustCompile(`(?m)^on:`).MatchString(body) {
+			continue
+		}
+		out = append(out, remote.ReplaceAllString(body, "./$1"))
+	}
+	return out
+}
+
+// lintDoc runs actionlint on one workflow, resolving local reusable
+// workflows in this repository.
+func lintDoc(t *testing.T, name, body string) []*actionlint.Error {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proj, err := actionlint.NewProject(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := actionlint.NewLinter(io.Discard, &actionlint.LinterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, err := l.Lint(name, []byte(body), proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return errs
+}
+
+// TestDocsWorkflowsLint runs actionlint on the caller workflows of
+// docs/ci.md, so that the copy-pasteable examples stay valid.
+func TestDocsWorkflowsLint(t *testing.T) {
+	blocks := docWorkflows(t)
+	if len(blocks) != 2 {
+		t.Fatalf("docs/ci.md has %d workflow examples, want 2 (one per reusable workflow)", len(blocks))
+	}
+	calls := []string{"uses: ./.github/workflows/registry-check.yml\n", "uses: ./.github/workflows/scheduled-audit.yml\n"}
+	for i, body := range blocks {
+		if !strings.Contains(body, calls[i]) {
+			t.Errorf("docs/ci.md workflow %d does not call %s", i+1, strings.TrimSpace(calls[i]))
+		}
+		for _, e := range lintDoc(t, fmt.Sprintf("docs/ci.md#%d", i+1), body) {
+			t.Errorf("docs/ci.md workflow %d:%d:%d: %s [%s]", i+1, e.Line, e.Column, e.Message, e.Kind)
+		}
+	}
+	// The check has teeth: an input or a secret the reusable workflow does
+	// not declare, or a missing required secret, is reported.
+	for _, bad := range []struct{ name, from, to string }{
+		{"unknown input", "      registry: keys.yaml\n", "      registry: keys.yaml\n      no-such-input: x\n"},
+		{"missing secret", "    secrets:\n      REDIS_URL: ${{ secrets.PROD_REDIS_URL }}\n", ""},
+	} {
+		body := blocks[len(blocks)-1]
+		if !strings.Contains(body, bad.from) {
+			t.Fatalf("%s: the audit example lacks %q", bad.name, bad.from)
+		}
+		if errs := lintDoc(t, "bad.yml", strings.Replace(body, bad.from, bad.to, 1)); len(errs) == 0 {
+			t.Errorf("%s: actionlint found nothing", bad.name)
+		}
 	}
 }
