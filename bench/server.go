@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+)
+
+// This file is a small redis-server process manager. It follows the ideas of
+// internal/redistest (free loopback ports, no persistence, PING polling, a
+// hand-built 3-master cluster) but works in a standalone program: errors are
+// returned instead of failing a testing.TB, and servers live until stopAll.
+
+// server is one redis-server process started by the bench.
+type server struct {
+	Addr string
+	Port int
+	Dir  string
+
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// procs tracks every server so that stopAll can kill them.
+type procs struct {
+	bin     string
+	root    string // parent directory of every server directory
+	mu      sync.Mutex
+	servers []*server
+}
+
+func (p *procs) stopAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.servers {
+		s.stop()
+	}
+	p.servers = nil
+}
+
+func (s *server) stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// freePort returns a loopback port that is free now; with bus, port+10000
+// (the cluster bus port) is free too.
+func freePort(bus bool) (int, error) {
+	for range 50 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, fmt.Errorf("finding a free port: %w", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !bus {
+			return port, nil
+		}
+		if port+10000 > 65535 {
+			continue
+		}
+		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
+		if err != nil {
+			continue
+		}
+		_ = l2.Close()
+		return port, nil
+	}
+	return 0, errors.New("no free port pair (port, port+10000) found")
+}
+
+var portMu sync.Mutex
+
+// start launches a redis-server in a fresh directory under p.root and waits
+// until it answers PING (a server loading an RDB answers -LOADING until it
+// is done, so this also waits for the load). prepare, when set, runs on the
+// directory before the process starts (to place a dump.rdb there).
+func (p *procs) start(name string, bus bool, timeout time.Duration, prepare func(dir string) error, extra ...string) (*server, error) {
+	var lastErr error
+	for range 5 {
+		portMu.Lock()
+		port, err := freePort(bus)
+		portMu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(p.root, fmt.Sprintf("%s-%d", name, port))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if prepare != nil {
+			if err := prepare(dir); err != nil {
+				return nil, err
+			}
+		}
+		s := &server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir}
+		args := append([]string{
+			"--port", strconv.Itoa(port),
+			"--bind", "127.0.0.1",
+			"--dir", dir,
+			"--dbfilename", "dump.rdb",
+			"--save", "",
+			"--appendonly", "no",
+			"--daemonize", "no",
+			"--protected-mode", "no",
+			"--logfile", "",
+		}, extra...)
+		if err := p.launch(s, args, timeout); err != nil {
+			lastErr = err
+			if strings.Contains(err.Error(), "Address already in use") {
+				continue
+			}
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("no usable port after 5 attempts: %w", lastErr)
+}
+
+func (p *procs) launch(s *server, args []string, timeout time.Duration) error {
+	logPath := filepath.Join(s.Dir, "redis.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(p.bin, args...)
+	cmd.Dir = s.Dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own process group: a Ctrl-C on the terminal reaches the bench,
+	// which then stops the servers itself (or leaves them with -keep).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		_ = logf.Close()
+		return fmt.Errorf("starting %s: %w", p.bin, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); _ = logf.Close(); close(done) }()
+	s.cmd, s.done = cmd, done
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-done:
+			s.cmd = nil
+			return fmt.Errorf("redis-server exited during startup: %s", tail(logPath))
+		default:
+		}
+		if pingRaw(s.Addr) {
+			p.mu.Lock()
+			p.servers = append(p.servers, s)
+			p.mu.Unlock()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return fmt.Errorf("redis-server did not answer PING within %s: %s", timeout, tail(logPath))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func pingRaw(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.HasPrefix(line, "+PONG")
+}
+
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log)"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > 8 {
+		lines = lines[len(lines)-8:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Printf(context.Context, string, ...any) {}
+
+var quietOnce sync.Once
+
+// newClient returns a go-redis client with the quiet settings scanner uses:
+// no CLIENT SETINFO, no maintenance notifications, no log lines.
+func newClient(addr string, pool int) *redis.Client {
+	quietOnce.Do(func() { redis.SetLogger(nopLogger{}) })
+	return redis.NewClient(&redis.Options{
+		Addr:                     addr,
+		DisableIdentity:          true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+		DialTimeout:              5 * time.Second,
+		ReadTimeout:              30 * time.Second,
+		WriteTimeout:             30 * time.Second,
+		PoolSize:                 pool,
+		MaxRetries:               2,
+	})
+}
+
+// slotRanges are the slots of the three masters, as in internal/redistest.
+var slotRanges = [3][2]int{{0, 5460}, {5461, 10922}, {10923, 16383}}
+
+// startCluster starts three cluster-enabled masters, assigns slotRanges and
+// waits for cluster_state:ok on every node.
+func (p *procs) startCluster(ctx context.Context) ([]*server, error) {
+	nodes := make([]*server, 3)
+	for i := range nodes {
+		s, err := p.start(fmt.Sprintf("cluster%d", i), true, 15*time.Second, nil,
+			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+			"--cluster-node-timeout", "5000", "--cluster-require-full-coverage", "yes")
+		if err != nil {
+			return nil, fmt.Errorf("starting cluster node %d: %w", i, err)
+		}
+		nodes[i] = s
+	}
+	clients := make([]*redis.Client, 3)
+	for i, s := range nodes {
+		clients[i] = newClient(s.Addr, 1)
+		defer clients[i].Close()
+	}
+	for i, c := range clients {
+		if err := c.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
+			return nil, fmt.Errorf("cluster set-config-epoch: %w", err)
+		}
+		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", slotRanges[i][0], slotRanges[i][1]).Err(); err != nil {
+			return nil, fmt.Errorf("cluster addslotsrange: %w", err)
+		}
+	}
+	for i := 1; i < 3; i++ {
+		if err := clients[0].Do(ctx, "CLUSTER", "MEET", "127.0.0.1", nodes[i].Port).Err(); err != nil {
+			return nil, fmt.Errorf("cluster meet: %w", err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for i, c := range clients {
+		for {
+			info, err := c.ClusterInfo(ctx).Result()
+			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:3") {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("cluster node %s not ok after 30s (last error %v)", nodes[i].Addr, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return nodes, nil
+}
+
+// standaloneCopy saves src (SAVE) and starts a non-cluster redis-server that
+// loads the resulting dump.rdb: the same keys, values, TTLs and encodings,
+// served as a plain standalone server.
+func (p *procs) standaloneCopy(ctx context.Context, src *server, name string) (*server, error) {
+	c := newClient(src.Addr, 1)
+	defer c.Close()
+	if err := c.Save(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("SAVE on %s: %w", src.Addr, err)
+	}
+	rdb := filepath.Join(src.Dir, "dump.rdb")
+	return p.start(name, false, 10*time.Minute, func(dir string) error {
+		return os.Rename(rdb, filepath.Join(dir, "dump.rdb"))
+	})
+}
