@@ -6,6 +6,11 @@
 // sorted first (on a copy), and the same input always yields the same bytes.
 // Diagnostics with severity [diag.Off] are never printed or counted.
 //
+// [Audit] renders an audit report as a table, text, JSON, markdown, GitHub
+// annotations, SARIF or a Prometheus textfile; [Explain] and
+// [WriteExplanation] describe one key; [Rules] lists the rules, and is what
+// docs/rules.md is generated from.
+//
 // The package never writes to os.Stdout or os.Stderr: every destination is an
 // [io.Writer] passed in by the caller.
 package report
