@@ -233,7 +233,7 @@ func newAuditView(r *audit.Report) *auditView {
 		v.header = append(v.header, [2]string{"started", r.Started.UTC().Format(time.RFC3339)})
 	}
 	v.header = append(v.header,
-		[2]string{"keys", fmt.Sprintf("%d (%d registered, %d unregistered)", r.Totals.Keys, r.Totals.Registered, r.Totals.Unregistered)},
+		[2]string{"keys", keyCounts(r)},
 		[2]string{"findings", v.summary})
 	if r.Partial {
 		v.partial = partialBanner(r)
@@ -486,4 +486,20 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// keyCounts splits the keys into registered, unregistered and, when there
+// are any, keys with a family's layout but a bad placeholder value: those
+// are counted as unregistered by the audit but reported on their family
+// (placeholder-invalid), not in a prefix group.
+func keyCounts(r *audit.Report) string {
+	grouped := r.Unregistered.Other
+	for _, g := range r.Unregistered.Groups {
+		grouped += g.Keys
+	}
+	s := fmt.Sprintf("%d (%d registered, %d unregistered", r.Totals.Keys, r.Totals.Registered, grouped)
+	if bad := r.Totals.Unregistered - grouped; bad > 0 {
+		s += fmt.Sprintf(", %d with a bad placeholder value", bad)
+	}
+	return s + ")"
 }
