@@ -100,11 +100,7 @@ not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 }
 
 func (a *app) runAudit(ctx context.Context, o auditOptions) error {
-	format, err := a.auditFormat(o.format)
-	if err != nil {
-		return err
-	}
-	threshold, err := failOn(o.failOn)
+	format, threshold, err := a.auditOutput(o.format, o.failOn)
 	if err != nil {
 		return err
 	}
@@ -209,6 +205,16 @@ func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Co
 		}
 	}
 	return report.AuditBaseline(a.stdout, format, rep, comp, o)
+}
+
+// auditOutput parses the --format and --fail-on of an audit report.
+func (a *app) auditOutput(format, fail string) (report.Format, diag.Severity, error) {
+	f, err := a.auditFormat(format)
+	if err != nil {
+		return "", 0, err
+	}
+	threshold, err := failOn(fail)
+	return f, threshold, err
 }
 
 // auditFormat parses --format; the default is table on a terminal, text

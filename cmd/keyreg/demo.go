@@ -71,11 +71,7 @@ To audit your own Redis: keyreg audit --url redis://host:6379 --registry keys.ya
 }
 
 func (a *app) runDemo(ctx context.Context, o demoOptions) error {
-	format, err := a.auditFormat(o.format)
-	if err != nil {
-		return err
-	}
-	threshold, err := failOn(o.failOn)
+	format, threshold, err := a.auditOutput(o.format, o.failOn)
 	if err != nil {
 		return err
 	}
