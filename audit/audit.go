@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +27,13 @@ import (
 type Source interface {
 	Scan(ctx context.Context, fn func(batch []scanner.KeyInfo) error) (scanner.Stats, error)
 	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
+}
+
+// BatchSampler is implemented by a Source that reads many samples in a few
+// round trips (a *scanner.Conn): the i-th sample and error belong to keys[i]
+// and mean what Sample would return for that key.
+type BatchSampler interface {
+	SampleBatch(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error)
 }
 
 // Options tunes one run. The zero value samples nothing; see Defaults.
@@ -67,22 +76,41 @@ func Defaults() Options {
 // of families with max_idle, MEMORY USAGE for families with max_bytes (or
 // every key when memory is set), and the length of collections whose family
 // has max_len. The scanner calls it once per key.
+//
+// The plan's Class carries the match to Run (family index + 1, or noFamily),
+// so Run does not match the key again: pass Run the same registry.
 func Plan(reg *registry.Registry, memory bool) func(key string) scanner.Plan {
 	m := reg.Matcher()
 	plans := make([]scanner.Plan, len(reg.Families))
 	for i, f := range reg.Families {
-		plans[i] = scanner.Plan{Idle: f.MaxIdle > 0, Memory: memory || f.MaxBytes > 0}
+		plans[i] = scanner.Plan{Idle: f.MaxIdle > 0, Memory: memory || f.MaxBytes > 0, Class: i + 1}
 		if f.MaxLen > 0 {
 			plans[i].Len = f.Type
 		}
 	}
-	none := scanner.Plan{Memory: memory}
+	none := scanner.Plan{Memory: memory, Class: noFamily}
 	return func(key string) scanner.Plan {
 		if f := m.Match(key); f != nil {
 			return plans[f.Index]
 		}
 		return none
 	}
+}
+
+// noFamily is the scanner.Plan Class of a key that matched no family; 0
+// means the key was not classified (no Plan, or another planner).
+const noFamily = -1
+
+// family returns the family of a probed key, from the class Plan gave it
+// when there is one, else by matching.
+func (r *run) family(k *scanner.KeyInfo) *registry.Family {
+	switch {
+	case k.Class == noFamily:
+		return nil
+	case k.Class > 0 && k.Class <= len(r.reg.Families):
+		return r.reg.Families[k.Class-1]
+	}
+	return r.match.Match(k.Key)
 }
 
 // run is the state of one audit.
@@ -98,6 +126,15 @@ type run struct {
 	groups map[string]*Group
 	other  int64
 	st     ScanStats
+	facts  rules.KeyFacts // reused for every key: the rules take a pointer
+	pre    []presampled   // by batch index: samples read ahead for the batch
+}
+
+// presampled is a payload read ahead by BatchSampler and checked.
+type presampled struct {
+	ok  bool
+	res payload.Result // valid when err is nil
+	err error
 }
 
 // famState aggregates one family while the scan runs.
@@ -171,14 +208,16 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 
 // batch audits one batch of keys. It runs on one goroutine at a time.
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
+	r.presample(ctx, batch)
+	facts := &r.facts
 	for i := range batch {
 		k := &batch[i]
-		facts := keyFacts(k, r.o.Now)
+		*facts = keyFacts(k, r.o.Now)
 		var st *famState
-		if f := r.match.Match(k.Key); f != nil {
+		if f := r.family(k); f != nil {
 			facts.Family = f
 			st = &r.fams[f.Index]
-			gone, err := r.sample(ctx, k, st, &facts)
+			gone, err := r.sample(ctx, i, k, st, facts)
 			if err != nil {
 				return err
 			}
@@ -215,7 +254,7 @@ func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 		}
 		active := false
 		for j, rule := range r.rules {
-			if rule.Key == nil || !rule.Key(&facts) {
+			if rule.Key == nil || !rule.Key(facts) {
 				continue
 			}
 			h := st.hits[j]
@@ -225,7 +264,7 @@ func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 			}
 			h.count++
 			if len(h.examples) < r.o.Examples {
-				h.examples = append(h.examples, r.example(rule, &facts))
+				h.examples = append(h.examples, r.example(rule, facts))
 			}
 			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
 				active = true
@@ -264,15 +303,21 @@ func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
 // sample reads and checks the payload of a key while its family is under
 // its sample quota. gone reports that the key vanished (or changed type)
 // since the probe; it is then counted in Vanished.
-func (r *run) sample(ctx context.Context, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) (gone bool, err error) {
+func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) (gone bool, err error) {
 	f := facts.Family
-	if r.o.Sample <= 0 || st.rep.Sampled+st.skipS >= int64(r.o.Sample) || (f.Schema == nil && f.Encoding == "") {
+	if !r.wantSample(k, f, st, 0) {
 		return false, nil
 	}
-	if f.Type != "" && k.Type != f.Type {
-		return false, nil // type-mismatch says it all; the payload would not decode
+	var (
+		s   payload.Sample
+		res payload.Result
+		pre = i < len(r.pre) && r.pre[i].ok
+	)
+	if pre {
+		res, err = r.pre[i].res, r.pre[i].err
+	} else {
+		s, err = r.src.Sample(ctx, *k, r.o.SampleLen, r.o.MaxValueBytes)
 	}
-	s, err := r.src.Sample(ctx, *k, r.o.SampleLen, r.o.MaxValueBytes)
 	switch {
 	case errors.Is(err, scanner.ErrTooLarge):
 		st.skipS++
@@ -284,12 +329,79 @@ func (r *run) sample(ctx context.Context, k *scanner.KeyInfo, st *famState, fact
 	case err != nil:
 		return false, err
 	}
-	res := payload.Check(f, s, payload.Options{ShowValues: r.o.ShowValues})
+	if !pre {
+		res = payload.Check(f, s, payload.Options{ShowValues: r.o.ShowValues})
+	}
 	facts.Payload = &res
 	st.rep.Sampled++
 	r.st.Sampled++
 	return false, nil
 }
+
+// wantSample reports whether k's payload is read: its family has a schema
+// or an encoding, k has the family's type (else type-mismatch says it all;
+// the payload would not decode), and the family is under its sample quota,
+// counting planned samples not yet taken.
+func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, planned int64) bool {
+	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) &&
+		(f.Schema != nil || f.Encoding != "") && (f.Type == "" || k.Type == f.Type)
+}
+
+// presample reads ahead, in one BatchSampler call, the payloads batch would
+// sample key by key: the keys of each family up to its remaining quota. It
+// checks them on up to checkWorkers goroutines (payload.Check is pure). A
+// key that vanished frees its quota; a later key then takes it with a plain
+// Sample call, so the keys sampled are exactly those of a key-by-key run.
+func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) {
+	r.pre = r.pre[:0]
+	bs, ok := r.src.(BatchSampler)
+	if !ok || r.o.Sample <= 0 {
+		return
+	}
+	var (
+		idx     []int
+		keys    []scanner.KeyInfo
+		fams    []*registry.Family
+		planned map[int]int64
+	)
+	for i := range batch {
+		k := &batch[i]
+		f := r.family(k)
+		if f == nil || !r.wantSample(k, f, &r.fams[f.Index], planned[f.Index]) {
+			continue
+		}
+		if planned == nil {
+			planned = map[int]int64{}
+		}
+		planned[f.Index]++
+		idx = append(idx, i)
+		keys = append(keys, *k)
+		fams = append(fams, f)
+	}
+	if len(keys) == 0 {
+		return
+	}
+	ss, errs := bs.SampleBatch(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes)
+	r.pre = slices.Grow(r.pre[:0], len(batch))[:len(batch)]
+	clear(r.pre)
+	workers := min(runtime.GOMAXPROCS(0), checkWorkers, len(idx))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for j := w; j < len(idx); j += workers {
+				p := presampled{ok: true, err: errs[j]}
+				if p.err == nil {
+					p.res = payload.Check(fams[j], ss[j], payload.Options{ShowValues: r.o.ShowValues})
+				}
+				r.pre[idx[j]] = p
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkWorkers caps the goroutines that check read-ahead payloads.
+const checkWorkers = 4
 
 // group counts an unregistered key under its inferred prefix.
 func (r *run) group(k *scanner.KeyInfo) {

@@ -50,26 +50,27 @@ type usageErr struct{ error }
 
 // config is the parsed command line.
 type config struct {
-	n, clusterN int
-	rounds      int
-	cases       []string
-	cluster     bool
-	jsonOut     bool
-	keep        bool
-	redisServer string
-	redisCLI    string
-	keyreg      string
-	registry    string
-	rate        int
-	rateKeys    int
-	seed        uint64
-	args        []string
+	n, clusterN  int
+	rounds       int
+	cases        []string
+	cluster      bool
+	jsonOut      bool
+	keep         bool
+	redisServer  string
+	redisCLI     string
+	keyreg       string
+	registry     string
+	registryIdle string
+	rate         int
+	rateKeys     int
+	seed         uint64
+	args         []string
 }
 
 // allCases lists every case in table order.
 var allCases = []string{
 	"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys",
-	"audit", "audit-memory", "audit-validate", "rate",
+	"audit", "audit-idle", "audit-memory", "audit-validate", "rate",
 	"cluster-parallel", "cluster-sequential",
 }
 
@@ -88,6 +89,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.redisCLI, "redis-cli", "redis-cli", "redis-cli binary")
 	fs.StringVar(&c.keyreg, "keyreg", "", "prebuilt keyreg binary (default: go build ./cmd/keyreg into a temp dir)")
 	fs.StringVar(&c.registry, "registry", "", "registry for the audit cases (default: bench/keys.yaml of the module)")
+	fs.StringVar(&c.registryIdle, "registry-idle", "", "registry of the audit-idle case (default: keys-idle.yaml next to -registry)")
 	fs.IntVar(&c.rate, "rate", 50000, "--rate of the production-safety case")
 	fs.IntVar(&c.rateKeys, "rate-keys", 500_000, "--max-keys of the production-safety case (0: whole keyspace)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated keyspace")
@@ -187,6 +189,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 				return nil, fmt.Errorf("go build ./cmd/keyreg: %v\n%s", err, out.String())
 			}
 		}
+	}
+	if cfg.registryIdle == "" {
+		cfg.registryIdle = filepath.Join(filepath.Dir(cfg.registry), "keys-idle.yaml")
 	}
 
 	env := &env{cfg: cfg, self: self, logf: logf, tmp: tmp, timeBin: findGNUTime()}

@@ -80,6 +80,9 @@ var caseDefs = map[string]caseDef{
 	"audit": {"audit", "keyreg audit (default)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main)
 	}},
+	"audit-idle": {"audit-idle", "keyreg audit with a blanket max_idle (keys-idle.yaml: OBJECT IDLETIME on every key)", func(ctx context.Context, e *env) (sample, error) {
+		return e.audit(ctx, e.main, "--registry", e.cfg.registryIdle)
+	}},
 	"audit-memory": {"audit-memory", "keyreg audit --memory", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--memory")
 	}},

@@ -39,16 +39,19 @@ func TestProbeVanished(t *testing.T) {
 }
 
 func TestDedupe(t *testing.T) {
-	uniq, cur, dups := dedupe([]string{"a", "b", "a", "c"}, nil)
+	prev, cur := map[string]struct{}{}, map[string]struct{}{}
+	uniq, dups := dedupe([]string{"a", "b", "a", "c"}, prev, cur)
 	if len(uniq) != 3 || dups != 1 || len(cur) != 3 {
 		t.Fatalf("first reply: %q %d", uniq, dups)
 	}
-	uniq, cur, dups = dedupe([]string{"c", "d", "d", "b"}, cur)
+	prev, cur = cur, prev
+	uniq, dups = dedupe([]string{"c", "d", "d", "b"}, prev, cur)
 	if len(uniq) != 1 || uniq[0] != "d" || dups != 3 {
 		t.Fatalf("second reply: %q %d", uniq, dups)
 	}
 	// The window is two replies: "a" (two replies back) passes again.
-	uniq, _, dups = dedupe([]string{"a", "d"}, cur)
+	prev, cur = cur, prev
+	uniq, dups = dedupe([]string{"a", "d"}, prev, cur)
 	if len(uniq) != 1 || uniq[0] != "a" || dups != 1 {
 		t.Fatalf("third reply: %q %d", uniq, dups)
 	}
@@ -90,5 +93,20 @@ func TestParseClusterNodes(t *testing.T) {
 	}
 	if _, err := parseClusterNodes("garbage line", ""); err == nil {
 		t.Error("garbage accepted")
+	}
+}
+
+// TestLimiterRate checks the token bucket's long-run rate: it starts empty,
+// so 20 batches of 100 keys at 10,000 keys/s take 0.2 s, not 0.1 s.
+func TestLimiterRate(t *testing.T) {
+	l := newLimiter(10000)
+	start := time.Now()
+	for range 20 {
+		if err := l.wait(context.Background(), 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := time.Since(start); d < 180*time.Millisecond || d > time.Second {
+		t.Errorf("2000 keys at 10000/s took %v, want about 200ms", d)
 	}
 }

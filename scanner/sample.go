@@ -27,99 +27,172 @@ var ErrVanished = errors.New("key vanished")
 // vanished returns ErrVanished. Module types (such as
 // RedisJSON) are not read: the sample is empty.
 func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (payload.Sample, error) {
-	s := payload.Sample{Type: k.Type}
-	cl := c.clientFor(k)
-	if n < 1 {
-		n = 1
-	}
-	if err := c.sizeCheck(ctx, cl, k, n, maxBytes); err != nil {
-		if errors.Is(err, redis.Nil) || redis.HasErrorPrefix(err, "WRONGTYPE") {
-			return s, ErrVanished
-		}
-		if errors.Is(err, ErrTooLarge) {
-			return s, err
-		}
-		return s, redact(fmt.Errorf("sampling %q on %s: %w", k.Key, k.Node, err))
-	}
-	var err error
-	switch k.Type {
-	case "string":
-		var v string
-		v, err = cl.Get(ctx, k.Key).Result()
-		s.String = []byte(v)
-	case "hash":
-		var kv []string
-		kv, _, err = cl.HScan(ctx, k.Key, 0, "", int64(n)).Result()
-		s.Fields = make(map[string][]byte, len(kv)/2)
-		for i := 0; i+1 < len(kv) && len(s.Fields) < n; i += 2 {
-			s.Fields[kv[i]] = []byte(kv[i+1])
-		}
-	case "list":
-		var vs []string
-		vs, err = cl.LRange(ctx, k.Key, 0, int64(n-1)).Result()
-		s.Members = bytesOf(vs, n, 1)
-	case "set":
-		var vs []string
-		vs, _, err = cl.SScan(ctx, k.Key, 0, "", int64(n)).Result()
-		s.Members = bytesOf(vs, n, 1)
-	case "zset":
-		var vs []string
-		vs, _, err = cl.ZScan(ctx, k.Key, 0, "", int64(n)).Result()
-		s.Members = bytesOf(vs, n, 2) // member, score pairs
-	case "stream":
-		var msgs []redis.XMessage
-		msgs, err = cl.XRangeN(ctx, k.Key, "-", "+", int64(n)).Result()
-		for _, m := range msgs {
-			e := make(map[string][]byte, len(m.Values))
-			for f, v := range m.Values {
-				if str, ok := v.(string); ok {
-					e[f] = []byte(str)
-				}
-			}
-			s.Entries = append(s.Entries, e)
-		}
-	}
-	switch {
-	case errors.Is(err, redis.Nil), redis.HasErrorPrefix(err, "WRONGTYPE"):
-		return s, ErrVanished
-	case err != nil:
-		return s, redact(fmt.Errorf("sampling %q on %s: %w", k.Key, k.Node, err))
-	}
-	return s, nil
+	ss, errs := c.SampleBatch(ctx, []KeyInfo{k}, n, maxBytes)
+	return ss[0], errs[0]
 }
 
-// sizeCheck refuses values whose read would exceed maxBytes.
-func (c *Conn) sizeCheck(ctx context.Context, cl *redis.Client, k KeyInfo, n int, maxBytes int64) error {
-	if maxBytes <= 0 {
+// SampleBatch is Sample for many keys in two pipelined round trips per node:
+// every size check in the first, every read that passed in the second. The
+// i-th sample and error belong to keys[i]; each error is what Sample would
+// return for that key.
+func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
+	ss := make([]payload.Sample, len(keys))
+	errs := make([]error, len(keys))
+	n = max(n, 1)
+	// Keys of one batch come from one node; group anyway, by client.
+	byClient := map[*redis.Client][]int{}
+	var order []*redis.Client
+	for i, k := range keys {
+		ss[i].Type = k.Type
+		cl := c.clientFor(k)
+		if _, ok := byClient[cl]; !ok {
+			order = append(order, cl)
+		}
+		byClient[cl] = append(byClient[cl], i)
+	}
+	for _, cl := range order {
+		c.sampleNode(ctx, cl, keys, byClient[cl], n, maxBytes, ss, errs)
+	}
+	for i, err := range errs {
+		switch {
+		case err == nil, errors.Is(err, ErrTooLarge):
+		case errors.Is(err, redis.Nil), redis.HasErrorPrefix(err, "WRONGTYPE"):
+			errs[i] = ErrVanished
+		default:
+			errs[i] = redact(fmt.Errorf("sampling %q on %s: %w", keys[i].Key, keys[i].Node, err))
+		}
+	}
+	return ss, errs
+}
+
+// sampleNode runs the size checks and then the reads of keys[idx] on cl.
+func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo, idx []int, n int, maxBytes int64, ss []payload.Sample, errs []error) {
+	if maxBytes > 0 {
+		pipe := cl.Pipeline()
+		checks := make([]func() error, len(idx))
+		for j, i := range idx {
+			checks[j] = queueSizeCheck(ctx, pipe, keys[i], n, maxBytes)
+		}
+		_, _ = pipe.Exec(ctx) // errors are read per command
+		for j, i := range idx {
+			if checks[j] != nil {
+				errs[i] = checks[j]()
+			}
+		}
+	}
+	pipe := cl.Pipeline()
+	reads := make([]func(*payload.Sample) error, len(idx))
+	for j, i := range idx {
+		if errs[i] == nil {
+			reads[j] = queueRead(ctx, pipe, keys[i].Type, keys[i].Key, n)
+		}
+	}
+	if pipe.Len() == 0 {
+		return
+	}
+	_, _ = pipe.Exec(ctx)
+	for j, i := range idx {
+		if reads[j] != nil {
+			errs[i] = reads[j](&ss[i])
+		}
+	}
+}
+
+// queueSizeCheck queues the size check of k (STRLEN for a string; MEMORY
+// USAGE and the length for a collection) and returns the function that
+// judges it after Exec: ErrTooLarge when the read would exceed maxBytes.
+// It returns nil for module types, which are not read.
+func queueSizeCheck(ctx context.Context, pipe redis.Pipeliner, k KeyInfo, n int, maxBytes int64) func() error {
+	if k.Type == "string" {
+		size := pipe.StrLen(ctx, k.Key)
+		return func() error {
+			v, err := size.Result()
+			if err == nil && v > maxBytes {
+				err = ErrTooLarge
+			}
+			return err
+		}
+	}
+	length := lenCmd(ctx, k.Type, k.Key)
+	if length == nil {
 		return nil
 	}
-	if k.Type == "string" {
-		size, err := cl.StrLen(ctx, k.Key).Result()
+	mem := pipe.MemoryUsage(ctx, k.Key)
+	_ = pipe.Process(ctx, length)
+	return func() error {
+		m, err := mem.Result()
 		if err != nil {
 			return err
 		}
-		if size > maxBytes {
+		l, err := length.Result()
+		if err != nil {
+			return err
+		}
+		if l > 0 && m*min(int64(n), l)/l > maxBytes {
 			return ErrTooLarge
 		}
 		return nil
 	}
-	pipe := cl.Pipeline()
-	mem := pipe.MemoryUsage(ctx, k.Key)
-	length := lenCmd(ctx, pipe, k.Type, k.Key)
-	if length == nil {
-		return nil // a module type: Sample reads nothing
-	}
-	_, _ = pipe.Exec(ctx)
-	m, err := mem.Result()
-	if err != nil {
-		return err
-	}
-	l, err := length.Result()
-	if err != nil {
-		return err
-	}
-	if l > 0 && m*min(int64(n), l)/l > maxBytes {
-		return ErrTooLarge
+}
+
+// queueRead queues the read of up to n elements of key (the whole value of
+// a string) and returns the function that fills the sample after Exec; nil
+// for module types, which are not read.
+func queueRead(ctx context.Context, pipe redis.Pipeliner, typ, key string, n int) func(*payload.Sample) error {
+	switch typ {
+	case "string":
+		cmd := pipe.Get(ctx, key)
+		return func(s *payload.Sample) error {
+			v, err := cmd.Bytes()
+			s.String = v
+			return err
+		}
+	case "hash":
+		cmd := pipe.HScan(ctx, key, 0, "", int64(n))
+		return func(s *payload.Sample) error {
+			kv, _, err := cmd.Result()
+			s.Fields = make(map[string][]byte, len(kv)/2)
+			for i := 0; i+1 < len(kv) && len(s.Fields) < n; i += 2 {
+				s.Fields[kv[i]] = []byte(kv[i+1])
+			}
+			return err
+		}
+	case "list":
+		cmd := pipe.LRange(ctx, key, 0, int64(n-1))
+		return func(s *payload.Sample) error {
+			vs, err := cmd.Result()
+			s.Members = bytesOf(vs, n, 1)
+			return err
+		}
+	case "set":
+		cmd := pipe.SScan(ctx, key, 0, "", int64(n))
+		return func(s *payload.Sample) error {
+			vs, _, err := cmd.Result()
+			s.Members = bytesOf(vs, n, 1)
+			return err
+		}
+	case "zset":
+		cmd := pipe.ZScan(ctx, key, 0, "", int64(n))
+		return func(s *payload.Sample) error {
+			vs, _, err := cmd.Result()
+			s.Members = bytesOf(vs, n, 2) // member, score pairs
+			return err
+		}
+	case "stream":
+		cmd := pipe.XRangeN(ctx, key, "-", "+", int64(n))
+		return func(s *payload.Sample) error {
+			msgs, err := cmd.Result()
+			for _, m := range msgs {
+				e := make(map[string][]byte, len(m.Values))
+				for f, v := range m.Values {
+					if str, ok := v.(string); ok {
+						e[f] = []byte(str)
+					}
+				}
+				s.Entries = append(s.Entries, e)
+			}
+			return err
+		}
 	}
 	return nil
 }

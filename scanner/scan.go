@@ -84,7 +84,10 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, notes
 //
 // Each SCAN reply is probed with exactly one pipelined round trip: OBJECT
 // IDLETIME first (it must precede anything that could touch the key), TYPE,
-// PTTL, then MEMORY USAGE, as enabled by Options.
+// PTTL, then MEMORY USAGE, as enabled by Options. Per node, SCAN goes on
+// while up to probeDepth of these pipelines are in flight (shared among the
+// shards in cluster mode, at least one each); batches still reach fn one at
+// a time, in SCAN order, and at most depth+1 of them are held per node.
 //
 // Duplicates: SCAN may return a key more than once, but only while the hash
 // table is resized between calls. A per-node window holding the keys of the
@@ -125,6 +128,9 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 	if c.opts.Rate > 0 {
 		lim = newLimiter(c.opts.Rate)
 	}
+	// The in-flight probes share probeDepth across shards: more would only
+	// add memory and contention for the same CPUs.
+	depth := max(1, probeDepth/max(1, len(groups)))
 	out := make(chan batch, len(groups))
 	var (
 		wg       sync.WaitGroup
@@ -133,7 +139,7 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 	)
 	for _, g := range groups {
 		wg.Go(func() {
-			if err := c.scanGroup(inner, g, lim, out); err != nil {
+			if err := c.scanGroup(inner, g, depth, lim, out); err != nil {
 				errOnce.Do(func() { firstErr = err })
 				cancel()
 			}
@@ -200,31 +206,100 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 }
 
 // scanGroup scans the targets of one group in order.
-func (c *Conn) scanGroup(ctx context.Context, g []target, lim *limiter, out chan<- batch) error {
+func (c *Conn) scanGroup(ctx context.Context, g []target, depth int, lim *limiter, out chan<- batch) error {
 	for i, t := range g {
-		if err := c.scanTarget(ctx, t, i == len(g)-1, lim, out); err != nil {
+		if err := c.scanTarget(ctx, t, i == len(g)-1, depth, lim, out); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// scanTarget runs the SCAN cursor loop on one node and database. The probe
-// stage is a separate function of (client, keys) so that several probe
-// pipelines could later be kept in flight per node.
-func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, lim *limiter, out chan<- batch) error {
-	match := PrefixGlob(c.opts.Match)
-	var (
-		cursor uint64
-		prev   = map[string]struct{}{}
-	)
+// probeDepth is the number of probe pipelines a node scanner keeps in flight
+// while its SCAN loop goes on. SCAN runs on the client's main pool and the
+// pipelines on go-redis' pipeline pool (10 connections by default), so the
+// next SCAN reply is on its way while earlier batches are being probed.
+const probeDepth = 3
+
+// inflight is one SCAN batch whose probe runs in its own goroutine; done is
+// closed when b and err are set.
+type inflight struct {
+	b    batch
+	err  error
+	done chan struct{}
+}
+
+// scanTarget runs the SCAN cursor loop on one node and database, with up to
+// depth probe pipelines in flight (see probeDepth). A forwarder hands
+// the probed batches to out in SCAN order, so the consumer sees exactly the
+// sequence a strictly sequential loop would produce; the group's final marker
+// is sent only after every batch and the run_id check.
+func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, depth int, lim *limiter, out chan<- batch) error {
 	where := t.node
 	if c.mode != modeCluster {
 		where += " db " + strconv.Itoa(t.db)
 	}
-	// A SCAN cursor means nothing to a restarted (or failed-over) server:
-	// the scan would end early and look complete. The run_id, read before
-	// the first SCAN and after the last, tells.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The queue bounds the batches between SCAN and the consumer: at most
+	// depth being probed, the forwarder's included.
+	queue := make(chan *inflight, depth-1)
+	fwd := make(chan error, 1)
+	go func() { fwd <- forward(ctx, cancel, queue, out) }()
+	err := c.scanLoop(ctx, t, where, lim, queue)
+	close(queue)
+	ferr := <-fwd
+	switch {
+	case ferr != nil && (err == nil || errors.Is(err, context.Canceled)):
+		// A probe failed first; the SCAN loop only saw the cancellation.
+		return ferr
+	case err != nil:
+		return err
+	}
+	if lastOfGroup {
+		select {
+		case out <- batch{final: true}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// forward passes the probed batches of queue to out in order. After the first
+// error it cancels the scan and only waits for the remaining probes, so no
+// goroutine outlives scanTarget.
+func forward(ctx context.Context, cancel context.CancelFunc, queue <-chan *inflight, out chan<- batch) error {
+	var first error
+	for p := range queue {
+		<-p.done
+		if first != nil {
+			continue
+		}
+		if p.err != nil {
+			first = p.err
+			cancel()
+			continue
+		}
+		select {
+		case out <- p.b:
+		case <-ctx.Done():
+			first = ctx.Err()
+		}
+	}
+	return first
+}
+
+// scanLoop runs SCAN until the cursor is 0 and queues every batch for
+// probing. A SCAN cursor means nothing to a restarted (or failed-over)
+// server: the scan would end early and look complete. The run_id, read
+// before the first SCAN and after the last, tells.
+func (c *Conn) scanLoop(ctx context.Context, t target, where string, lim *limiter, queue chan<- *inflight) error {
+	match := PrefixGlob(c.opts.Match)
+	var (
+		cursor    uint64
+		prev, cur = map[string]struct{}{}, map[string]struct{}{}
+	)
 	run0, err := runID(ctx, t.client)
 	if err != nil {
 		return fmt.Errorf("scan on %s: %w", where, err)
@@ -237,42 +312,46 @@ func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, lim *
 		if err != nil {
 			return fmt.Errorf("scan on %s: %w", where, err)
 		}
-		b := batch{scanned: len(keys)}
-		uniq, cur, dups := dedupe(keys, prev)
-		b.duplicates = dups
-		prev = cur
+		uniq, dups := dedupe(keys, prev, cur)
+		prev, cur = cur, prev
 		if lim != nil && len(uniq) > 0 {
 			if err := lim.wait(ctx, len(uniq)); err != nil {
 				return err
 			}
 		}
-		if len(uniq) > 0 {
-			infos, vanished, notes, err := c.probe(ctx, t.client, t.node, t.db, uniq)
-			if err != nil {
-				return fmt.Errorf("probing keys on %s: %w", where, err)
-			}
-			b.keys, b.vanished, b.notes = infos, vanished, notes
-		}
-		cursor = next
-		if cursor == 0 && run0 != "" {
-			run1, err := runID(ctx, t.client)
-			if err != nil {
-				return fmt.Errorf("scan on %s: %w", where, err)
-			}
-			if run1 != run0 {
-				return fmt.Errorf("scan on %s: the server restarted during the scan (run_id changed), so keys were missed", where)
-			}
-		}
-		b.final = cursor == 0 && lastOfGroup
+		p := &inflight{b: batch{scanned: len(keys), duplicates: dups}, done: make(chan struct{})}
 		select {
-		case out <- b:
+		case queue <- p:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		go func() {
+			defer close(p.done)
+			if len(uniq) == 0 {
+				return
+			}
+			infos, vanished, notes, err := c.probe(ctx, t.client, t.node, t.db, uniq)
+			if err != nil {
+				p.err = fmt.Errorf("probing keys on %s: %w", where, err)
+				return
+			}
+			p.b.keys, p.b.vanished, p.b.notes = infos, vanished, notes
+		}()
+		cursor = next
 		if cursor == 0 {
-			return nil
+			break
 		}
 	}
+	if run0 != "" {
+		run1, err := runID(ctx, t.client)
+		if err != nil {
+			return fmt.Errorf("scan on %s: %w", where, err)
+		}
+		if run1 != run0 {
+			return fmt.Errorf("scan on %s: the server restarted during the scan (run_id changed), so keys were missed", where)
+		}
+	}
+	return nil
 }
 
 // runID returns the run_id of the server behind cl, which changes when it
@@ -291,10 +370,11 @@ func runID(ctx context.Context, cl *redis.Client) (string, error) {
 }
 
 // dedupe drops keys already in prev (the previous reply's keys) or earlier in
-// keys. It returns the unique keys, the set of this reply's keys (the next
-// call's prev) and the number dropped. It reuses the backing array of keys.
-func dedupe(keys []string, prev map[string]struct{}) ([]string, map[string]struct{}, int) {
-	cur := make(map[string]struct{}, len(keys))
+// keys. It fills cur (cleared first) with this reply's keys, the next call's
+// prev, and returns the unique keys and the number dropped. It reuses the
+// backing array of keys.
+func dedupe(keys []string, prev, cur map[string]struct{}) ([]string, int) {
+	clear(cur)
 	uniq := keys[:0]
 	dups := 0
 	for _, k := range keys {
@@ -307,7 +387,7 @@ func dedupe(keys []string, prev map[string]struct{}) ([]string, map[string]struc
 		cur[k] = struct{}{}
 		uniq = append(uniq, k)
 	}
-	return uniq, cur, dups
+	return uniq, dups
 }
 
 // probeCmds holds the pipelined commands for one key.
@@ -319,21 +399,24 @@ type probeCmds struct {
 	len  *redis.IntCmd
 }
 
-// lenCmd queues the length command for a collection type; nil for others.
-func lenCmd(ctx context.Context, pipe redis.Pipeliner, typ, key string) *redis.IntCmd {
+// lenCmd returns the length command for a collection type; nil for others.
+func lenCmd(ctx context.Context, typ, key string) *redis.IntCmd {
+	var name string
 	switch typ {
 	case "hash":
-		return pipe.HLen(ctx, key)
+		name = "hlen"
 	case "list":
-		return pipe.LLen(ctx, key)
+		name = "llen"
 	case "set":
-		return pipe.SCard(ctx, key)
+		name = "scard"
 	case "zset":
-		return pipe.ZCard(ctx, key)
+		name = "zcard"
 	case "stream":
-		return pipe.XLen(ctx, key)
+		name = "xlen"
+	default:
+		return nil
 	}
-	return nil
+	return redis.NewIntCmd(ctx, name, key)
 }
 
 // probe sends one pipeline with the probe commands for every key and returns
@@ -342,23 +425,47 @@ func lenCmd(ctx context.Context, pipe redis.Pipeliner, typ, key string) *redis.I
 // a vanished key makes it redis.Nil.
 func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
 	cmds := make([]probeCmds, len(keys))
-	pipe := cl.Pipeline()
+	plans := make([]Plan, len(keys))
+	n := 0
 	for i, k := range keys {
 		p := Plan{Idle: c.opts.Idle, Memory: c.opts.Memory}
 		if c.opts.Plan != nil {
 			kp := c.opts.Plan(k)
-			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len}
+			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
 		}
+		plans[i] = p
+		n += 2
 		if p.Idle {
-			cmds[i].idle = pipe.ObjectIdleTime(ctx, k)
+			n++
 		}
-		cmds[i].typ = pipe.Type(ctx, k)
-		cmds[i].pttl = pipe.PTTL(ctx, k)
 		if p.Memory {
-			cmds[i].mem = pipe.MemoryUsage(ctx, k)
+			n++
 		}
-		cmds[i].len = lenCmd(ctx, pipe, p.Len, k)
+		if p.Len != "" {
+			n++
+		}
 	}
+	// One exactly sized command list, handed to the pipeline at once.
+	all := make([]redis.Cmder, 0, n)
+	for i, k := range keys {
+		p, pc := &plans[i], &cmds[i]
+		if p.Idle {
+			pc.idle = redis.NewDurationCmd(ctx, time.Second, "object", "idletime", k)
+			all = append(all, pc.idle)
+		}
+		pc.typ = redis.NewStatusCmd(ctx, "type", k)
+		pc.pttl = redis.NewDurationCmd(ctx, time.Millisecond, "pttl", k)
+		all = append(all, pc.typ, pc.pttl)
+		if p.Memory {
+			pc.mem = redis.NewIntCmd(ctx, "memory", "usage", k)
+			all = append(all, pc.mem)
+		}
+		if pc.len = lenCmd(ctx, p.Len, k); pc.len != nil {
+			all = append(all, pc.len)
+		}
+	}
+	pipe := cl.Pipeline()
+	_ = pipe.BatchProcess(ctx, all...)
 	_, _ = pipe.Exec(ctx) // errors are read per command below
 	var (
 		infos    = make([]KeyInfo, 0, len(keys))
@@ -389,7 +496,7 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			vanished++
 			continue
 		}
-		ki := KeyInfo{Key: k, DB: db, Node: node, Type: typ, PTTL: pttl}
+		ki := KeyInfo{Key: k, DB: db, Node: node, Type: typ, PTTL: pttl, Class: plans[i].Class}
 		if pttl < 0 {
 			ki.PTTL = NoExpiry
 		}
@@ -487,8 +594,10 @@ func isRedirect(msg string) bool {
 }
 
 // limiter is a token bucket shared by all node scanners: Rate tokens per
-// second, a burst of one second's worth, and debt allowed so that a batch
-// larger than the burst waits proportionally instead of forever.
+// second. It starts empty and holds at most a tenth of a second's worth, so
+// the long-run rate is Rate from the first key on (a full one-second bucket
+// at the start let a 10 s audit run 10% over its cap). Debt is allowed, so a
+// batch larger than the bucket waits proportionally instead of forever.
 type limiter struct {
 	mu     sync.Mutex
 	rate   float64
@@ -498,7 +607,7 @@ type limiter struct {
 }
 
 func newLimiter(rate int) *limiter {
-	return &limiter{rate: float64(rate), burst: float64(rate), tokens: float64(rate), last: time.Now()}
+	return &limiter{rate: float64(rate), burst: float64(rate) / 10, last: time.Now()}
 }
 
 // wait takes n tokens, sleeping until the bucket is out of debt.

@@ -95,6 +95,10 @@ type Plan struct {
 	Idle   bool   // OBJECT IDLETIME, sent first: later reads reset it
 	Memory bool   // MEMORY USAGE
 	Len    string // the Redis type whose length to read: hash, list, set, zset or stream
+	// Class is an opaque tag of the caller, copied into KeyInfo.Class. The
+	// audit stores the family it matched there, so that it does not match
+	// each key a second time.
+	Class int
 }
 
 // KeyInfo is what one probe learned about one key.
@@ -126,6 +130,9 @@ type KeyInfo struct {
 	// HasLen reports whether Len was collected: the plan asked for it and
 	// the key has the planned type.
 	HasLen bool
+	// Class is Plan.Class of the plan the key was probed with; 0 without
+	// Options.Plan.
+	Class int
 	// Vanished reports that the key did not exist when probed. Scan never
 	// passes vanished keys to its callback (it only counts them); Probe
 	// sets it for a missing key.

@@ -433,8 +433,9 @@ func TestRateLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 200 keys of burst, then 100 keys at 200/s: at least 0.5s.
-	if d := time.Since(start); d < 400*time.Millisecond || d > 5*time.Second {
+	// The bucket starts empty: 300 keys at 200/s take 1.5 s (the last
+	// batch's wait included), never the 0.5 s a one-second burst allowed.
+	if d := time.Since(start); d < 1300*time.Millisecond || d > 5*time.Second {
 		t.Errorf("300 keys at 200/s took %v", d)
 	}
 	if len(got) != len(w) {
@@ -548,4 +549,54 @@ func TestClusterMasterKilledMidScan(t *testing.T) {
 		t.Errorf("failure took %v", d)
 	}
 	t.Logf("error: %v (after %d keys)", err, st.Keys)
+}
+
+// TestSampleBatch checks that SampleBatch answers for every key exactly what
+// Sample answers: payloads of every type, a value over the byte limit, a
+// vanished key and a key whose type changed since the probe.
+func TestSampleBatch(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	seed(t, admin, "sb:", 14)
+	if err := admin.Set(ctx, "sb:big", strings.Repeat("x", 1<<20+1), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, scanner.Options{URL: s.URL()})
+	var keys []scanner.KeyInfo
+	for _, k := range []string{"sb:0", "sb:1", "sb:2", "sb:3", "sb:4", "sb:5", "sb:6", "sb:big", "sb:gone", "sb:retyped"} {
+		ki, err := conn.Probe(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, ki)
+	}
+	keys[8] = scanner.KeyInfo{Key: "sb:gone", Node: s.Addr, Type: "string"}       // deleted after the probe
+	keys[9] = scanner.KeyInfo{Key: "sb:2", Node: s.Addr, Type: "string"}          // a hash now
+	keys = append(keys, scanner.KeyInfo{Key: "sb:6", Node: s.Addr, Type: "list"}) // a stream now
+	ss, errs := conn.SampleBatch(ctx, keys, 10, 1<<20)
+	if len(ss) != len(keys) || len(errs) != len(keys) {
+		t.Fatalf("%d samples, %d errors for %d keys", len(ss), len(errs), len(keys))
+	}
+	for i, k := range keys {
+		one, err := conn.Sample(ctx, k, 10, 1<<20)
+		if !errors.Is(errs[i], err) && (errs[i] == nil) != (err == nil) {
+			t.Errorf("%s: batch error %v, single error %v", k.Key, errs[i], err)
+		}
+		if fmt.Sprint(ss[i]) != fmt.Sprint(one) && err == nil {
+			t.Errorf("%s: batch %+v, single %+v", k.Key, ss[i], one)
+		}
+	}
+	if !errors.Is(errs[7], scanner.ErrTooLarge) {
+		t.Errorf("sb:big: %v, want ErrTooLarge", errs[7])
+	}
+	for _, i := range []int{8, 9, 10} {
+		if !errors.Is(errs[i], scanner.ErrVanished) {
+			t.Errorf("%s (%s): %v, want ErrVanished", keys[i].Key, keys[i].Type, errs[i])
+		}
+	}
+	if string(ss[1].String) != `{"a":1}` || len(ss[2].Fields) != 2 || len(ss[6].Entries) != 1 || len(ss[3].Members) != 2 {
+		t.Errorf("samples: %+v", ss[:7])
+	}
 }
