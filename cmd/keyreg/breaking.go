@@ -75,16 +75,8 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 		}
 		against = "origin/" + base
 	}
-	reg, err := loadRegistry(o.registry)
+	reg, err := a.loadReported(o.registry, format, "keyreg/breaking/")
 	if err != nil {
-		// As in lint: an invalid registry is reported in the requested
-		// format, so that annotations land on the broken line.
-		if le, ok := listError(err); ok {
-			if werr := a.writeDiagnostics(format, le.List, "keyreg/breaking/"); werr != nil {
-				return runtimeError(werr, "")
-			}
-			return &exitError{code: exitUsage}
-		}
 		return err
 	}
 	old, err := a.loadAgainst(ctx, o.registry, against, o.against == "")

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/rules"
 	"github.com/spf13/cobra"
@@ -49,19 +50,25 @@ func (a *app) runLint(o lintOptions) error {
 	if err != nil {
 		return err
 	}
-	reg, err := loadRegistry(o.registry)
+	reg, err := a.loadReported(o.registry, format, "keyreg/lint/")
 	if err != nil {
-		// An invalid registry is still reported in the requested format,
-		// so CI annotations land on the broken line.
-		if le, ok := listError(err); ok {
-			if werr := a.writeDiagnostics(format, le.List, "keyreg/lint/"); werr != nil {
-				return runtimeError(werr, "")
-			}
-			return &exitError{code: exitUsage}
-		}
 		return err
 	}
 	return a.reportDiagnostics(format, rules.Lint(reg), "keyreg/lint/", threshold)
+}
+
+// loadReported loads the registry at p. An invalid registry is reported in
+// the requested format, so CI annotations land on the broken line, and
+// exits 2.
+func (a *app) loadReported(p string, format report.Format, automation string) (*registry.Registry, error) {
+	reg, err := loadRegistry(p)
+	if le, ok := listError(err); ok {
+		if werr := a.writeDiagnostics(format, le.List, automation); werr != nil {
+			return nil, runtimeError(werr, "")
+		}
+		return nil, &exitError{code: exitUsage}
+	}
+	return reg, err
 }
 
 // reportDiagnostics prints l and maps it to an exit code: 2 when a finding
