@@ -33,9 +33,16 @@ import (
 // and laid out depth first, so that a key tends to walk forwards through
 // memory that is already in the cache. A record starts with four words:
 //
-//	run state: acc, acc, next, n, set_1 ... set_n   the key continues with
+//	run state: acc, acc, next, n, m, lits, set_m+1 ... set_n
+//	                                                the key continues with
 //	                                                n bytes, the j-th in
-//	                                                set_j; then go to next
+//	                                                set_j; then go to next.
+//	                                                The first m sets are one
+//	                                                byte each: lits holds
+//	                                                those bytes, two a word,
+//	                                                in whole groups of four
+//	                                                words (compared eight
+//	                                                bytes at a time)
 //	row state: acc, acc, loop, 0, row_0 ... row_nc  the key may continue with
 //	                                                bytes of loop and stay
 //	                                                here; a byte of class c
@@ -90,12 +97,44 @@ func (d *dfa) match(key string) (term int32, ok bool) {
 	p := d.start
 	i := 0
 	for {
-		rec := prog[p : p+recData]
+		rec := prog[p : p+recData+1]
 		if n := int(rec[recRun]); n > 0 {
 			if len(key)-i < n {
 				return acc(rec), true
 			}
-			run, k := prog[p+recData:p+recData+n], key[i:i+n]
+			nlit := int(rec[recData])
+			q := p + recData + 1
+			if n == 1 && nlit == 1 {
+				// One literal byte, the most common run.
+				if key[i] != byte(prog[q]) {
+					return -1, true
+				}
+				i++
+				p = int(rec[recNext]) * recAlign
+				continue
+			}
+			// The literal prefix, eight bytes at a time.
+			k := key[i:]
+			for r := nlit; r > 0; r -= 8 {
+				w := prog[q : q+4]
+				x := uint64(w[0]) | uint64(w[1])<<16 | uint64(w[2])<<32 | uint64(w[3])<<48
+				if len(k) >= 8 {
+					x ^= le64(k)
+					k = k[8:]
+				} else {
+					for j := 0; j < len(k); j++ {
+						x ^= uint64(k[j]) << (8 * j)
+					}
+				}
+				if r < 8 {
+					x &= 1<<(8*r) - 1
+				}
+				if x != 0 {
+					return -1, true
+				}
+				q += 4
+			}
+			run, k := prog[q:q+n-nlit], key[i+nlit:i+n]
 			for j, set := range run {
 				if !sets[set][k[j]] {
 					return -1, true
@@ -119,6 +158,13 @@ func (d *dfa) match(key string) (term int32, ok bool) {
 		}
 		p = int(next) * recAlign
 	}
+}
+
+// le64 returns the first eight bytes of s, little endian.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // acc returns the acc field of a record.
@@ -441,6 +487,7 @@ func (b *subset) compress() *dfa {
 	// cycle of such states accepts nothing: cut it anywhere.
 	type record struct {
 		run  []uint16 // the set of each byte of the run
+		lits []byte   // the leading bytes of the run whose set is one byte
 		loop uint16   // the loop set of a row state
 		next int32    // the state after the run
 		off  int      // the record's offset in prog, or -1
@@ -462,6 +509,13 @@ func (b *subset) compress() *dfa {
 			t = to
 		}
 		r.next = t
+		for _, set := range r.run {
+			c, ok := single(&d.sets[set])
+			if !ok {
+				break
+			}
+			r.lits = append(r.lits, c)
+		}
 		if len(r.run) == 0 && b.acc[s] >= 0 && !slices.ContainsFunc(row(s), func(t int32) bool { return t != deadState }) {
 			// A state that accepts and leads nowhere is a run of one
 			// byte that is in no set.
@@ -498,7 +552,7 @@ func (b *subset) compress() *dfa {
 			continue
 		}
 		r := fill(s)
-		n := recData + len(r.run)
+		n := recData + 1 + (len(r.lits)+7)/8*4 + len(r.run) - len(r.lits)
 		if len(r.run) == 0 {
 			n = recData + nc
 		}
@@ -532,7 +586,13 @@ func (b *subset) compress() *dfa {
 		if len(r.run) > 0 {
 			rec[recNext] = offset(r.next)
 			rec[recRun] = uint16(len(r.run))
-			copy(rec[recData:], r.run)
+			rec[recData] = uint16(len(r.lits))
+			q := recData + 1
+			for j, c := range r.lits {
+				rec[q+j/2] |= uint16(c) << (8 * (j % 2))
+			}
+			q += (len(r.lits) + 7) / 8 * 4
+			copy(rec[q:], r.run[len(r.lits):])
 			continue
 		}
 		rec[recNext] = r.loop
@@ -542,4 +602,15 @@ func (b *subset) compress() *dfa {
 	}
 	d.start = recs[startState].off
 	return d
+}
+
+// single returns the byte of a set of one byte.
+func single(set *[256]bool) (byte, bool) {
+	n, c := 0, 0
+	for b, in := range set {
+		if in {
+			n, c = n+1, b
+		}
+	}
+	return byte(c), n == 1
 }
