@@ -1,11 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,14 +12,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
-// This file is a small redis-server process manager. It follows the ideas of
-// internal/redistest (free loopback ports, no persistence, PING polling, a
-// hand-built 3-master cluster) but works in a standalone program: errors are
-// returned instead of failing a testing.TB, and servers live until stopAll.
+// This file is a small redis-server process manager. It shares the
+// primitives of internal/redistest (FreePort, Ping, LogTail) but works in a
+// standalone program: errors are returned instead of failing a testing.TB,
+// and servers live until stopAll.
 
 // server is one redis-server process started by the bench.
 type server struct {
@@ -60,32 +58,6 @@ func (s *server) stop() {
 	s.cmd = nil
 }
 
-// freePort returns a loopback port that is free now; with bus, port+10000
-// (the cluster bus port) is free too.
-func freePort(bus bool) (int, error) {
-	for range 50 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("finding a free port: %w", err)
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		_ = l.Close()
-		if !bus {
-			return port, nil
-		}
-		if port+10000 > 65535 {
-			continue
-		}
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+10000))
-		if err != nil {
-			continue
-		}
-		_ = l2.Close()
-		return port, nil
-	}
-	return 0, errors.New("no free port pair (port, port+10000) found")
-}
-
 var portMu sync.Mutex
 
 // start launches a redis-server in a fresh directory under p.root and waits
@@ -96,7 +68,7 @@ func (p *procs) start(name string, bus bool, timeout time.Duration, prepare func
 	var lastErr error
 	for range 5 {
 		portMu.Lock()
-		port, err := freePort(bus)
+		port, err := redistest.FreePort(bus)
 		portMu.Unlock()
 		if err != nil {
 			return nil, err
@@ -158,10 +130,10 @@ func (p *procs) launch(s *server, args []string, timeout time.Duration) error {
 		select {
 		case <-done:
 			s.cmd = nil
-			return fmt.Errorf("redis-server exited during startup: %s", tail(logPath))
+			return fmt.Errorf("redis-server exited during startup: %s", redistest.LogTail(logPath))
 		default:
 		}
-		if pingRaw(s.Addr) {
+		if redistest.Ping(s.Addr) {
 			p.mu.Lock()
 			p.servers = append(p.servers, s)
 			p.mu.Unlock()
@@ -169,36 +141,10 @@ func (p *procs) launch(s *server, args []string, timeout time.Duration) error {
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return fmt.Errorf("redis-server did not answer PING within %s: %s", timeout, tail(logPath))
+			return fmt.Errorf("redis-server did not answer PING within %s: %s", timeout, redistest.LogTail(logPath))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-func pingRaw(addr string) bool {
-	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-	if err != nil {
-		return false
-	}
-	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return false
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && strings.HasPrefix(line, "+PONG")
-}
-
-func tail(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(no log)"
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) > 8 {
-		lines = lines[len(lines)-8:]
-	}
-	return strings.Join(lines, " | ")
 }
 
 type nopLogger struct{}

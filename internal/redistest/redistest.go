@@ -182,23 +182,23 @@ func (s *Server) start() error {
 			s.mu.Lock()
 			s.cmd = nil
 			s.mu.Unlock()
-			return fmt.Errorf("redis-server exited during startup: %s", tail(logPath))
+			return fmt.Errorf("redis-server exited during startup: %s", LogTail(logPath))
 		default:
 		}
-		if pingRaw(s.Addr) {
+		if Ping(s.Addr) {
 			return nil
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
-			return fmt.Errorf("redis-server did not answer PING within %s: %s", startTimeout, tail(logPath))
+			return fmt.Errorf("redis-server did not answer PING within %s: %s", startTimeout, LogTail(logPath))
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// pingRaw sends an inline PING and reports whether +PONG came back. It avoids
+// Ping sends an inline PING and reports whether +PONG came back. It avoids
 // go-redis so that polling a starting server stays cheap and silent.
-func pingRaw(addr string) bool {
+func Ping(addr string) bool {
 	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	if err != nil {
 		return false
@@ -212,8 +212,8 @@ func pingRaw(addr string) bool {
 	return err == nil && strings.HasPrefix(line, "+PONG")
 }
 
-// tail returns the last lines of a log file for error messages.
-func tail(path string) string {
+// LogTail returns the last lines of a log file for error messages.
+func LogTail(path string) string {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return "(no log)"
@@ -229,9 +229,9 @@ func tail(path string) string {
 // pick the same port between "close" and "bind".
 var portMu sync.Mutex
 
-// freePort returns a loopback port that is free right now; when bus is true
+// FreePort returns a loopback port that is free right now; when bus is true
 // port+10000 (the cluster bus port) is free too.
-func freePort(bus bool) (int, error) {
+func FreePort(bus bool) (int, error) {
 	for range 50 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -273,7 +273,7 @@ func tryStart(t testing.TB, bin string, bus bool, mode string, mkConf func(dir s
 	var lastErr error
 	for range 5 {
 		portMu.Lock()
-		port, err := freePort(bus)
+		port, err := FreePort(bus)
 		portMu.Unlock()
 		if err != nil {
 			return nil, err
