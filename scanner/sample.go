@@ -23,7 +23,9 @@ var ErrVanished = errors.New("key vanished")
 // n-1, XRANGE - + COUNT n). It checks the size first, in its own round trip
 // (STRLEN for strings; MEMORY USAGE scaled to n of LEN elements for
 // collections), and returns ErrTooLarge without reading when the value, or
-// the part of a collection it would read, is over maxBytes. A key that
+// the part of a collection it would read, is over maxBytes. What k's probe
+// already measured is not asked again: a string whose MEMORY USAGE is within
+// maxBytes needs no STRLEN, a collection no second LEN or MEMORY USAGE. A key that
 // vanished returns ErrVanished. Module types (such as
 // RedisJSON) are not read: the sample is empty.
 func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (payload.Sample, error) {
@@ -66,6 +68,8 @@ func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes 
 }
 
 // sampleNode runs the size checks and then the reads of keys[idx] on cl.
+// Size checks the probe already answered (MEMORY USAGE, the length) cost no
+// command, and the first round trip is skipped when none is left to send.
 func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo, idx []int, n int, maxBytes int64, ss []payload.Sample, errs []error) {
 	if maxBytes > 0 {
 		pipe := cl.Pipeline()
@@ -73,7 +77,9 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 		for j, i := range idx {
 			checks[j] = queueSizeCheck(ctx, pipe, keys[i], n, maxBytes)
 		}
-		_, _ = pipe.Exec(ctx) // errors are read per command
+		if pipe.Len() > 0 {
+			_, _ = pipe.Exec(ctx) // errors are read per command
+		}
 		for j, i := range idx {
 			if checks[j] != nil {
 				errs[i] = checks[j]()
@@ -98,12 +104,18 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 	}
 }
 
-// queueSizeCheck queues the size check of k (STRLEN for a string; MEMORY
-// USAGE and the length for a collection) and returns the function that
+// queueSizeCheck queues the size check of k and returns the function that
 // judges it after Exec: ErrTooLarge when the read would exceed maxBytes.
-// It returns nil for module types, which are not read.
+// A string needs its STRLEN, unless the probe's MEMORY USAGE is within
+// maxBytes already (a string's MEMORY USAGE is never below its length). A
+// collection needs MEMORY USAGE and its length; what the probe read is not
+// asked again. It returns nil when nothing needs checking, and for module
+// types, which are not read.
 func queueSizeCheck(ctx context.Context, pipe redis.Pipeliner, k KeyInfo, n int, maxBytes int64) func() error {
 	if k.Type == "string" {
+		if k.HasMemory && k.Memory <= maxBytes {
+			return nil
+		}
 		size := pipe.StrLen(ctx, k.Key)
 		return func() error {
 			v, err := size.Result()
@@ -113,20 +125,30 @@ func queueSizeCheck(ctx context.Context, pipe redis.Pipeliner, k KeyInfo, n int,
 			return err
 		}
 	}
-	length := lenCmd(ctx, k.Type, k.Key)
-	if length == nil {
-		return nil
-	}
-	mem := pipe.MemoryUsage(ctx, k.Key)
-	_ = pipe.Process(ctx, length)
-	return func() error {
-		m, err := mem.Result()
-		if err != nil {
-			return err
+	var memCmd, lenCmdQ *redis.IntCmd
+	if !k.HasLen {
+		if lenCmdQ = lenCmd(ctx, k.Type, k.Key); lenCmdQ == nil {
+			return nil
 		}
-		l, err := length.Result()
-		if err != nil {
-			return err
+	}
+	if !k.HasMemory {
+		memCmd = pipe.MemoryUsage(ctx, k.Key)
+	}
+	if lenCmdQ != nil {
+		_ = pipe.Process(ctx, lenCmdQ)
+	}
+	return func() error {
+		m, l := k.Memory, k.Len
+		var err error
+		if memCmd != nil {
+			if m, err = memCmd.Result(); err != nil {
+				return err
+			}
+		}
+		if lenCmdQ != nil {
+			if l, err = lenCmdQ.Result(); err != nil {
+				return err
+			}
 		}
 		if l > 0 && m*min(int64(n), l)/l > maxBytes {
 			return ErrTooLarge

@@ -600,3 +600,126 @@ func TestSampleBatch(t *testing.T) {
 		t.Errorf("samples: %+v", ss[:7])
 	}
 }
+
+// TestSampleReusesProbe checks that the size check sends only what the probe
+// did not measure, and that a probed size over the limit still stops the
+// read.
+func TestSampleReusesProbe(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	if err := admin.Set(ctx, "rp:s", strings.Repeat("s", 100), 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	fields := make([]any, 0, 40)
+	for i := range 20 {
+		fields = append(fields, fmt.Sprint("f", i), "v")
+	}
+	if err := admin.HSet(ctx, "rp:h", fields...).Err(); err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, scanner.Options{URL: s.URL()})
+	str := scanner.KeyInfo{Key: "rp:s", Node: s.Addr, Type: "string"}
+	hash := scanner.KeyInfo{Key: "rp:h", Node: s.Addr, Type: "hash"}
+	cases := []struct {
+		name    string
+		k       scanner.KeyInfo
+		tooBig  bool
+		sent    map[string]int // size-check commands expected
+		notSent []string
+	}{
+		{"string, memory probed small", with(str, 200, -1), false, nil, []string{"strlen"}},
+		{"string, memory probed large", with(str, 2<<20, -1), false, map[string]int{"strlen": 1}, nil},
+		{"string, nothing probed", str, false, map[string]int{"strlen": 1}, nil},
+		{"hash, both probed", with(hash, 10<<20, 20), true, nil, []string{"memory|usage", "hlen", "hscan"}},
+		{"hash, length probed", with(hash, -1, 20), false, map[string]int{"memory|usage": 1}, []string{"hlen"}},
+		{"hash, memory probed", with(hash, 500, -1), false, map[string]int{"hlen": 1}, []string{"memory|usage"}},
+	}
+	for _, c := range cases {
+		before := commandStats(t, admin)
+		ss, errs := conn.SampleBatch(ctx, []scanner.KeyInfo{c.k}, 10, 1<<20)
+		after := commandStats(t, admin)
+		if got := errors.Is(errs[0], scanner.ErrTooLarge); got != c.tooBig || (!c.tooBig && errs[0] != nil) {
+			t.Errorf("%s: error %v, want too large %v", c.name, errs[0], c.tooBig)
+		}
+		if !c.tooBig && len(ss[0].String)+len(ss[0].Fields) == 0 {
+			t.Errorf("%s: nothing read: %+v", c.name, ss[0])
+		}
+		for cmd, n := range c.sent {
+			if d := after[cmd] - before[cmd]; d != n {
+				t.Errorf("%s: %d %s calls, want %d", c.name, d, cmd, n)
+			}
+		}
+		for _, cmd := range c.notSent {
+			if d := after[cmd] - before[cmd]; d != 0 {
+				t.Errorf("%s: %d %s calls, want none", c.name, d, cmd)
+			}
+		}
+	}
+}
+
+// with returns k with a probed MEMORY USAGE and length; -1 leaves either
+// unmeasured.
+func with(k scanner.KeyInfo, mem, n int64) scanner.KeyInfo {
+	if mem >= 0 {
+		k.Memory, k.HasMemory = mem, true
+	}
+	if n >= 0 {
+		k.Len, k.HasLen = n, true
+	}
+	return k
+}
+
+// TestProbeTypedLength checks that a planned length command stands in for
+// TYPE: a length above 0 proves the type, and only the keys it cannot settle
+// (another type, an empty stream, a missing key) cost a TYPE.
+func TestProbeTypedLength(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	if err := admin.HSet(ctx, "tl:hash", "a", 1, "b", 2, "c", 3).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Set(ctx, "tl:string", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	id, err := admin.XAdd(ctx, &redis.XAddArgs{Stream: "tl:stream", Values: []any{"f", "v"}}).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.XDel(ctx, "tl:stream", id).Err(); err != nil { // an empty stream stays
+		t.Fatal(err)
+	}
+	plan := map[string]string{"tl:hash": "hash", "tl:string": "hash", "tl:stream": "stream", "tl:missing": "set"}
+	conn := connect(t, scanner.Options{URL: s.URL(), Plan: func(k string) scanner.Plan { return scanner.Plan{Len: plan[k]} }})
+	want := map[string]struct {
+		typ    string
+		n      int64
+		hasLen bool
+		gone   bool
+	}{
+		"tl:hash":    {"hash", 3, true, false},
+		"tl:string":  {"string", 0, false, false},
+		"tl:stream":  {"stream", 0, true, false},
+		"tl:missing": {"", 0, false, true},
+	}
+	before := commandStats(t, admin)
+	for k, w := range want {
+		ki, err := conn.Probe(ctx, k)
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if ki.Vanished != w.gone || (!w.gone && (ki.Type != w.typ || ki.Len != w.n || ki.HasLen != w.hasLen)) {
+			t.Errorf("%s: type %q len %d (has %v) vanished %v, want %+v", k, ki.Type, ki.Len, ki.HasLen, ki.Vanished, w)
+		}
+	}
+	after := commandStats(t, admin)
+	if d := after["type"] - before["type"]; d != 3 {
+		t.Errorf("%d TYPE calls, want 3 (string, empty stream, missing key)", d)
+	}
+	if d := after["hlen"] + after["xlen"] + after["scard"] - before["hlen"] - before["xlen"] - before["scard"]; d != 4 {
+		t.Errorf("%d length calls, want 4", d)
+	}
+}
