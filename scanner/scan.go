@@ -423,6 +423,13 @@ func lenCmd(ctx context.Context, typ, key string) *redis.IntCmd {
 // the live keys, the number of vanished keys, and non-fatal notes. Each
 // command's own error is read; Pipelined's aggregate error is not used, since
 // a vanished key makes it redis.Nil.
+//
+// A key whose plan asks for the length of a collection type gets that
+// length command instead of TYPE: HLEN, LLEN, SCARD, ZCARD or XLEN answers
+// WRONGTYPE for a key of any other type, so a length above 0 proves the
+// type, and one command per key is saved. A WRONGTYPE answer, a length of 0
+// (a missing key, or an empty stream) or any other error is settled by a
+// TYPE in a second round trip, for those keys only.
 func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
 	cmds := make([]probeCmds, len(keys))
 	plans := make([]Plan, len(keys))
@@ -441,9 +448,6 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 		if p.Memory {
 			n++
 		}
-		if p.Len != "" {
-			n++
-		}
 	}
 	// One exactly sized command list, handed to the pipeline at once.
 	all := make([]redis.Cmder, 0, n)
@@ -453,15 +457,17 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			pc.idle = redis.NewDurationCmd(ctx, time.Second, "object", "idletime", k)
 			all = append(all, pc.idle)
 		}
-		pc.typ = redis.NewStatusCmd(ctx, "type", k)
+		if pc.len = lenCmd(ctx, p.Len, k); pc.len != nil {
+			all = append(all, pc.len)
+		} else {
+			pc.typ = redis.NewStatusCmd(ctx, "type", k)
+			all = append(all, pc.typ)
+		}
 		pc.pttl = redis.NewDurationCmd(ctx, time.Millisecond, "pttl", k)
-		all = append(all, pc.typ, pc.pttl)
+		all = append(all, pc.pttl)
 		if p.Memory {
 			pc.mem = redis.NewIntCmd(ctx, "memory", "usage", k)
 			all = append(all, pc.mem)
-		}
-		if pc.len = lenCmd(ctx, p.Len, k); pc.len != nil {
-			all = append(all, pc.len)
 		}
 	}
 	pipe := cl.Pipeline()
@@ -480,12 +486,12 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			notes = append(notes, n)
 		}
 	}
+	types, err := settleTypes(ctx, cl, keys, plans, cmds, note)
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	for i, k := range keys {
-		pc := cmds[i]
-		typ, err := pc.typ.Result()
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("type: %w", err)
-		}
+		pc, typ := cmds[i], types[i]
 		pttl, err := pc.pttl.Result()
 		if err != nil {
 			return nil, 0, nil, fmt.Errorf("pttl: %w", err)
@@ -522,8 +528,7 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 				note("memory usage", err)
 			}
 		}
-		if pc.len != nil {
-			// A key of another type answers WRONGTYPE: no length then.
+		if pc.len != nil && typ == plans[i].Len {
 			if n, err := pc.len.Result(); err == nil {
 				ki.Len, ki.HasLen = n, true
 			}
@@ -531,6 +536,52 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 		infos = append(infos, ki)
 	}
 	return infos, vanished, notes, nil
+}
+
+// settleTypes returns the type of every probed key: TYPE's answer, or the
+// planned collection type when its length command answered a length above
+// 0. The keys left unsettled are asked TYPE in one more pipelined round
+// trip.
+func settleTypes(ctx context.Context, cl *redis.Client, keys []string, plans []Plan, cmds []probeCmds, note func(string, error)) ([]string, error) {
+	types := make([]string, len(keys))
+	var again []int
+	for i := range keys {
+		pc := &cmds[i]
+		if pc.typ != nil {
+			typ, err := pc.typ.Result()
+			if err != nil {
+				return nil, fmt.Errorf("type: %w", err)
+			}
+			types[i] = typ
+			continue
+		}
+		switch n, err := pc.len.Result(); {
+		case err == nil && n > 0:
+			types[i] = plans[i].Len
+		case err != nil && !redis.HasErrorPrefix(err, "WRONGTYPE"):
+			note(pc.len.Name(), err)
+			fallthrough
+		default:
+			again = append(again, i)
+		}
+	}
+	if len(again) == 0 {
+		return types, nil
+	}
+	typs := make([]*redis.StatusCmd, len(again))
+	pipe := cl.Pipeline()
+	for j, i := range again {
+		typs[j] = pipe.Type(ctx, keys[i])
+	}
+	_, _ = pipe.Exec(ctx)
+	for j, i := range again {
+		typ, err := typs[j].Result()
+		if err != nil {
+			return nil, fmt.Errorf("type: %w", err)
+		}
+		types[i] = typ
+	}
+	return types, nil
 }
 
 // Probe reports the facts of one key with the same commands Scan uses (one

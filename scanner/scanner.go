@@ -4,7 +4,8 @@
 // Sentinel-managed master. Conn.Scan walks the keyspace with SCAN (on every
 // cluster master concurrently, or on one replica per shard) and probes each
 // SCAN batch with one pipelined round trip of TYPE and PTTL (plus OBJECT
-// IDLETIME and MEMORY USAGE when asked). Batches of KeyInfo are handed to a
+// IDLETIME, MEMORY USAGE and a collection's length when asked; a length
+// command stands in for TYPE). Batches of KeyInfo are handed to a
 // callback one at a time, so memory stays bounded by the batch size, never by
 // the number of keys.
 //
@@ -92,9 +93,13 @@ type Options struct {
 
 // Plan is what one probe reads about a key beyond TYPE and PTTL.
 type Plan struct {
-	Idle   bool   // OBJECT IDLETIME, sent first: later reads reset it
-	Memory bool   // MEMORY USAGE
-	Len    string // the Redis type whose length to read: hash, list, set, zset or stream
+	Idle   bool // OBJECT IDLETIME, sent first: later reads reset it
+	Memory bool // MEMORY USAGE
+	// Len is the collection type whose length to read: hash, list, set,
+	// zset or stream. Its length command (HLEN, LLEN, SCARD, ZCARD, XLEN)
+	// is sent instead of TYPE; TYPE follows only when it does not prove
+	// the key is of type Len.
+	Len string
 	// Class is an opaque tag of the caller, copied into KeyInfo.Class. The
 	// audit stores the family it matched there, so that it does not match
 	// each key a second time.
