@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/keyreg/keyreg/registry"
 )
 
 // TestMain lets the test binary double as a Go baseline child: the harness
@@ -65,7 +67,7 @@ func TestSmoke(t *testing.T) {
 	if res.Seeded.Broken == 0 || res.Seeded.ByKind["unregistered"] == 0 || res.Seeded.ByKind["chat-messages"] == 0 {
 		t.Errorf("seeded mix lacks broken payloads, junk or streams: %+v", res.Seeded)
 	}
-	want := []string{"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys", "audit", "audit-idle", "audit-memory", "audit-validate", "cluster-parallel", "cluster-sequential"}
+	want := []string{"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys", "audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "cluster-parallel", "cluster-sequential"}
 	if len(res.Cases) != len(want) {
 		t.Fatalf("got %d cases, want %d", len(res.Cases), len(want))
 	}
@@ -100,8 +102,8 @@ func TestSmoke(t *testing.T) {
 	if res.Cluster == nil || res.Cluster.Speedup <= 0 {
 		t.Errorf("cluster summary: %+v", res.Cluster)
 	}
-	if len(res.Bars) != 9 {
-		t.Errorf("got %d bars, want 9", len(res.Bars))
+	if len(res.Bars) != 11 {
+		t.Errorf("got %d bars, want 11", len(res.Bars))
 	}
 	for _, b := range res.Bars {
 		if b.Verdict != "holds" && b.Verdict != "misses" {
@@ -158,5 +160,41 @@ func TestKeySlot(t *testing.T) {
 		if got := keySlot(key); got != want {
 			t.Errorf("keySlot(%q) = %d, want %d", key, got, want)
 		}
+	}
+}
+
+// TestLeanRegistry checks that the audit-lean registry is bench/keys.yaml
+// with every family kept and no per-key limit left.
+func TestLeanRegistry(t *testing.T) {
+	lean, err := leanRegistry("keys.yaml", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := registry.LoadFile("keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.LoadFile(lean)
+	if err != nil {
+		t.Fatalf("lean registry does not load: %v", err)
+	}
+	if len(reg.Families) != len(full.Families) {
+		t.Fatalf("%d families, want %d", len(reg.Families), len(full.Families))
+	}
+	limited := 0
+	for i, f := range reg.Families {
+		g := full.Families[i]
+		if g.MaxBytes > 0 || g.MaxLen > 0 || g.MaxIdle > 0 {
+			limited++
+		}
+		if f.Name != g.Name || f.Pattern.String() != g.Pattern.String() || f.Type != g.Type || (f.Schema == nil) != (g.Schema == nil) {
+			t.Errorf("family %d: %s %s differs from %s %s", i, f.Name, f.Type, g.Name, g.Type)
+		}
+		if f.MaxBytes != 0 || f.MaxLen != 0 || f.MaxIdle != 0 {
+			t.Errorf("%s keeps a limit: max_bytes %d, max_len %d, max_idle %v", f.Name, f.MaxBytes, f.MaxLen, f.MaxIdle)
+		}
+	}
+	if limited == 0 {
+		t.Error("keys.yaml has no limits, so the test proves nothing")
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -61,6 +62,7 @@ type config struct {
 	keyreg       string
 	registry     string
 	registryIdle string
+	registryLean string // generated: -registry without max_bytes, max_len and max_idle
 	rate         int
 	rateKeys     int
 	seed         uint64
@@ -70,7 +72,7 @@ type config struct {
 // allCases lists every case in table order.
 var allCases = []string{
 	"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys",
-	"audit", "audit-idle", "audit-memory", "audit-validate", "rate",
+	"audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "rate",
 	"cluster-parallel", "cluster-sequential",
 }
 
@@ -194,6 +196,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 		cfg.registryIdle = filepath.Join(filepath.Dir(cfg.registry), "keys-idle.yaml")
 	}
 
+	if cfg.registryLean, err = leanRegistry(cfg.registry, filepath.Join(tmp, "lean")); err != nil {
+		return nil, err
+	}
+
 	env := &env{cfg: cfg, self: self, logf: logf, tmp: tmp, timeBin: findGNUTime()}
 	logf("peak RSS: %s", peakRSSMethod(env.timeBin))
 	logf("starting redis-server")
@@ -253,4 +259,29 @@ func moduleRoot() (string, error) {
 		return "", errors.New("not inside the keyreg module; run from the repository or pass -keyreg and -registry")
 	}
 	return filepath.Dir(mod), nil
+}
+
+// leanRegistry writes to dir a copy of the registry at src without its
+// max_bytes, max_len and max_idle lines, with dir/schemas linked to the
+// schemas next to src, and returns the copy's path. Auditing with it, the
+// probe of every key is TYPE and PTTL alone: the same commands as the
+// hand-written pipelines.
+func leanRegistry(src, dir string) (string, error) {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return "", err
+	}
+	limit := regexp.MustCompile(`(?m)^[ \t]+max_(bytes|len|idle):.*\n`)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	schemas, err := filepath.Abs(filepath.Join(filepath.Dir(src), "schemas"))
+	if err != nil {
+		return "", err
+	}
+	if err := os.Symlink(schemas, filepath.Join(dir, "schemas")); err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "keys-lean.yaml")
+	return out, os.WriteFile(out, limit.ReplaceAll(b, nil), 0o644)
 }

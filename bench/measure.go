@@ -80,6 +80,9 @@ var caseDefs = map[string]caseDef{
 	"audit": {"audit", "keyreg audit (default)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main)
 	}},
+	"audit-lean": {"audit-lean", "keyreg audit with the registry's max_bytes, max_len and max_idle removed: TYPE+PTTL on every key, like pipe1 and pipe4", func(ctx context.Context, e *env) (sample, error) {
+		return e.audit(ctx, e.main, "--registry", e.cfg.registryLean)
+	}},
 	"audit-idle": {"audit-idle", "keyreg audit with a blanket max_idle (keys-idle.yaml: OBJECT IDLETIME on every key)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--registry", e.cfg.registryIdle)
 	}},

@@ -227,6 +227,16 @@ func (r *result) bars() []bar {
 		add("default audit faster than the 1-pipeline baseline", false, false, "")
 		add("default audit faster than the 4-pipeline baseline", false, false, "")
 	}
+	// The same bars for audit-lean, whose probe is TYPE+PTTL alone like the
+	// baselines': keyreg against hand-written code doing the same Redis work.
+	if lean := r.find("audit-lean"); have(lean, floor, p1, p4) {
+		add("TYPE+PTTL audit (audit-lean) ≥ 50% of the SCAN floor", ratio(lean, floor) >= 0.5, true, fmt.Sprintf("%.0f%%", 100*ratio(lean, floor)))
+		add("TYPE+PTTL audit (audit-lean) faster than both pipeline baselines", lean.KeysPerSec > max(p1.KeysPerSec, p4.KeysPerSec), true,
+			fmt.Sprintf("%.2f× pipe1, %.2f× pipe4", ratio(lean, p1), ratio(lean, p4)))
+	} else {
+		add("TYPE+PTTL audit (audit-lean) ≥ 50% of the SCAN floor", false, false, "")
+		add("TYPE+PTTL audit (audit-lean) faster than both pipeline baselines", false, false, "")
+	}
 	if have(audit, big) {
 		x := ratio(audit, big)
 		add("default audit ≥ 8× redis-cli --bigkeys", x >= 8, true, fmt.Sprintf("%.1f×", x))
