@@ -104,8 +104,10 @@ func runBaseline(ctx context.Context, mode, addr string) (int64, error) {
 			}
 		}
 		return n.Load(), err
+	case "probe":
+		return runProbe(ctx, addr)
 	}
-	return 0, fmt.Errorf("unknown baseline %q (want scan, pipe1 or pipe4)", mode)
+	return 0, fmt.Errorf("unknown baseline %q (want scan, pipe1, pipe4 or probe)", mode)
 }
 
 func scanLoop(ctx context.Context, cl *redis.Client, fn func([]string) error) error {

@@ -99,6 +99,15 @@ func TestSmoke(t *testing.T) {
 	if res.Safety == nil || res.Safety.Keys != n || res.Safety.Pings == 0 || res.Safety.IdlePings == 0 {
 		t.Errorf("safety case: %+v", res.Safety)
 	}
+	if len(res.Costs) != len(costSets) {
+		t.Errorf("got %d cost rows, want %d", len(res.Costs), len(costSets))
+	}
+	for i, c := range res.Costs {
+		if i >= len(costSets) || c.Probe != costSets[i].probe || (c.Rate > 0) != costSets[i].paced ||
+			c.Keys < n || c.ServerUSKey <= 0 || c.CPUShare <= 0 {
+			t.Errorf("cost row %d: %+v", i, c)
+		}
+	}
 	if res.Cluster == nil || res.Cluster.Speedup <= 0 {
 		t.Errorf("cluster summary: %+v", res.Cluster)
 	}

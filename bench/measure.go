@@ -331,7 +331,7 @@ func measure(ctx context.Context, e *env) (*result, error) {
 	res := newResult(e)
 	var rr []string
 	for _, name := range e.cfg.cases {
-		if name != "rate" {
+		if name != "rate" && name != "costs" {
 			rr = append(rr, name)
 		}
 	}
@@ -364,6 +364,13 @@ func measure(ctx context.Context, e *env) (*result, error) {
 			return res, fmt.Errorf("case rate: %w", err)
 		}
 		res.Safety = sf
+	}
+	if contains(e.cfg.cases, "costs") {
+		cs, err := e.costs(ctx)
+		if err != nil {
+			return res, fmt.Errorf("case costs: %w", err)
+		}
+		res.Costs = cs
 	}
 	res.finish()
 	return res, nil

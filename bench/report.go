@@ -24,6 +24,7 @@ type result struct {
 	Cases         []*caseResult   `json:"cases"`
 	Safety        *safetyResult   `json:"safety,omitempty"`
 	Cluster       *clusterSummary `json:"cluster,omitempty"`
+	Costs         []costResult    `json:"costs,omitempty"`
 	Bars          []bar           `json:"bars"`
 }
 
@@ -311,6 +312,20 @@ func writeMarkdown(w io.Writer, r *result) error {
 		b.WriteString("| | keys | keys/s | Redis CPU share | PINGs | PING p50 | PING p99 | PING max |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
 		fmt.Fprintf(&b, "| idle server | – | – | %.1f%% | %d | %.3f ms | %.3f ms | %.3f ms |\n", 100*s.IdleCPUShare, s.IdlePings, s.IdleP50ms, s.IdleP99ms, s.IdleMaxms)
 		fmt.Fprintf(&b, "| during the audit | %d | %s | %.1f%% | %d | %.3f ms | %.3f ms | %.3f ms |\n", s.Keys, thousands(s.KeysPerSec), 100*s.CPUShare, s.Pings, s.P50ms, s.P99ms, s.Maxms)
+	}
+	if len(r.Costs) > 0 {
+		b.WriteString("\nRedis CPU per key by probe (`costs`: SCAN COUNT 1000 plus one pipelined round trip of these commands per key; medians of 3 runs):\n\n")
+		b.WriteString("| commands per key | paced | keys | Redis µs/key | Redis CPU share |\n|---|--:|--:|--:|--:|\n")
+		for _, c := range r.Costs {
+			probe, paced := "SCAN alone", "–"
+			if c.Probe != "" {
+				probe = "`" + strings.ReplaceAll(strings.ToUpper(c.Probe), ";", "` + `") + "`"
+			}
+			if c.Rate > 0 {
+				paced = thousands(float64(c.Rate)) + " keys/s"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.2f | %.1f%% |\n", probe, paced, c.Keys, c.ServerUSKey, 100*c.CPUShare)
+		}
 	}
 	if c := r.Cluster; c != nil {
 		fmt.Fprintf(&b, "\nCluster (%d keys over 3 masters): parallel %.3f s, sequential %.3f s, speedup %.2f×.\n", r.ClusterN, c.ParallelWall, c.SequentialWall, c.Speedup)
