@@ -227,14 +227,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 			return nil, err
 		}
 		env.clusterSeeded = cst
-		logf("seeded the cluster in %s; making standalone copies of each master", cst.Duration.Round(time.Millisecond))
-		for i, s := range env.cluster {
-			c, err := p.standaloneCopy(ctx, s, fmt.Sprintf("copy%d", i))
-			if err != nil {
-				return nil, err
-			}
-			env.copies = append(env.copies, c)
-		}
+		logf("seeded the cluster in %s", cst.Duration.Round(time.Millisecond))
 	}
 	res, err := measure(ctx, env)
 	if err != nil {

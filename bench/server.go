@@ -218,18 +218,3 @@ func (p *procs) startCluster(ctx context.Context) ([]*server, error) {
 	}
 	return nodes, nil
 }
-
-// standaloneCopy saves src (SAVE) and starts a non-cluster redis-server that
-// loads the resulting dump.rdb: the same keys, values, TTLs and encodings,
-// served as a plain standalone server.
-func (p *procs) standaloneCopy(ctx context.Context, src *server, name string) (*server, error) {
-	c := newClient(src.Addr, 1)
-	defer c.Close()
-	if err := c.Save(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("SAVE on %s: %w", src.Addr, err)
-	}
-	rdb := filepath.Join(src.Dir, "dump.rdb")
-	return p.start(name, false, 10*time.Minute, func(dir string) error {
-		return os.Rename(rdb, filepath.Join(dir, "dump.rdb"))
-	})
-}

@@ -78,8 +78,8 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 }
 
 func connect(ctx context.Context, o Options) (*Conn, error) {
-	if o.Count < 0 || o.Rate < 0 || o.MaxKeys < 0 || o.Timeout < 0 || o.DB < AllDBs {
-		return nil, usageErr(errors.New("count, rate, max keys, timeout and db must not be negative"))
+	if o.Count < 0 || o.Rate < 0 || o.MaxKeys < 0 || o.Timeout < 0 || o.DB < AllDBs || o.Parallel < 0 {
+		return nil, usageErr(errors.New("count, rate, parallel, max keys, timeout and db must not be negative"))
 	}
 	if o.Count == 0 {
 		o.Count = DefaultCount

@@ -128,10 +128,16 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 	if c.opts.Rate > 0 {
 		lim = newLimiter(c.opts.Rate)
 	}
-	// The in-flight probes share probeDepth across shards: more would only
-	// add memory and contention for the same CPUs.
-	depth := max(1, probeDepth/max(1, len(groups)))
+	// At most Parallel groups run at once. The in-flight probes share
+	// probeDepth among them: more would only add memory and contention for
+	// the same CPUs.
+	parallel := len(groups)
+	if p := c.opts.Parallel; p > 0 && p < parallel {
+		parallel = p
+	}
+	depth := max(1, probeDepth/max(1, parallel))
 	out := make(chan batch, len(groups))
+	slots := make(chan struct{}, parallel)
 	var (
 		wg       sync.WaitGroup
 		errOnce  sync.Once
@@ -139,6 +145,12 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 	)
 	for _, g := range groups {
 		wg.Go(func() {
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-inner.Done():
+				return
+			}
 			if err := c.scanGroup(inner, g, depth, lim, out); err != nil {
 				errOnce.Do(func() { firstErr = err })
 				cancel()

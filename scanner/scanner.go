@@ -72,6 +72,11 @@ type Options struct {
 	// Rate caps the number of keys probed per second across all nodes;
 	// 0 means no cap.
 	Rate int
+	// Parallel caps the cluster shards scanned at the same time; 0 means
+	// all at once. 1 scans them one after another, which spreads an audit's
+	// load over time instead of over every master. A standalone or
+	// Sentinel target is one node and is not affected.
+	Parallel int
 	// MaxKeys stops the scan after this many keys were delivered; 0 means
 	// no limit. Stopping early sets Stats.Partial.
 	MaxKeys int64

@@ -146,6 +146,26 @@ func TestClusterEveryKeyOnce(t *testing.T) {
 			t.Errorf("probe %q: %+v, want type %q", k, ki, w[k].typ)
 		}
 	}
+
+	// --parallel 1: the same keys, one shard after another, so the batches
+	// of each master arrive as one run.
+	seq := connect(t, scanner.Options{URL: url, Count: 10, Parallel: 1})
+	var order []string
+	n := 0
+	if _, err := seq.Scan(ctx, func(b []scanner.KeyInfo) error {
+		n += len(b)
+		for _, k := range b {
+			if len(order) == 0 || order[len(order)-1] != k.Node {
+				order = append(order, k.Node)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != len(w) || len(order) != 3 {
+		t.Errorf("parallel 1: %d keys of %d, node runs %v (want each of the 3 masters once)", n, len(w), order)
+	}
 }
 
 func TestClusterReplicas(t *testing.T) {

@@ -25,6 +25,7 @@ type auditOptions struct {
 	count      int
 	rate       int
 	maxKeys    int64
+	parallel   int
 	timeout    time.Duration
 	memory     bool
 	sample     int
@@ -60,7 +61,8 @@ prints payload values unless --show-values is given, and redacts passwords.
 The minimal ACL it needs is in docs/audit.md.
 
 The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
-Cluster mode is detected; every master is scanned concurrently.
+Cluster mode is detected; every master is scanned concurrently, or at most
+--parallel of them at a time.
 
 With --baseline, only findings new since the baseline file are reported and
 counted for the exit code; findings of the baseline that are gone are listed
@@ -86,6 +88,7 @@ not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 	f.StringVar(&o.match, "match", "", "only audit keys starting with this prefix")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
+	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
 	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys; the report is marked partial (0: no limit)")
 	f.DurationVar(&o.timeout, "timeout", 0, "abort the whole audit after this long (0: no limit)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
@@ -116,7 +119,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		}
 	}
 	so := o.conn.scannerOptions(scanner.Plan{})
-	so.Match, so.Count, so.Rate, so.MaxKeys = o.match, o.count, o.rate, o.maxKeys
+	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	so.Plan = audit.Plan(reg, o.memory)
 	if o.timeout > 0 {
 		var cancel context.CancelFunc

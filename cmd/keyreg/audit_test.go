@@ -217,6 +217,7 @@ func TestAuditExitCodes(t *testing.T) {
 		{[]string{"--url", "http://u:" + passwordMarker + "@127.0.0.1:1/0"}, "u:xxxxx@"},
 		{[]string{"--url", "redis://u:" + passwordMarker + "@127.0.0.1:notaport/0"}, "u:xxxxx@"},
 		{[]string{"--count", "-1"}, "negative"},
+		{[]string{"--parallel", "-1"}, "parallel"},
 	}
 	for _, u := range usage {
 		args := append([]string{"audit", "--registry", auditRegistry, "--url", url}, u.args...)
