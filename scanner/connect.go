@@ -45,8 +45,9 @@ type Conn struct {
 
 	mu      sync.Mutex
 	clients map[clientKey]*redis.Client
-	topo    *topology // cluster only; refreshed by Probe on MOVED
-	noTouch bool      // the server has CLIENT NO-TOUCH (Redis 7.2+)
+	raw     map[*redis.Client]*rawPool // the probe's own connections, per client
+	topo    *topology                  // cluster only; refreshed by Probe on MOVED
+	noTouch bool                       // the server has CLIENT NO-TOUCH (Redis 7.2+)
 }
 
 type clientKey struct {
@@ -110,6 +111,7 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		addr:    RedactURL(o.URL),
 		db:      base.DB,
 		clients: map[clientKey]*redis.Client{},
+		raw:     map[*redis.Client]*rawPool{},
 	}
 	if o.DB != 0 {
 		c.db = o.DB
@@ -209,6 +211,10 @@ func (c *Conn) Close() error {
 			errs = append(errs, fmt.Errorf("closing client for %s: %w", k.addr, err))
 		}
 		delete(c.clients, k)
+		if p := c.raw[cl]; p != nil {
+			p.close()
+			delete(c.raw, cl)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -271,7 +277,15 @@ func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
 		cl = redis.NewClient(&o)
 	}
 	c.clients[k] = cl
+	c.raw[cl] = &rawPool{opts: cl.Options(), readOnly: readOnly, noTouch: c.noTouch && c.mode != modeSentinel}
 	return cl
+}
+
+// rawPool returns the probe connections that go where cl goes.
+func (c *Conn) rawPool(cl *redis.Client) *rawPool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.raw[cl]
 }
 
 // standaloneReplica returns the address to scan when Options.Replica is set

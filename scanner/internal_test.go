@@ -1,11 +1,16 @@
 package scanner
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestProbeVanished drives the probe stage directly with a key list as SCAN
@@ -108,5 +113,72 @@ func TestLimiterRate(t *testing.T) {
 	}
 	if d := time.Since(start); d < 180*time.Millisecond || d > time.Second {
 		t.Errorf("2000 keys at 10000/s took %v, want about 200ms", d)
+	}
+}
+
+// TestReadReply parses every reply kind the probe meets, and refuses what
+// it cannot parse instead of guessing.
+func TestReadReply(t *testing.T) {
+	in := "+string\r\n+ReJSON-RL\r\n:-2\r\n:86400000\r\n$-1\r\n$3\r\nabc\r\n-WRONGTYPE Operation against a key\r\n"
+	rc := &rawConn{r: bufio.NewReader(strings.NewReader(in))}
+	want := []reply{
+		{kind: '+', s: "string"}, {kind: '+', s: "ReJSON-RL"}, {kind: ':', n: -2}, {kind: ':', n: 86400000},
+		{kind: '$', n: -1}, {kind: '$', n: 3}, {kind: '-', s: "WRONGTYPE Operation against a key"},
+	}
+	for i, w := range want {
+		r, err := rc.read()
+		if err != nil || r != w {
+			t.Fatalf("reply %d: %+v, %v; want %+v", i, r, err, w)
+		}
+	}
+	if !want[4].isNil() || want[5].isNil() {
+		t.Error("isNil")
+	}
+	var rerr redis.Error
+	if err := want[6].err(); !errors.As(err, &rerr) || !redis.HasErrorPrefix(err, "WRONGTYPE") || want[0].err() != nil {
+		t.Errorf("error reply: %v", err)
+	}
+	for _, bad := range []string{"*2\r\n", ":12a\r\n", "+ok\n", ":\r\n", "?x\r\n", ":1234567890123456789012\r\n"} {
+		rc := &rawConn{r: bufio.NewReader(strings.NewReader(bad))}
+		if r, err := rc.read(); !errors.Is(err, errProtocol) {
+			t.Errorf("%q: %+v, %v; want errProtocol", bad, r, err)
+		}
+	}
+	rc = &rawConn{r: bufio.NewReader(strings.NewReader(":1"))}
+	if _, err := rc.read(); !errors.Is(err, io.EOF) {
+		t.Errorf("truncated reply: %v, want EOF", err)
+	}
+}
+
+// TestProbePasswordOnly checks the probe connection's handshake against a
+// server with requirepass (AUTH with a password and no user) and a database
+// other than 0.
+func TestProbePasswordOnly(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	if err := s.Client(t).ConfigSet(ctx, "requirepass", "s3cret").Err(); err != nil {
+		t.Fatal(err)
+	}
+	admin := redis.NewClient(&redis.Options{Addr: s.Addr, Password: "s3cret", DB: 3})
+	defer admin.Close()
+	if err := admin.Set(ctx, "pw:k", "v", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, Options{URL: "redis://:s3cret@" + s.Addr + "/3", Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ki, err := c.Probe(ctx, "pw:k")
+	if err != nil || ki.Vanished || ki.Type != "string" || ki.PTTL <= 0 || !ki.HasMemory {
+		t.Fatalf("probe: %+v, %v", ki, err)
+	}
+	bad, err := Connect(ctx, Options{URL: "redis://:wrong@" + s.Addr})
+	if err == nil {
+		defer bad.Close()
+		if _, err := bad.Probe(ctx, "pw:k"); err == nil {
+			t.Error("probe with a wrong password succeeded")
+		}
 	}
 }

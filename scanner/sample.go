@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/redis/go-redis/v9"
@@ -226,6 +227,15 @@ func bytesOf(vs []string, n, stride int) [][]byte {
 		out = append(out, []byte(vs[i]))
 	}
 	return out
+}
+
+// lenCmd returns the length command for a collection type; nil for others.
+func lenCmd(ctx context.Context, typ, key string) *redis.IntCmd {
+	name, ok := lenCommands[typ]
+	if !ok {
+		return nil
+	}
+	return redis.NewIntCmd(ctx, strings.ToLower(name), key)
 }
 
 // clientFor returns the client that reads k where it was scanned.

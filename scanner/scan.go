@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -402,39 +403,11 @@ func dedupe(keys []string, prev, cur map[string]struct{}) ([]string, int) {
 	return uniq, dups
 }
 
-// probeCmds holds the pipelined commands for one key.
-type probeCmds struct {
-	idle *redis.DurationCmd
-	typ  *redis.StatusCmd
-	pttl *redis.DurationCmd
-	mem  *redis.IntCmd
-	len  *redis.IntCmd
-}
-
-// lenCmd returns the length command for a collection type; nil for others.
-func lenCmd(ctx context.Context, typ, key string) *redis.IntCmd {
-	var name string
-	switch typ {
-	case "hash":
-		name = "hlen"
-	case "list":
-		name = "llen"
-	case "set":
-		name = "scard"
-	case "zset":
-		name = "zcard"
-	case "stream":
-		name = "xlen"
-	default:
-		return nil
-	}
-	return redis.NewIntCmd(ctx, name, key)
-}
-
 // probe sends one pipeline with the probe commands for every key and returns
-// the live keys, the number of vanished keys, and non-fatal notes. Each
-// command's own error is read; Pipelined's aggregate error is not used, since
-// a vanished key makes it redis.Nil.
+// the live keys, the number of vanished keys, and non-fatal notes. The
+// commands go out on one of the probe's own connections (see resp.go), in
+// this order per key: OBJECT IDLETIME (when planned), TYPE, PTTL, MEMORY
+// USAGE (when planned).
 //
 // A key whose plan asks for the length of a collection type gets that
 // length command instead of TYPE: HLEN, LLEN, SCARD, ZCARD or XLEN answers
@@ -443,8 +416,16 @@ func lenCmd(ctx context.Context, typ, key string) *redis.IntCmd {
 // (a missing key, or an empty stream) or any other error is settled by a
 // TYPE in a second round trip, for those keys only.
 func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
-	cmds := make([]probeCmds, len(keys))
+	pool := c.rawPool(cl)
+	rc, err := pool.get(ctx)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	ioErr := true // cleared once the replies were read
+	defer func() { pool.put(rc, ioErr) }()
+
 	plans := make([]Plan, len(keys))
+	at := make([]int, len(keys)) // index of each key's first reply
 	n := 0
 	for i, k := range keys {
 		p := Plan{Idle: c.opts.Idle, Memory: c.opts.Memory}
@@ -452,39 +433,31 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			kp := c.opts.Plan(k)
 			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
 		}
-		plans[i] = p
-		n += 2
+		if respLen(p.Len) == "" {
+			p.Len = ""
+		}
+		plans[i], at[i] = p, n
 		if p.Idle {
+			rc.keyCmd(respIdle, k)
 			n++
 		}
-		if p.Memory {
-			n++
-		}
-	}
-	// One exactly sized command list, handed to the pipeline at once.
-	all := make([]redis.Cmder, 0, n)
-	for i, k := range keys {
-		p, pc := &plans[i], &cmds[i]
-		if p.Idle {
-			pc.idle = redis.NewDurationCmd(ctx, time.Second, "object", "idletime", k)
-			all = append(all, pc.idle)
-		}
-		if pc.len = lenCmd(ctx, p.Len, k); pc.len != nil {
-			all = append(all, pc.len)
+		if p.Len != "" {
+			rc.keyCmd(respLen(p.Len), k)
 		} else {
-			pc.typ = redis.NewStatusCmd(ctx, "type", k)
-			all = append(all, pc.typ)
+			rc.keyCmd(respType, k)
 		}
-		pc.pttl = redis.NewDurationCmd(ctx, time.Millisecond, "pttl", k)
-		all = append(all, pc.pttl)
+		rc.keyCmd(respPTTL, k)
+		n += 2
 		if p.Memory {
-			pc.mem = redis.NewIntCmd(ctx, "memory", "usage", k)
-			all = append(all, pc.mem)
+			rc.keyCmd(respMemUsage, k)
+			n++
 		}
 	}
-	pipe := cl.Pipeline()
-	_ = pipe.BatchProcess(ctx, all...)
-	_, _ = pipe.Exec(ctx) // errors are read per command below
+	rs, err := rc.do(ctx, c.base.ReadTimeout, rc.replies[:0])
+	rc.replies = rs
+	if err != nil {
+		return nil, 0, nil, err
+	}
 	var (
 		infos    = make([]KeyInfo, 0, len(keys))
 		vanished int
@@ -498,100 +471,115 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			notes = append(notes, n)
 		}
 	}
-	types, err := settleTypes(ctx, cl, keys, plans, cmds, note)
+	types, err := c.settleTypes(ctx, rc, keys, plans, at, note)
 	if err != nil {
 		return nil, 0, nil, err
 	}
+	ioErr = false
 	for i, k := range keys {
-		pc, typ := cmds[i], types[i]
-		pttl, err := pc.pttl.Result()
-		if err != nil {
-			return nil, 0, nil, fmt.Errorf("pttl: %w", err)
+		p, j := &plans[i], at[i]
+		var idle *reply
+		if p.Idle {
+			idle = &rs[j]
+			j++
 		}
+		first, pr := rs[j], rs[j+1] // TYPE or the length; PTTL
+		j += 2
+		if pr.kind != ':' {
+			return nil, 0, nil, fmt.Errorf("pttl: %w", replyErr(pr))
+		}
+		typ := types[i]
 		// TYPE "none" or PTTL -2: the key was deleted or expired after SCAN
 		// returned it (or between the two commands).
-		if typ == "none" || pttl == -2 {
+		if typ == "none" || pr.n == -2 {
 			vanished++
 			continue
 		}
-		ki := KeyInfo{Key: k, DB: db, Node: node, Type: typ, PTTL: pttl, Class: plans[i].Class}
-		if pttl < 0 {
-			ki.PTTL = NoExpiry
+		ki := KeyInfo{Key: k, DB: db, Node: node, Type: typ, PTTL: NoExpiry, Class: p.Class}
+		if pr.n >= 0 {
+			ki.PTTL = time.Duration(pr.n) * time.Millisecond
 		}
-		if pc.idle != nil {
-			switch d, err := pc.idle.Result(); {
-			case err == nil:
-				ki.Idle, ki.HasIdle = d, true
-			case errors.Is(err, redis.Nil):
+		if idle != nil {
+			switch {
+			case idle.kind == ':':
+				ki.Idle, ki.HasIdle = time.Duration(idle.n)*time.Second, true
+			case idle.isNil():
 				vanished++
 				continue
 			default:
-				note("object idletime", err)
+				note("object idletime", replyErr(*idle))
 			}
 		}
-		if pc.mem != nil {
-			switch n, err := pc.mem.Result(); {
-			case err == nil:
-				ki.Memory, ki.HasMemory = n, true
-			case errors.Is(err, redis.Nil):
+		if p.Memory {
+			switch m := rs[j]; {
+			case m.kind == ':':
+				ki.Memory, ki.HasMemory = m.n, true
+			case m.isNil():
 				vanished++
 				continue
 			default:
-				note("memory usage", err)
+				note("memory usage", replyErr(m))
 			}
 		}
-		if pc.len != nil && typ == plans[i].Len {
-			if n, err := pc.len.Result(); err == nil {
-				ki.Len, ki.HasLen = n, true
-			}
+		if p.Len != "" && typ == p.Len && first.kind == ':' {
+			ki.Len, ki.HasLen = first.n, true
 		}
 		infos = append(infos, ki)
 	}
 	return infos, vanished, notes, nil
 }
 
+// replyErr is the error of an error reply, or errProtocol for a reply of a
+// kind the command never answers.
+func replyErr(r reply) error {
+	if err := r.err(); err != nil {
+		return err
+	}
+	return errProtocol
+}
+
 // settleTypes returns the type of every probed key: TYPE's answer, or the
 // planned collection type when its length command answered a length above
-// 0. The keys left unsettled are asked TYPE in one more pipelined round
-// trip.
-func settleTypes(ctx context.Context, cl *redis.Client, keys []string, plans []Plan, cmds []probeCmds, note func(string, error)) ([]string, error) {
+// 0. The keys left unsettled are asked TYPE in one more round trip on rc.
+func (c *Conn) settleTypes(ctx context.Context, rc *rawConn, keys []string, plans []Plan, at []int, note func(string, error)) ([]string, error) {
 	types := make([]string, len(keys))
 	var again []int
 	for i := range keys {
-		pc := &cmds[i]
-		if pc.typ != nil {
-			typ, err := pc.typ.Result()
-			if err != nil {
-				return nil, fmt.Errorf("type: %w", err)
+		j := at[i]
+		if plans[i].Idle {
+			j++
+		}
+		r := rc.replies[j]
+		switch {
+		case plans[i].Len == "":
+			if r.kind != '+' {
+				return nil, fmt.Errorf("type: %w", replyErr(r))
 			}
-			types[i] = typ
+			types[i] = r.s
 			continue
-		}
-		switch n, err := pc.len.Result(); {
-		case err == nil && n > 0:
+		case r.kind == ':' && r.n > 0:
 			types[i] = plans[i].Len
-		case err != nil && !redis.HasErrorPrefix(err, "WRONGTYPE"):
-			note(pc.len.Name(), err)
-			fallthrough
-		default:
-			again = append(again, i)
+			continue
+		case r.kind == '-' && !strings.HasPrefix(r.s, "WRONGTYPE"):
+			note(strings.ToLower(lenCommands[plans[i].Len]), r.err())
 		}
+		again = append(again, i)
 	}
 	if len(again) == 0 {
 		return types, nil
 	}
-	typs := make([]*redis.StatusCmd, len(again))
-	pipe := cl.Pipeline()
-	for j, i := range again {
-		typs[j] = pipe.Type(ctx, keys[i])
+	for _, i := range again {
+		rc.keyCmd(respType, keys[i])
 	}
-	_, _ = pipe.Exec(ctx)
+	rs, err := rc.do(ctx, c.base.ReadTimeout, nil)
+	if err != nil {
+		return nil, err
+	}
 	for j, i := range again {
-		typ, err := typs[j].Result()
-		if err != nil {
-			return nil, fmt.Errorf("type: %w", err)
+		if rs[j].kind != '+' {
+			return nil, fmt.Errorf("type: %w", replyErr(rs[j]))
 		}
-		types[i] = typ
+		types[i] = rs[j].s
 	}
 	return types, nil
 }

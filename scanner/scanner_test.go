@@ -313,7 +313,7 @@ func TestMinimalACLAndNoWrites(t *testing.T) {
 	// Only read commands ran (config|resetstat and info are the test's own).
 	allowed := map[string]bool{
 		"scan": true, "type": true, "pttl": true, "object|idletime": true, "memory|usage": true,
-		"info": true, "ping": true, "hello": true, "select": true, "config|resetstat": true,
+		"info": true, "ping": true, "hello": true, "auth": true, "select": true, "config|resetstat": true,
 		"cluster|nodes": true, "readonly": true, "acl|log": true,
 	}
 	stats := commandStats(t, admin)

@@ -1,0 +1,319 @@
+package scanner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The probe pipelines are the audit's hot path: a few commands per key, a
+// few million per audit. go-redis allocates a command object, an argument
+// slice and reply values for each of them, which made up most of the
+// client's CPU time and garbage. The probe therefore speaks RESP2 itself on
+// connections of its own: commands are written straight into a buffer and
+// replies parsed into a reused slice. Everything else (SCAN, INFO, sampling,
+// cluster topology) stays on go-redis.
+//
+// A rawConn is dialled with the go-redis client's own Dialer, so TLS and
+// Sentinel master resolution are the client's, and it repeats the client's
+// handshake: AUTH, SELECT, READONLY and CLIENT NO-TOUCH.
+
+// reply is one parsed RESP2 reply. Bulk string contents are not kept: no
+// probe command answers one, except a nil (n == -1).
+type reply struct {
+	kind byte   // '+' simple string, ':' integer, '$' bulk, '-' error
+	n    int64  // integer value, or bulk length (-1: nil)
+	s    string // simple string or error message
+}
+
+func (r reply) isNil() bool { return r.kind == '$' && r.n < 0 }
+
+// err returns the error reply as an error that go-redis' helpers (and
+// errors.As with redis.Error) recognise; nil for any other reply.
+func (r reply) err() error {
+	if r.kind != '-' {
+		return nil
+	}
+	return replyError(r.s)
+}
+
+// replyError is an error reply of the server, such as WRONGTYPE or MOVED.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// RedisError marks replyError as a redis.Error, like go-redis' own.
+func (replyError) RedisError() {}
+
+var _ redis.Error = replyError("")
+
+// rawConn is one connection of a rawPool. It is used by one goroutine at a
+// time.
+type rawConn struct {
+	nc      net.Conn
+	w       *bufio.Writer
+	r       *bufio.Reader
+	pending int     // commands written since the last round trip
+	num     []byte  // scratch for lengths
+	replies []reply // the probe's reply buffer, reused
+}
+
+func newRawConn(nc net.Conn) *rawConn {
+	return &rawConn{nc: nc, w: bufio.NewWriterSize(nc, 32<<10), r: bufio.NewReaderSize(nc, 32<<10), num: make([]byte, 0, 20)}
+}
+
+// cmd queues one command.
+func (rc *rawConn) cmd(args ...string) {
+	rc.header('*', len(args))
+	for _, a := range args {
+		rc.header('$', len(a))
+		_, _ = rc.w.WriteString(a)
+		_, _ = rc.w.WriteString("\r\n")
+	}
+	rc.pending++
+}
+
+// keyCmd queues a command of constant words and one key without building an
+// argument slice: the probe's only shape.
+func (rc *rawConn) keyCmd(words string, key string) {
+	_, _ = rc.w.WriteString(words)
+	rc.header('$', len(key))
+	_, _ = rc.w.WriteString(key)
+	_, _ = rc.w.WriteString("\r\n")
+	rc.pending++
+}
+
+func (rc *rawConn) header(c byte, n int) {
+	_ = rc.w.WriteByte(c)
+	rc.num = strconv.AppendInt(rc.num[:0], int64(n), 10)
+	_, _ = rc.w.Write(rc.num)
+	_, _ = rc.w.WriteString("\r\n")
+}
+
+// The probe commands with their key argument still to come, in RESP.
+const (
+	respType     = "*2\r\n$4\r\nTYPE\r\n"
+	respPTTL     = "*2\r\n$4\r\nPTTL\r\n"
+	respIdle     = "*3\r\n$6\r\nOBJECT\r\n$8\r\nIDLETIME\r\n"
+	respMemUsage = "*3\r\n$6\r\nMEMORY\r\n$5\r\nUSAGE\r\n"
+)
+
+// lenCommands are the length commands of the collection types.
+var lenCommands = map[string]string{"hash": "HLEN", "list": "LLEN", "set": "SCARD", "zset": "ZCARD", "stream": "XLEN"}
+
+// respLens are lenCommands in RESP, key to come.
+var respLens = func() map[string]string {
+	m := map[string]string{}
+	for typ, name := range lenCommands {
+		m[typ] = "*2\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n"
+	}
+	return m
+}()
+
+// respLen is the length command of a collection type, key to come; "" for
+// other types.
+func respLen(typ string) string { return respLens[typ] }
+
+// do sends the queued commands and reads their replies into out[:0]. It
+// gives up at the deadline (timeout from now, or ctx's if earlier) and as
+// soon as ctx is done. After an error the connection must be discarded.
+func (rc *rawConn) do(ctx context.Context, timeout time.Duration, out []reply) ([]reply, error) {
+	n := rc.pending
+	rc.pending = 0
+	var dl time.Time // zero: no deadline
+	if timeout > 0 {
+		dl = time.Now().Add(timeout)
+	}
+	if d, ok := ctx.Deadline(); ok && (dl.IsZero() || d.Before(dl)) {
+		dl = d
+	}
+	if err := rc.nc.SetDeadline(dl); err != nil {
+		return out, err
+	}
+	stop := context.AfterFunc(ctx, func() { _ = rc.nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	out, err := rc.roundTrip(n, out[:0])
+	if err != nil && ctx.Err() != nil {
+		return out, ctx.Err()
+	}
+	return out, err
+}
+
+func (rc *rawConn) roundTrip(n int, out []reply) ([]reply, error) {
+	if err := rc.w.Flush(); err != nil {
+		return out, err
+	}
+	for range n {
+		r, err := rc.read()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// errProtocol is returned for a reply the probe cannot parse.
+var errProtocol = errors.New("unexpected reply from the server (not RESP2)")
+
+// read parses one reply. Arrays are not expected from probe commands and
+// fail the read.
+func (rc *rawConn) read() (reply, error) {
+	line, err := rc.r.ReadSlice('\n')
+	if err != nil {
+		return reply{}, err
+	}
+	if len(line) < 3 || line[len(line)-2] != '\r' {
+		return reply{}, errProtocol
+	}
+	body := line[1 : len(line)-2]
+	switch line[0] {
+	case '+':
+		return reply{kind: '+', s: typeName(body)}, nil
+	case '-':
+		return reply{kind: '-', s: string(body)}, nil
+	case ':', '$':
+		v, ok := parseInt(body)
+		if !ok {
+			return reply{}, errProtocol
+		}
+		if line[0] == '$' && v >= 0 {
+			if _, err := rc.r.Discard(int(v) + 2); err != nil {
+				return reply{}, err
+			}
+		}
+		return reply{kind: line[0], n: v}, nil
+	}
+	return reply{}, errProtocol
+}
+
+// typeName returns TYPE's answer without allocating for the built-in types.
+func typeName(b []byte) string {
+	for _, t := range [...]string{"string", "hash", "list", "set", "zset", "stream", "none", "OK"} {
+		if string(b) == t {
+			return t
+		}
+	}
+	return string(b)
+}
+
+func parseInt(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// rawPool keeps the idle rawConns to one node and database.
+type rawPool struct {
+	opts     *redis.Options // the go-redis client's, for Dialer, credentials and DB
+	readOnly bool           // send READONLY (cluster replica)
+	noTouch  bool           // send CLIENT NO-TOUCH ON (Redis 7.2+)
+
+	mu     sync.Mutex
+	idle   []*rawConn
+	closed bool
+}
+
+// get returns an idle connection or dials a new one.
+func (p *rawPool) get(ctx context.Context) (*rawConn, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, redis.ErrClosed
+	}
+	if n := len(p.idle); n > 0 {
+		rc := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return rc, nil
+	}
+	p.mu.Unlock()
+	return p.dial(ctx)
+}
+
+// put returns rc to the pool; a connection that failed is closed instead.
+func (p *rawPool) put(rc *rawConn, failed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if failed || p.closed || len(p.idle) >= probeDepth+1 {
+		_ = rc.nc.Close()
+		return
+	}
+	p.idle = append(p.idle, rc)
+}
+
+func (p *rawPool) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	for _, rc := range p.idle {
+		_ = rc.nc.Close()
+	}
+	p.idle = nil
+}
+
+// dial opens a connection the way the go-redis client would and sends its
+// handshake in one round trip.
+func (p *rawPool) dial(ctx context.Context) (*rawConn, error) {
+	o := p.opts
+	if o.DialTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.DialTimeout)
+		defer cancel()
+	}
+	nc, err := o.Dialer(ctx, o.Network, o.Addr)
+	if err != nil {
+		return nil, err
+	}
+	rc := newRawConn(nc)
+	switch {
+	case o.Password != "" && o.Username != "":
+		rc.cmd("AUTH", o.Username, o.Password)
+	case o.Password != "":
+		rc.cmd("AUTH", o.Password)
+	}
+	if o.DB != 0 {
+		rc.cmd("SELECT", strconv.Itoa(o.DB))
+	}
+	if p.readOnly {
+		rc.cmd("READONLY")
+	}
+	if p.noTouch {
+		rc.cmd("CLIENT", "NO-TOUCH", "ON")
+	}
+	replies, err := rc.do(ctx, o.ReadTimeout, nil)
+	if err == nil {
+		for _, r := range replies {
+			if err = r.err(); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		_ = nc.Close()
+		return nil, fmt.Errorf("opening a probe connection: %w", err)
+	}
+	return rc, nil
+}
