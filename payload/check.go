@@ -64,7 +64,7 @@ func Check(f *registry.Family, s Sample, o Options) Result {
 	if f.Schema != nil {
 		sch = f.Schema.Compiled
 	}
-	c := checker{enc: f.Encoding, sch: sch, o: o, r: &r}
+	c := checker{enc: f.Encoding, sch: sch, fast: fastFor(sch), o: o, r: &r}
 	if c.enc == "" && f.Schema != nil {
 		c.enc = JSON
 	}
@@ -101,11 +101,12 @@ func Check(f *registry.Family, s Sample, o Options) Result {
 }
 
 type checker struct {
-	enc string
-	sch *jsonschema.Schema
-	o   Options
-	r   *Result
-	vs  []violation
+	enc  string
+	sch  *jsonschema.Schema
+	fast *fastNode // sch's fast path, or nil
+	o    Options
+	r    *Result
+	vs   []violation
 }
 
 // decode decodes one unit and counts it. ok is false when the unit failed
@@ -148,6 +149,9 @@ func (c *checker) validate(v any) {
 		return
 	}
 	c.r.Checked++
+	if c.fast.check(v) == pass {
+		return
+	}
 	c.vs = collect(c.sch, v, c.o.ShowValues, c.vs)
 	if m := c.o.max(); len(c.vs) > 64 && len(c.vs) > 4*m {
 		// Keep memory flat over many members: only the first m survive

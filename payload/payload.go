@@ -24,9 +24,13 @@
 // additionalProperties reasons; a propertyNames failure keeps the name in
 // Value.
 //
-// Validation cost is jsonschema's: it turns every number it checks into a
-// big.Rat and checks uniqueItems pairwise, so callers should bound the size
-// of what they sample.
+// Check validates through a fast path first (fast.go): a mirror of
+// jsonschema v6's keywords that decides most values without allocating and
+// answers "unsure" where it cannot be exact. Only values it does not pass
+// (and schemas it cannot mirror) go through jsonschema, which turns every
+// number it checks into a big.Rat and checks uniqueItems pairwise, so
+// callers should still bound the size of what they sample. Reasons and
+// pointers always come from jsonschema.
 package payload
 
 import (
