@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -180,5 +181,39 @@ func TestProbePasswordOnly(t *testing.T) {
 		if _, err := bad.Probe(ctx, "pw:k"); err == nil {
 			t.Error("probe with a wrong password succeeded")
 		}
+	}
+}
+
+// TestProbeAfterIdle is a regression test: a probe connection that sat in
+// the pool longer than the timeout must still take a pipeline larger than
+// its write buffer (queueing flushes before the round trip's reads; those
+// writes once ran under the previous round trip's expired deadline).
+func TestProbeAfterIdle(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	keys := make([]string, 2000)
+	pipe := admin.Pipeline()
+	for i := range keys {
+		keys[i] = fmt.Sprintf("idle:%s:%06d", strings.Repeat("k", 60), i)
+		pipe.Set(ctx, keys[i], "v", 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 300 * time.Millisecond
+	c, err := Connect(ctx, Options{URL: s.URL(), Timeout: timeout, Idle: true, Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl := c.client(s.Addr, 0, false)
+	for round := range 2 {
+		infos, vanished, _, err := c.probe(ctx, cl, s.Addr, 0, keys)
+		if err != nil || len(infos) != len(keys) || vanished != 0 {
+			t.Fatalf("round %d: %d infos, %d vanished, %v", round, len(infos), vanished, err)
+		}
+		time.Sleep(2 * timeout)
 	}
 }

@@ -60,9 +60,11 @@ type rawConn struct {
 	nc      net.Conn
 	w       *bufio.Writer
 	r       *bufio.Reader
-	pending int     // commands written since the last round trip
-	num     []byte  // scratch for lengths
-	replies []reply // the probe's reply buffer, reused
+	pending int             // commands written since the last round trip
+	num     []byte          // scratch for lengths
+	replies []reply         // the probe's reply buffer, reused
+	ctx     context.Context // of the current round trip (see begin)
+	stop    func() bool     // unregisters the round trip's ctx watch
 }
 
 func newRawConn(nc net.Conn) *rawConn {
@@ -121,13 +123,13 @@ var respLens = func() map[string]string {
 // other types.
 func respLen(typ string) string { return respLens[typ] }
 
-// do sends the queued commands and reads their replies into out[:0]. It
-// gives up at the deadline (timeout from now, or ctx's if earlier) and as
-// soon as ctx is done. After an error the connection must be discarded.
-func (rc *rawConn) do(ctx context.Context, timeout time.Duration, out []reply) ([]reply, error) {
-	n := rc.pending
-	rc.pending = 0
-	var dl time.Time // zero: no deadline
+// begin starts a round trip. Its deadline (timeout from now, or ctx's if
+// earlier; none when both are unset) is set before any command is queued,
+// since queueing flushes whenever the buffer fills: a deadline left over
+// from the connection's previous use would fail those writes. ctx's end
+// aborts the round trip.
+func (rc *rawConn) begin(ctx context.Context, timeout time.Duration) error {
+	var dl time.Time
 	if timeout > 0 {
 		dl = time.Now().Add(timeout)
 	}
@@ -135,13 +137,22 @@ func (rc *rawConn) do(ctx context.Context, timeout time.Duration, out []reply) (
 		dl = d
 	}
 	if err := rc.nc.SetDeadline(dl); err != nil {
-		return out, err
+		return err
 	}
-	stop := context.AfterFunc(ctx, func() { _ = rc.nc.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
+	rc.ctx = ctx
+	rc.stop = context.AfterFunc(ctx, func() { _ = rc.nc.SetDeadline(time.Unix(1, 0)) })
+	return nil
+}
+
+// do sends the commands queued since begin and reads their replies into
+// out[:0]. After an error the connection must be discarded.
+func (rc *rawConn) do(out []reply) ([]reply, error) {
+	n := rc.pending
+	rc.pending = 0
 	out, err := rc.roundTrip(n, out[:0])
-	if err != nil && ctx.Err() != nil {
-		return out, ctx.Err()
+	rc.stop()
+	if err != nil && rc.ctx.Err() != nil {
+		return out, rc.ctx.Err()
 	}
 	return out, err
 }
@@ -288,6 +299,10 @@ func (p *rawPool) dial(ctx context.Context) (*rawConn, error) {
 		return nil, err
 	}
 	rc := newRawConn(nc)
+	if err := rc.begin(ctx, o.ReadTimeout); err != nil {
+		_ = nc.Close()
+		return nil, err
+	}
 	switch {
 	case o.Password != "" && o.Username != "":
 		rc.cmd("AUTH", o.Username, o.Password)
@@ -303,7 +318,7 @@ func (p *rawPool) dial(ctx context.Context) (*rawConn, error) {
 	if p.noTouch {
 		rc.cmd("CLIENT", "NO-TOUCH", "ON")
 	}
-	replies, err := rc.do(ctx, o.ReadTimeout, nil)
+	replies, err := rc.do(nil)
 	if err == nil {
 		for _, r := range replies {
 			if err = r.err(); err != nil {

@@ -423,6 +423,9 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 	}
 	ioErr := true // cleared once the replies were read
 	defer func() { pool.put(rc, ioErr) }()
+	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
+		return nil, 0, nil, err
+	}
 
 	plans := make([]Plan, len(keys))
 	at := make([]int, len(keys)) // index of each key's first reply
@@ -453,7 +456,7 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			n++
 		}
 	}
-	rs, err := rc.do(ctx, c.base.ReadTimeout, rc.replies[:0])
+	rs, err := rc.do(rc.replies[:0])
 	rc.replies = rs
 	if err != nil {
 		return nil, 0, nil, err
@@ -568,10 +571,13 @@ func (c *Conn) settleTypes(ctx context.Context, rc *rawConn, keys []string, plan
 	if len(again) == 0 {
 		return types, nil
 	}
+	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
+		return nil, err
+	}
 	for _, i := range again {
 		rc.keyCmd(respType, keys[i])
 	}
-	rs, err := rc.do(ctx, c.base.ReadTimeout, nil)
+	rs, err := rc.do(nil)
 	if err != nil {
 		return nil, err
 	}
