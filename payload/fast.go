@@ -287,15 +287,7 @@ func (c *fastCompiler) object(s *jsonschema.Schema) *objectRules {
 	for re, ps := range s.PatternProperties {
 		o.patterns = append(o.patterns, patternRule{re, c.node(ps)})
 	}
-	switch a := s.AdditionalProperties.(type) {
-	case nil:
-	case bool:
-		o.noAdditional = !a
-	case *jsonschema.Schema:
-		o.additional = c.node(a)
-	default:
-		c.ok = false
-	}
+	o.noAdditional, o.additional = c.boolOrSchema(s.AdditionalProperties)
 	if s.DraftVersion != 4 {
 		o.names = c.opt(s.PropertyNames)
 		if s.DraftVersion != 6 {
@@ -330,15 +322,7 @@ func (c *fastCompiler) array(s *jsonschema.Schema) *arrayRules {
 			c.ok = false
 		}
 		if a.rest == nil {
-			switch more := s.AdditionalItems.(type) {
-			case nil:
-			case bool:
-				a.noRest = !more
-			case *jsonschema.Schema:
-				a.rest = c.node(more)
-			default:
-				c.ok = false
-			}
+			a.noRest, a.rest = c.boolOrSchema(s.AdditionalItems)
 		}
 	} else {
 		a.prefix = c.list(s.PrefixItems)
@@ -349,6 +333,21 @@ func (c *fastCompiler) array(s *jsonschema.Schema) *arrayRules {
 		return nil
 	}
 	return a
+}
+
+// boolOrSchema compiles a keyword that is absent (nil), a boolean (false
+// denies what it covers) or a schema.
+func (c *fastCompiler) boolOrSchema(v any) (deny bool, n *fastNode) {
+	switch a := v.(type) {
+	case nil:
+	case bool:
+		deny = !a
+	case *jsonschema.Schema:
+		n = c.node(a)
+	default:
+		c.ok = false
+	}
+	return deny, n
 }
 
 func (c *fastCompiler) opt(s *jsonschema.Schema) *fastNode {
