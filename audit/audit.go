@@ -127,7 +127,20 @@ type run struct {
 	other  int64
 	st     ScanStats
 	facts  rules.KeyFacts // reused for every key: the rules take a pointer
-	pre    []presampled   // by batch index: samples read ahead for the batch
+	pre    []presampled   // by batch index: samples read ahead for the batch being evaluated
+
+	// The batch received last waits here while its payloads are checked,
+	// and is evaluated when the next one arrives (or the scan ends), so
+	// that checking one batch overlaps reading the next one's samples.
+	pending *pendingBatch
+	ahead   map[int]int64 // by family index: samples planned for the pending batch
+}
+
+// pendingBatch is a batch whose samples were read and are being checked.
+type pendingBatch struct {
+	keys []scanner.KeyInfo
+	pre  []presampled
+	wait func() // returns when every check of pre is done
 }
 
 // presampled is a payload read ahead by BatchSampler and checked.
@@ -183,6 +196,12 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	r.unreg.init(reg, r.rules, "")
 	started := time.Now()
 	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
+	if p := r.pending; p != nil {
+		r.pending = nil
+		if perr := r.evaluate(ctx, p); err == nil {
+			err = perr
+		}
+	}
 	rep := r.report(started, stats)
 	if err != nil {
 		rep.Partial = true
@@ -206,9 +225,26 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 	}
 }
 
-// batch audits one batch of keys. It runs on one goroutine at a time.
+// batch reads ahead the samples of a batch, starts checking them, and
+// evaluates the batch before it. It runs on one goroutine at a time; the
+// scanner hands every batch over for good, so it may be kept.
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
-	r.presample(ctx, batch)
+	next := r.presample(ctx, batch)
+	if p := r.pending; p != nil {
+		if err := r.evaluate(ctx, p); err != nil {
+			next.wait()
+			return err
+		}
+	}
+	r.pending = next
+	return nil
+}
+
+// evaluate audits one batch of keys once its read-ahead checks are done.
+func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
+	p.wait()
+	r.pre = p.pre
+	batch := p.keys
 	facts := &r.facts
 	for i := range batch {
 		k := &batch[i]
@@ -348,15 +384,18 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 }
 
 // presample reads ahead, in one BatchSampler call, the payloads batch would
-// sample key by key: the keys of each family up to its remaining quota. It
-// checks them on up to checkWorkers goroutines (payload.Check is pure). A
-// key that vanished frees its quota; a later key then takes it with a plain
+// sample key by key: the keys of each family up to its remaining quota,
+// counting what is planned for the batch still pending. It starts checking
+// them on up to checkWorkers goroutines (payload.Check is pure) and returns
+// without waiting. Quotas are settled when the batch is evaluated: a key
+// that vanished frees its quota, and a later key then takes it with a plain
 // Sample call, so the keys sampled are exactly those of a key-by-key run.
-func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) {
-	r.pre = r.pre[:0]
+func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBatch {
+	p := &pendingBatch{keys: batch, wait: func() {}}
 	bs, ok := r.src.(BatchSampler)
 	if !ok || r.o.Sample <= 0 {
-		return
+		r.ahead = nil
+		return p
 	}
 	var (
 		idx     []int
@@ -367,7 +406,7 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) {
 	for i := range batch {
 		k := &batch[i]
 		f := r.family(k)
-		if f == nil || !r.wantSample(k, f, &r.fams[f.Index], planned[f.Index]) {
+		if f == nil || !r.wantSample(k, f, &r.fams[f.Index], r.ahead[f.Index]+planned[f.Index]) {
 			continue
 		}
 		if planned == nil {
@@ -378,26 +417,27 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) {
 		keys = append(keys, *k)
 		fams = append(fams, f)
 	}
+	r.ahead = planned
 	if len(keys) == 0 {
-		return
+		return p
 	}
 	ss, errs := bs.SampleBatch(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes)
-	r.pre = slices.Grow(r.pre[:0], len(batch))[:len(batch)]
-	clear(r.pre)
+	p.pre = make([]presampled, len(batch))
 	workers := min(runtime.GOMAXPROCS(0), checkWorkers, len(idx))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for j := w; j < len(idx); j += workers {
-				p := presampled{ok: true, err: errs[j]}
-				if p.err == nil {
-					p.res = payload.Check(fams[j], ss[j], payload.Options{ShowValues: r.o.ShowValues})
+				pr := presampled{ok: true, err: errs[j]}
+				if pr.err == nil {
+					pr.res = payload.Check(fams[j], ss[j], payload.Options{ShowValues: r.o.ShowValues})
 				}
-				r.pre[idx[j]] = p
+				p.pre[idx[j]] = pr
 			}
 		})
 	}
-	wg.Wait()
+	p.wait = wg.Wait
+	return p
 }
 
 // checkWorkers caps the goroutines that check read-ahead payloads.

@@ -96,6 +96,9 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, notes
 // (Stats.Duplicates); memory stays bounded by two batches, so a duplicate
 // further apart (possible only during a rehash) reaches fn twice.
 //
+// fn owns each batch it is given: the scanner never reuses a batch's
+// memory, so fn may keep it after returning.
+//
 // Scan stops early when fn returns an error (returned as is), when
 // Options.MaxKeys keys were delivered, or when ctx is done (returning
 // ctx.Err()); Stats.Partial is set in each case. A failing node aborts the
