@@ -231,6 +231,7 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 	next := r.presample(ctx, batch)
 	if p := r.pending; p != nil {
+		r.pending = nil // evaluated once, even when evaluating fails
 		if err := r.evaluate(ctx, p); err != nil {
 			next.wait()
 			return err
