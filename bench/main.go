@@ -203,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 	env := &env{cfg: cfg, self: self, logf: logf, tmp: tmp, timeBin: findGNUTime()}
 	logf("peak RSS: %s", peakRSSMethod(env.timeBin))
 	logf("starting redis-server")
-	env.main, err = p.start("standalone", false, 15*time.Second, nil)
+	env.main, err = p.start("standalone", false, 15*time.Second)
 	if err != nil {
 		return nil, err
 	}

@@ -61,10 +61,8 @@ func (s *server) stop() {
 var portMu sync.Mutex
 
 // start launches a redis-server in a fresh directory under p.root and waits
-// until it answers PING (a server loading an RDB answers -LOADING until it
-// is done, so this also waits for the load). prepare, when set, runs on the
-// directory before the process starts (to place a dump.rdb there).
-func (p *procs) start(name string, bus bool, timeout time.Duration, prepare func(dir string) error, extra ...string) (*server, error) {
+// until it answers PING.
+func (p *procs) start(name string, bus bool, timeout time.Duration, extra ...string) (*server, error) {
 	var lastErr error
 	for range 5 {
 		portMu.Lock()
@@ -76,11 +74,6 @@ func (p *procs) start(name string, bus bool, timeout time.Duration, prepare func
 		dir := filepath.Join(p.root, fmt.Sprintf("%s-%d", name, port))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
-		}
-		if prepare != nil {
-			if err := prepare(dir); err != nil {
-				return nil, err
-			}
 		}
 		s := &server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir}
 		args := append([]string{
@@ -177,7 +170,7 @@ var slotRanges = [3][2]int{{0, 5460}, {5461, 10922}, {10923, 16383}}
 func (p *procs) startCluster(ctx context.Context) ([]*server, error) {
 	nodes := make([]*server, 3)
 	for i := range nodes {
-		s, err := p.start(fmt.Sprintf("cluster%d", i), true, 15*time.Second, nil,
+		s, err := p.start(fmt.Sprintf("cluster%d", i), true, 15*time.Second,
 			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
 			"--cluster-node-timeout", "5000", "--cluster-require-full-coverage", "yes")
 		if err != nil {
