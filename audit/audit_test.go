@@ -845,28 +845,6 @@ func TestSeededKeyspace(t *testing.T) {
 	}
 }
 
-// commandStats returns the calls of every command in INFO commandstats.
-func commandStats(t testing.TB, c *redis.Client) map[string]int {
-	t.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatalf("info commandstats: %v", err)
-	}
-	m := map[string]int{}
-	for line := range strings.SplitSeq(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		var calls int
-		if _, err := fmt.Sscanf(rest, "calls=%d", &calls); err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		m[strings.TrimPrefix(name, "cmdstat_")] = calls
-	}
-	return m
-}
-
 // commandFlags returns the flags COMMAND INFO gives a command (such as
 // "readonly" or "write"); name may be "container|subcommand".
 func commandFlags(t testing.TB, c *redis.Client, name string) []string {
@@ -929,7 +907,7 @@ func TestReadOnlyACL(t *testing.T) {
 	if err != nil {
 		t.Fatalf("audit as the read-only user: %v", err)
 	}
-	stats := commandStats(t, admin)
+	stats := redistest.CommandStats(t, admin)
 	stats["config|resetstat"]--
 	stats["acl|log"]--
 

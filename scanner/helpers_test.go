@@ -149,29 +149,6 @@ func clusterClient(t testing.TB, cs *redistest.ClusterSrv) *redis.ClusterClient 
 	return c
 }
 
-// commandStats returns the command names in INFO commandstats with their
-// call counts.
-func commandStats(t testing.TB, c *redis.Client) map[string]int {
-	t.Helper()
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		t.Fatalf("info commandstats: %v", err)
-	}
-	m := map[string]int{}
-	for line := range strings.SplitSeq(info, "\n") {
-		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || !strings.HasPrefix(name, "cmdstat_") {
-			continue
-		}
-		var calls int
-		if _, err := fmt.Sscanf(rest, "calls=%d", &calls); err != nil {
-			t.Fatalf("parsing %q: %v", line, err)
-		}
-		m[strings.TrimPrefix(name, "cmdstat_")] = calls
-	}
-	return m
-}
-
 // errorStats returns the errorstat lines of INFO errorstats and the
 // rejected_calls/failed_calls of every command.
 func errorStats(t testing.TB, c *redis.Client) []string {

@@ -204,7 +204,7 @@ func TestClusterReplicas(t *testing.T) {
 	}
 	// The masters served no SCAN at all.
 	for _, m := range cs.Masters {
-		if n := commandStats(t, m.Client(t))["scan"]; n != 0 {
+		if n := redistest.CommandStats(t, m.Client(t))["scan"]; n != 0 {
 			t.Errorf("master %s ran SCAN %d times in replica mode", m.Addr, n)
 		}
 	}
@@ -316,7 +316,7 @@ func TestMinimalACLAndNoWrites(t *testing.T) {
 		"info": true, "ping": true, "hello": true, "auth": true, "select": true, "config|resetstat": true,
 		"cluster|nodes": true, "readonly": true, "acl|log": true,
 	}
-	stats := commandStats(t, admin)
+	stats := redistest.CommandStats(t, admin)
 	for name := range stats {
 		if !allowed[name] {
 			t.Errorf("command %q ran during the scan", name)
@@ -657,9 +657,9 @@ func TestSampleReusesProbe(t *testing.T) {
 		{"hash, memory probed", with(hash, 500, -1), false, map[string]int{"hlen": 1}, []string{"memory|usage"}},
 	}
 	for _, c := range cases {
-		before := commandStats(t, admin)
+		before := redistest.CommandStats(t, admin)
 		ss, errs := conn.SampleBatch(ctx, []scanner.KeyInfo{c.k}, 10, 1<<20)
-		after := commandStats(t, admin)
+		after := redistest.CommandStats(t, admin)
 		if got := errors.Is(errs[0], scanner.ErrTooLarge); got != c.tooBig || (!c.tooBig && errs[0] != nil) {
 			t.Errorf("%s: error %v, want too large %v", c.name, errs[0], c.tooBig)
 		}
@@ -725,7 +725,7 @@ func TestProbeTypedLength(t *testing.T) {
 		"tl:stream":  {"stream", 0, true, false},
 		"tl:missing": {"", 0, false, true},
 	}
-	before := commandStats(t, admin)
+	before := redistest.CommandStats(t, admin)
 	for k, w := range want {
 		ki, err := conn.Probe(ctx, k)
 		if err != nil {
@@ -735,7 +735,7 @@ func TestProbeTypedLength(t *testing.T) {
 			t.Errorf("%s: type %q len %d (has %v) vanished %v, want %+v", k, ki.Type, ki.Len, ki.HasLen, ki.Vanished, w)
 		}
 	}
-	after := commandStats(t, admin)
+	after := redistest.CommandStats(t, admin)
 	if d := after["type"] - before["type"]; d != 3 {
 		t.Errorf("%d TYPE calls, want 3 (string, empty stream, missing key)", d)
 	}

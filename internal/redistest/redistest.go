@@ -550,3 +550,26 @@ func ACLUser(t testing.TB, s *Server, user, pass string, rules ...string) {
 		t.Fatalf("redistest: acl setuser %q on %s: %v", user, s.Addr, err)
 	}
 }
+
+// CommandStats returns the calls of every command in INFO commandstats of
+// the server behind c, by name ("get", "memory|usage").
+func CommandStats(t testing.TB, c *redis.Client) map[string]int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatalf("info commandstats: %v", err)
+	}
+	m := map[string]int{}
+	for line := range strings.SplitSeq(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") {
+			continue
+		}
+		var calls int
+		if _, err := fmt.Sscanf(rest, "calls=%d", &calls); err != nil {
+			t.Fatalf("parsing %q: %v", line, err)
+		}
+		m[strings.TrimPrefix(name, "cmdstat_")] = calls
+	}
+	return m
+}
