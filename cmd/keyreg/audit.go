@@ -198,11 +198,11 @@ func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Co
 		o.Summary = a.stderr
 	}
 	if format == report.GitHub {
-		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return fmt.Errorf("opening $GITHUB_STEP_SUMMARY: %w", err)
-			}
+		f, err := openStepSummary()
+		if err != nil {
+			return err
+		}
+		if f != nil {
 			defer f.Close()
 			o.StepSummary = f
 		}

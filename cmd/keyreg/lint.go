@@ -98,11 +98,11 @@ func (a *app) writeDiagnostics(format report.Format, l diag.List, automation str
 		Summary:    a.stderr,
 	}
 	if format == report.GitHub {
-		if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-			if err != nil {
-				return fmt.Errorf("opening $GITHUB_STEP_SUMMARY: %w", err)
-			}
+		f, err := openStepSummary()
+		if err != nil {
+			return err
+		}
+		if f != nil {
 			defer f.Close()
 			o.StepSummary = f
 		}
@@ -116,4 +116,18 @@ func ruleInfos() []report.RuleInfo {
 		out = append(out, report.RuleInfo{ID: r.ID, Kind: string(r.Kind), Doc: r.Doc, Default: r.Severity})
 	}
 	return out
+}
+
+// openStepSummary opens $GITHUB_STEP_SUMMARY for appending the markdown
+// summary of the github format; nil when the variable is unset.
+func openStepSummary() (*os.File, error) {
+	p := os.Getenv("GITHUB_STEP_SUMMARY")
+	if p == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("opening $GITHUB_STEP_SUMMARY: %w", err)
+	}
+	return f, nil
 }
