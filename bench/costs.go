@@ -107,17 +107,13 @@ func (e *env) costs(ctx context.Context) ([]costResult, error) {
 	per := make([][]sample, len(costSets))
 	for range runs {
 		for i, cs := range costSets {
-			extra := []string{envChild + "=probe", envAddr + "=" + e.main.Addr, envProbe + "=" + cs.probe}
+			extra := []string{envProbe + "=" + cs.probe}
 			if cs.paced {
 				extra = append(extra, envRate+"="+strconv.Itoa(e.cfg.rate), envMaxKeys+"="+strconv.Itoa(e.cfg.rateKeys))
 			}
-			var out strings.Builder
-			s, err := e.procEnv(ctx, []*server{e.main}, extra, &out, e.self)
+			s, err := e.baseline(ctx, "probe", extra...)
 			if err != nil {
-				return nil, err
-			}
-			if _, err := fmt.Sscanf(out.String(), "keys %d", &s.Keys); err != nil {
-				return nil, fmt.Errorf("probe %q: unexpected output %q", cs.probe, out.String())
+				return nil, fmt.Errorf("probe %q: %w", cs.probe, err)
 			}
 			e.logf("costs: %-28q paced %-5v %8d keys  redis %.2f µs/key", cs.probe, cs.paced, s.Keys, 1e6*s.ServerCPU/float64(s.Keys))
 			per[i] = append(per[i], s)

@@ -106,10 +106,12 @@ func (l *lineCounter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// baseline runs a Go baseline as a child of the bench binary.
-func (e *env) baseline(ctx context.Context, mode string) (sample, error) {
+// baseline runs a Go baseline as a child of the bench binary; extraEnv
+// carries settings of the mode (the probe mode's, see costs.go).
+func (e *env) baseline(ctx context.Context, mode string, extraEnv ...string) (sample, error) {
 	var out bytes.Buffer
-	s, err := e.procEnv(ctx, []*server{e.main}, []string{envChild + "=" + mode, envAddr + "=" + e.main.Addr}, &out, e.self)
+	env := append([]string{envChild + "=" + mode, envAddr + "=" + e.main.Addr}, extraEnv...)
+	s, err := e.procEnv(ctx, []*server{e.main}, env, &out, e.self)
 	if err != nil {
 		return s, err
 	}
