@@ -431,7 +431,7 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 	}
 
 	plans := make([]Plan, len(keys))
-	at := make([]int, len(keys)) // index of each key's first reply
+	at := make([]int, len(keys)) // index of each key's TYPE (or length) reply
 	n := 0
 	for i, k := range keys {
 		p := Plan{Idle: c.opts.Idle, Memory: c.opts.Memory}
@@ -442,11 +442,12 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 		if respLen(p.Len) == "" {
 			p.Len = ""
 		}
-		plans[i], at[i] = p, n
+		plans[i] = p
 		if p.Idle {
 			rc.keyCmd(respIdle, k)
 			n++
 		}
+		at[i] = n
 		if p.Len != "" {
 			rc.keyCmd(respLen(p.Len), k)
 		} else {
@@ -486,11 +487,9 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 		p, j := &plans[i], at[i]
 		var idle *reply
 		if p.Idle {
-			idle = &rs[j]
-			j++
+			idle = &rs[j-1]
 		}
 		first, pr := rs[j], rs[j+1] // TYPE or the length; PTTL
-		j += 2
 		if pr.kind != ':' {
 			return nil, 0, nil, fmt.Errorf("pttl: %w", replyErr(pr))
 		}
@@ -517,7 +516,7 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			}
 		}
 		if p.Memory {
-			switch m := rs[j]; {
+			switch m := rs[j+2]; {
 			case m.kind == ':':
 				ki.Memory, ki.HasMemory = m.n, true
 			case m.isNil():
@@ -551,11 +550,7 @@ func (c *Conn) settleTypes(ctx context.Context, rc *rawConn, keys []string, plan
 	types := make([]string, len(keys))
 	var again []int
 	for i := range keys {
-		j := at[i]
-		if plans[i].Idle {
-			j++
-		}
-		r := rc.replies[j]
+		r := rc.replies[at[i]]
 		switch {
 		case plans[i].Len == "":
 			if r.kind != '+' {
