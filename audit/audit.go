@@ -196,11 +196,8 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	r.unreg.init(reg, r.rules, "")
 	started := time.Now()
 	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
-	if p := r.pending; p != nil {
-		r.pending = nil
-		if perr := r.evaluate(ctx, p); err == nil {
-			err = perr
-		}
+	if ferr := r.flush(ctx); err == nil {
+		err = ferr
 	}
 	rep := r.report(started, stats)
 	if err != nil {
@@ -230,15 +227,23 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 // scanner hands every batch over for good, so it may be kept.
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 	next := r.presample(ctx, batch)
-	if p := r.pending; p != nil {
-		r.pending = nil // evaluated once, even when evaluating fails
-		if err := r.evaluate(ctx, p); err != nil {
-			next.wait()
-			return err
-		}
+	if err := r.flush(ctx); err != nil {
+		next.wait()
+		return err
 	}
 	r.pending = next
 	return nil
+}
+
+// flush evaluates the pending batch, if there is one. It is taken off
+// first, so it is evaluated once even when evaluating fails.
+func (r *run) flush(ctx context.Context) error {
+	p := r.pending
+	if p == nil {
+		return nil
+	}
+	r.pending = nil
+	return r.evaluate(ctx, p)
 }
 
 // evaluate audits one batch of keys once its read-ahead checks are done.
