@@ -439,7 +439,8 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			kp := c.opts.Plan(k)
 			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
 		}
-		if respLen(p.Len) == "" {
+		lenResp := respLen(p.Len)
+		if lenResp == "" {
 			p.Len = ""
 		}
 		plans[i] = p
@@ -448,8 +449,8 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			n++
 		}
 		at[i] = n
-		if p.Len != "" {
-			rc.keyCmd(respLen(p.Len), k)
+		if lenResp != "" {
+			rc.keyCmd(lenResp, k)
 		} else {
 			rc.keyCmd(respType, k)
 		}
