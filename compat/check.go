@@ -65,6 +65,21 @@ func (c *checker) consequence() string {
 	return "old readers would reject values written by new writers"
 }
 
+// emitString reports a string keyword (pattern, format) the writer side w
+// lacks (wok false) or holds with another value than the reader side r:
+// added, removed or changed, seen from old to new.
+func (c *checker) emitString(out *[]Change, ptr, kw, w, r string, wok bool) {
+	o, n := oldNew(c, w, r)
+	switch {
+	case !wok && c.dir == Reader:
+		c.emit(out, ptr+"/"+kw, kw+"-added", fmt.Sprintf("%s %q added", kw, n))
+	case !wok:
+		c.emit(out, ptr+"/"+kw, kw+"-removed", fmt.Sprintf("%s %q removed", kw, o))
+	default:
+		c.emit(out, ptr+"/"+kw, kw+"-changed", fmt.Sprintf("%s changed from %q to %q", kw, o, n))
+	}
+}
+
 func (c *checker) emit(out *[]Change, ptr, kind, desc string) {
 	*out = append(*out, Change{Pointer: ptr, Direction: c.dir, Kind: kind, Message: desc + ": " + c.consequence()})
 }
@@ -773,29 +788,13 @@ func (c *checker) strs(out *[]Change, w, r node, fin []any) {
 			bad = slices.ContainsFunc(strsIn, func(s string) bool { return re == nil || !re.MatchString(s) })
 		}
 		if bad {
-			op, np := oldNew(c, wp, rp)
-			switch {
-			case !wok && c.dir == Reader:
-				c.emit(out, ns.ptr+"/pattern", "pattern-added", fmt.Sprintf("pattern %q added", np))
-			case !wok:
-				c.emit(out, ns.ptr+"/pattern", "pattern-removed", fmt.Sprintf("pattern %q removed", op))
-			default:
-				c.emit(out, ns.ptr+"/pattern", "pattern-changed", fmt.Sprintf("pattern changed from %q to %q", op, np))
-			}
+			c.emitString(out, ns.ptr, "pattern", wp, rp, wok)
 		}
 	}
 	if rf, ok := r.str("format"); ok && fin == nil {
 		wf, wok := w.str("format")
 		if !wok || wf != rf {
-			of, nf := oldNew(c, wf, rf)
-			switch {
-			case !wok && c.dir == Reader:
-				c.emit(out, ns.ptr+"/format", "format-added", fmt.Sprintf("format %q added", nf))
-			case !wok:
-				c.emit(out, ns.ptr+"/format", "format-removed", fmt.Sprintf("format %q removed", of))
-			default:
-				c.emit(out, ns.ptr+"/format", "format-changed", fmt.Sprintf("format changed from %q to %q", of, nf))
-			}
+			c.emitString(out, ns.ptr, "format", wf, rf, wok)
 		}
 	}
 }
