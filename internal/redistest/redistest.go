@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -185,8 +186,15 @@ func (s *Server) start() error {
 			return fmt.Errorf("redis-server exited during startup: %s", LogTail(logPath))
 		default:
 		}
-		if Ping(s.Addr) {
-			return nil
+		if pid, ok := serverPID(s.Addr); ok {
+			if pid == cmd.Process.Pid {
+				return nil
+			}
+			// Another server (from a test binary running in parallel)
+			// took the port between FreePort and bind; ours will exit.
+			// Never accept its replies as our own.
+			s.Stop()
+			return fmt.Errorf("port %d answered for process %d, not %d: Address already in use", s.Port, pid, cmd.Process.Pid)
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
@@ -210,6 +218,41 @@ func Ping(addr string) bool {
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
 	return err == nil && strings.HasPrefix(line, "+PONG")
+}
+
+// serverPID asks the server at addr for INFO server with an inline command
+// and returns its process_id, so start can tell its own child from a server
+// another test binary started on the same port.
+func serverPID(addr string) (int, bool) {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err != nil {
+		return 0, false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := c.Write([]byte("INFO server\r\n")); err != nil {
+		return 0, false
+	}
+	r := bufio.NewReader(c)
+	head, err := r.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		return 0, false // -LOADING, -NOAUTH or not a server yet
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil || n < 0 || n > 1<<16 {
+		return 0, false
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "process_id:"); ok {
+			pid, err := strconv.Atoi(v)
+			return pid, err == nil
+		}
+	}
+	return 0, false
 }
 
 // LogTail returns the last lines of a log file for error messages.
