@@ -110,3 +110,54 @@ func TestDocsWorkflowsLint(t *testing.T) {
 		}
 	}
 }
+
+// permLevel orders GitHub token permission values.
+var permLevel = map[string]int{"none": 0, "read": 1, "write": 2}
+
+// TestReusableWorkflowPermissions checks what GitHub checks when a caller
+// starts a reusable workflow: every permission a job (or the workflow)
+// declares must be granted by the caller, even for a job its if: would skip.
+// The least a caller grants is contents: read (with upload-sarif: false for
+// registry-check), so that is all any job may declare; the SARIF upload
+// job declares nothing and runs with the caller's grant. It also requires a
+// timeout on every job and no deprecated upload-sarif@v3.
+func TestReusableWorkflowPermissions(t *testing.T) {
+	minimal := map[string]string{"contents": "read"}
+	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "ci.yml"} {
+		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wf, errs := actionlint.Parse(b)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", name, errs[0])
+		}
+		reusable := name != "ci.yml"
+		check := func(where string, p *actionlint.Permissions) {
+			if p == nil || !reusable {
+				return
+			}
+			if p.All != nil {
+				t.Errorf("%s %s: permissions: %s; declare scopes", name, where, p.All.Value)
+			}
+			for scope, v := range p.Scopes {
+				if permLevel[v.Value.Value] > permLevel[minimal[scope]] {
+					t.Errorf("%s %s: declares %s: %s, which a caller granting only contents: read refuses at startup",
+						name, where, scope, v.Value.Value)
+				}
+			}
+		}
+		check("workflow", wf.Permissions)
+		for id, job := range wf.Jobs {
+			check("job "+id, job.Permissions)
+			if job.TimeoutMinutes == nil {
+				t.Errorf("%s job %s: no timeout-minutes", name, id)
+			}
+			for _, st := range job.Steps {
+				if a, ok := st.Exec.(*actionlint.ExecAction); ok && strings.HasPrefix(a.Uses.Value, "github/codeql-action/upload-sarif@v3") {
+					t.Errorf("%s job %s: %s is deprecated", name, id, a.Uses.Value)
+				}
+			}
+		}
+	}
+}
