@@ -190,7 +190,7 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 
 func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Comparison) error {
 	o := report.Options{
-		Tool:       report.Tool{Name: "keyreg", Version: version, InformationURI: "https://github.com/keyreg/keyreg"},
+		Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
 		Rules:      ruleInfos(),
 		Automation: "keyreg/audit/",
 	}

@@ -92,7 +92,7 @@ func (a *app) reportDiagnostics(format report.Format, l diag.List, automation st
 // stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY.
 func (a *app) writeDiagnostics(format report.Format, l diag.List, automation string) error {
 	o := report.Options{
-		Tool:       report.Tool{Name: "keyreg", Version: version, InformationURI: "https://github.com/keyreg/keyreg"},
+		Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
 		Rules:      ruleInfos(),
 		Automation: automation,
 		Summary:    a.stderr,

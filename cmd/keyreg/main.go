@@ -19,9 +19,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // Exit codes, the same for every command.
 const (
 	exitClean    = 0
@@ -107,7 +104,7 @@ policy, type, encoding, payload schema) and checks code and servers against it.
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 usage or config
 error (including an invalid keys.yaml), 3 runtime error.`,
-		Version:       version,
+		Version:       toolVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestResolveVersion(t *testing.T) {
+	info := func(v string, settings ...debug.BuildSetting) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "github.com/keyreg/keyreg", Version: v}, Settings: settings}, true
+		}
+	}
+	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
+	dirty := debug.BuildSetting{Key: "vcs.modified", Value: "true"}
+	for _, c := range []struct {
+		name, ldflags string
+		read          func() (*debug.BuildInfo, bool)
+		want          string
+	}{
+		{"go install @version", "", info("v1.4.2"), "v1.4.2"},
+		{"pseudo-version", "", info("v0.0.0-20261201093000-0123456789ab"), "v0.0.0-20261201093000-0123456789ab"},
+		{"ldflags win", "v9.9.9", info("v1.4.2"), "v9.9.9"},
+		{"devel with revision", "", info("(devel)", rev), "dev+0123456789ab"},
+		{"devel, modified tree", "", info("(devel)", rev, dirty), "dev+0123456789ab-dirty"},
+		{"devel without vcs", "", info("(devel)"), "dev"},
+		{"no build info", "", func() (*debug.BuildInfo, bool) { return nil, false }, "dev"},
+	} {
+		if got := resolveVersion(c.ldflags, c.read); got != c.want {
+			t.Errorf("%s: resolveVersion = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestVersionFromBuild builds the real binary from this checkout and checks
+// that --version reports what the go command recorded in it, not "dev".
+func TestVersionFromBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "keyreg")
+	// -buildvcs=true: this machine's GOFLAGS may turn stamping off, and
+	// the test wants what a release build from a checkout records.
+	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	mod, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatalf("go version -m: %v", err)
+	}
+	var want string
+	for line := range strings.SplitSeq(string(mod), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "mod" && f[1] == "github.com/keyreg/keyreg" {
+			want = f[2]
+		}
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatalf("keyreg --version: %v", err)
+	}
+	got := strings.TrimSpace(string(bytes.TrimPrefix(out, []byte("keyreg version "))))
+	if want == "" || want == "(devel)" {
+		t.Fatalf("the build info has no module version:\n%s", mod)
+	}
+	if got != want {
+		t.Fatalf("keyreg --version = %q; the build info says %q", got, want)
+	}
+}
