@@ -26,4 +26,10 @@ go vet ./...
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go run ./cmd/keyreg lint
 # Under CI=true, tests that need redis-server fail instead of skipping.
-CI="${CI:-true}" go test -count=1 ./...
+# The packages that talk to Redis (concurrent scans, probes, cancellation)
+# run under the race detector; the rest run without it, to keep CI fast.
+race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/...)
+mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner)(/|$)')
+export CI="${CI:-true}"
+go test -count=1 -race "${race_pkgs[@]}"
+go test -count=1 "${other_pkgs[@]}"
