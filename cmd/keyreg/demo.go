@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/keyreg/keyreg"
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/internal/demo"
@@ -86,21 +85,18 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 		return runtimeError(fmt.Errorf("loading the example registry: %w", err), "")
 	}
 
-	m := miniredis.NewMiniRedis()
-	if err := m.StartAddr("127.0.0.1:0"); err != nil {
-		return runtimeError(fmt.Errorf("starting the embedded redis: %w", err), "")
-	}
-	defer m.Close()
 	now := time.Now()
-	planted, err := demo.Seed(m, reg, demo.Options{Seed: o.seed, Keys: o.keys, Now: now})
+	srv, err := demo.Start(reg, demo.Options{Seed: o.seed, Keys: o.keys, Now: now})
 	if err != nil {
-		return runtimeError(fmt.Errorf("seeding the embedded redis: %w", err), "")
+		return runtimeError(err, "")
 	}
+	defer srv.Close()
+	planted := srv.Planted
 	fmt.Fprintf(a.stderr, "keyreg demo: seeded %d keys into an embedded Redis; auditing against the example keys.yaml\n", len(planted.Keys))
 
 	// Memory of every key, as --memory does, so the report shows it per
 	// family and owner (miniredis estimates it roughly).
-	so := scanner.Options{URL: "redis://" + m.Addr(), Plan: audit.Plan(reg, true)}
+	so := scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true)}
 	conn, err := scanner.Connect(ctx, so)
 	if err != nil {
 		return runtimeError(fmt.Errorf("connecting to the embedded redis: %w", err), "")

@@ -396,3 +396,31 @@ func join(p *registry.Pattern, vals map[string]string) string {
 	}
 	return b.String()
 }
+
+// Server is an embedded Redis seeded by Start.
+type Server struct {
+	m *miniredis.Miniredis
+	// Planted is what Seed wrote.
+	Planted Planted
+}
+
+// Start starts an embedded Redis on a free loopback port and seeds it for
+// reg. Close stops it.
+func Start(reg *registry.Registry, o Options) (*Server, error) {
+	m := miniredis.NewMiniRedis()
+	if err := m.StartAddr("127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("starting the embedded redis: %w", err)
+	}
+	p, err := Seed(m, reg, o)
+	if err != nil {
+		m.Close()
+		return nil, fmt.Errorf("seeding the embedded redis: %w", err)
+	}
+	return &Server{m: m, Planted: p}, nil
+}
+
+// URL returns the redis:// URL of the embedded server.
+func (s *Server) URL() string { return "redis://" + s.m.Addr() }
+
+// Close stops the embedded server.
+func (s *Server) Close() { s.m.Close() }

@@ -1,0 +1,135 @@
+package keyreg_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/keyreg/keyreg"
+
+// layer gives each package of the module its place in the import order of
+// docs/architecture.md: a package imports only packages of a lower layer.
+// A package missing here fails the test, so a new one has to be placed.
+var layer = map[string]int{
+	"":                   0, // the root: the embedded example registry
+	"diag":               0,
+	"schemas":            0,
+	"internal/gitfs":     0,
+	"internal/synth":     0,
+	"internal/redistest": 0,
+	"registry":           1,
+	"compat":             2,
+	"payload":            2,
+	"rules":              3,
+	"scanner":            3,
+	"audit":              4,
+	"codegen":            4,
+	"internal/demo":      4,
+	"report":             5, // renders audit.Report, so it sits above audit
+	"cmd/keyreg":         6,
+	"bench":              6,
+	"examples/keys":      6, // generated code, as a user's program would hold it
+	"examples/sessions":  7,
+}
+
+// fence lists, per third-party module, the packages that may import it.
+// A third-party module missing here fails the test: adding a dependency
+// is a decision to write down.
+var fence = map[string][]string{
+	"github.com/spf13/cobra":                   {"cmd/keyreg"},
+	"github.com/spf13/pflag":                   {"cmd/keyreg"},
+	"golang.org/x/term":                        {"cmd/keyreg"},
+	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/sessions"},
+	"github.com/olekukonko/tablewriter":        {"report"},
+	"go.yaml.in/yaml/v3":                       {"registry"},
+	"github.com/santhosh-tekuri/jsonschema/v6": {"registry", "payload", "compat"},
+	"golang.org/x/text":                        {"registry"},
+	"github.com/alicebob/miniredis/v2":         {"internal/demo"},
+	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
+}
+
+// TestLayering reads the non-test imports of every package with go list and
+// fails when a package imports one of its own layer or above, or when a
+// third-party package crosses its fence.
+func TestLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, v := range check(strings.TrimSpace(string(out))) {
+		t.Error(v)
+	}
+}
+
+// check returns a violation per bad import in go list's output.
+func check(list string) []string {
+	var bad []string
+	for line := range strings.SplitSeq(list, "\n") {
+		pkgPath, imports, _ := strings.Cut(line, "\t")
+		pkg := rel(pkgPath)
+		l, ok := layer[pkg]
+		if !ok {
+			bad = append(bad, pkgPath+": not placed in a layer (layering_test.go, docs/architecture.md)")
+			continue
+		}
+		for imp := range strings.FieldsSeq(imports) {
+			switch {
+			case imp == module || strings.HasPrefix(imp, module+"/"):
+				il, ok := layer[rel(imp)]
+				if ok && il >= l {
+					bad = append(bad, pkgPath+" imports "+imp+", which is not below it")
+				}
+			case !strings.Contains(strings.Split(imp, "/")[0], "."):
+				// the standard library
+			default:
+				allowed, known := fenced(imp)
+				switch {
+				case !known:
+					bad = append(bad, pkgPath+" imports "+imp+", a third-party package with no fence (layering_test.go)")
+				case !slices.Contains(allowed, pkg):
+					bad = append(bad, pkgPath+" imports "+imp+", allowed only in "+strings.Join(allowed, ", "))
+				}
+			}
+		}
+	}
+	return bad
+}
+
+func rel(p string) string {
+	if p == module {
+		return ""
+	}
+	return strings.TrimPrefix(p, module+"/")
+}
+
+// fenced finds the fence of the module an import path belongs to.
+func fenced(imp string) ([]string, bool) {
+	for mod, pkgs := range fence {
+		if imp == mod || strings.HasPrefix(imp, mod+"/") {
+			return pkgs, true
+		}
+	}
+	return nil, false
+}
+
+// TestLayeringHasTeeth feeds check the imports the architecture forbids.
+func TestLayeringHasTeeth(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{module + "/registry\tgithub.com/spf13/cobra", "allowed only in cmd/keyreg"},
+		{module + "/audit\tgithub.com/redis/go-redis/v9", "allowed only in scanner"},
+		{module + "/registry\t" + module + "/scanner", "not below it"},
+		{module + "/scanner\t" + module + "/rules", "not below it"},
+		{module + "/payload\tgithub.com/example/newdep", "no fence"},
+		{module + "/newpkg\tfmt", "not placed in a layer"},
+	} {
+		got := check(c.line)
+		if len(got) != 1 || !strings.Contains(got[0], c.want) {
+			t.Errorf("check(%q) = %q, want one violation saying %q", c.line, got, c.want)
+		}
+	}
+	if got := check(module + "/audit\t" + module + "/scanner " + module + "/rules fmt"); len(got) != 0 {
+		t.Errorf("allowed imports reported: %q", got)
+	}
+}
