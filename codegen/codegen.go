@@ -49,7 +49,9 @@ type Options struct {
 //go:embed templates/*.tmpl
 var templates embed.FS
 
-var tmpl = template.Must(template.New("").ParseFS(templates, "templates/*.tmpl"))
+// tmpl renders registry text through comment in comments and printf "%q"
+// in string literals; see escape.go.
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"comment": comment}).ParseFS(templates, "templates/*.tmpl"))
 
 // Generate renders the Go code for reg. It fails when the options are
 // invalid or the registry is not loaded completely.
@@ -165,7 +167,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	v := &fileView{
 		Package: opts.Package,
 		Digest:  Digest(reg),
-		Sep:     strconv.Quote(string(sep)),
+		Sep:     strconv.Quote(string([]byte{sep})),
 		Client:  opts.Client == ClientGoRedis,
 	}
 	names := newNamer(reservedNames...)
@@ -398,8 +400,12 @@ func imports(v *fileView) []string {
 			set["strconv"] = true
 		}
 	}
-	if len(v.Types) > 0 {
-		set["encoding/json"] = true
+	// Enums marshal through encoding/json; structs use it only when a
+	// field is (or holds) a json.RawMessage.
+	for _, t := range v.Types {
+		if !t.Struct || slices.ContainsFunc(t.Fields, func(f fieldDecl) bool { return strings.Contains(f.Type, "json.") }) {
+			set["encoding/json"] = true
+		}
 	}
 	if v.Client {
 		set["context"] = true
