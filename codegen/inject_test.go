@@ -362,13 +362,18 @@ func TestInjectedPatternDoesNotRun(t *testing.T) {
 // compiles the seeds.
 func FuzzGenerate(f *testing.F) {
 	for _, s := range hostileStrings {
-		f.Add(s)
+		f.Add(s, false)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
+	f.Add("\n", true)
+	f.Fuzz(func(t *testing.T, s string, noClient bool) {
 		if len(s) > 256 {
 			return
 		}
-		checkGenerated(t, s, Options{Package: "keys"})
+		opts := Options{Package: "keys"}
+		if noClient {
+			opts.Client = ClientNone
+		}
+		checkGenerated(t, s, opts)
 	})
 }
 
