@@ -155,8 +155,13 @@ var typeConsts = map[registry.PlaceholderType]string{
 func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	fams := slices.Clone(reg.Families)
 	for _, f := range fams {
-		if f.Pattern == nil {
+		if f.Pattern == nil || len(f.Pattern.Parts) == 0 {
 			return nil, fmt.Errorf("family %q has no valid pattern", f.Name)
+		}
+		for _, pt := range f.Pattern.Parts {
+			if _, ok := typeConsts[pt.Type]; pt.IsPlaceholder() && !ok {
+				return nil, fmt.Errorf("family %q: placeholder %q has an unknown type", f.Name, pt.Name)
+			}
 		}
 	}
 	slices.SortFunc(fams, func(a, b *registry.Family) int { return strings.Compare(a.Name, b.Name) })
@@ -342,7 +347,8 @@ func ambiguous(p *registry.Pattern) bool {
 		if seen == n || pt.Type.FixedLen() != 0 || i+1 >= len(p.Parts) {
 			continue
 		}
-		if pt.Type.AcceptsAt(1, p.Parts[i+1].Lit[0], p.Sep) {
+		next := p.Parts[i+1]
+		if next.IsPlaceholder() || next.Lit == "" || pt.Type.AcceptsAt(1, next.Lit[0], p.Sep) {
 			return true
 		}
 	}

@@ -11,7 +11,9 @@ import (
 //   - identifiers, made by exported and unexported from ASCII letters and
 //     digits, and made unique by a namer;
 //   - string literals, always written with strconv.Quote (printf "%q" in
-//     the templates), never inside raw `…` strings or format strings;
+//     the templates), never inside raw `…` strings or format strings; the
+//     one raw string, a struct tag, holds only names that pass validTag,
+//     which rejects the backquote;
 //   - comment text, always passed through comment, which leaves printable
 //     text as written and escapes everything that could end a // comment,
 //     break the Go scanner or mislead a reader (newlines, CR, NUL, other

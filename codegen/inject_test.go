@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"bytes"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -422,6 +423,35 @@ func TestEnumUnknown(t *testing.T) {
 		}
 		if seen[d.UnknownValue] {
 			t.Errorf("%q: the Unknown value %s is a listed value", values, d.UnknownValue)
+		}
+	}
+}
+
+// TestBrokenPatterns checks that a pattern registry.Load would reject
+// gives an error or valid code, never a panic or code that does not parse.
+func TestBrokenPatterns(t *testing.T) {
+	fam := func(p *registry.Pattern) *registry.Registry {
+		return &registry.Registry{Families: []*registry.Family{{Name: "f", Type: "string", Encoding: "text", Pattern: p}}}
+	}
+	for name, p := range map[string]*registry.Pattern{
+		"no parts":     {Source: "x", Sep: ':'},
+		"unknown type": pattern(lit("v1:"), ph("a", registry.PlaceholderType(99))),
+	} {
+		if out, err := Generate(fam(p), Options{Package: "keys"}); err == nil {
+			t.Errorf("%s: Generate succeeded, want an error:\n%s", name, out)
+		}
+	}
+	for name, p := range map[string]*registry.Pattern{
+		"adjacent placeholders": pattern(lit("v1:"), ph("a", registry.Word), ph("b", registry.Word)),
+		"empty literal":         pattern(ph("a", registry.Word), lit(""), ph("b", registry.Int)),
+	} {
+		out, err := Generate(fam(p), Options{Package: "keys"})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !bytes.Contains(out, []byte("make sure the key parses back")) {
+			t.Errorf("%s: Build does not check that the key parses back", name)
 		}
 	}
 }
