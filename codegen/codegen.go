@@ -49,7 +49,9 @@ type Options struct {
 //go:embed templates/*.tmpl
 var templates embed.FS
 
-var tmpl = template.Must(template.New("").ParseFS(templates, "templates/*.tmpl"))
+// tmpl renders registry text through comment in comments and printf "%q"
+// in string literals; see escape.go.
+var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"comment": comment}).ParseFS(templates, "templates/*.tmpl"))
 
 // Generate renders the Go code for reg. It fails when the options are
 // invalid or the registry is not loaded completely.
@@ -153,8 +155,13 @@ var typeConsts = map[registry.PlaceholderType]string{
 func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	fams := slices.Clone(reg.Families)
 	for _, f := range fams {
-		if f.Pattern == nil {
+		if f.Pattern == nil || len(f.Pattern.Parts) == 0 {
 			return nil, fmt.Errorf("family %q has no valid pattern", f.Name)
+		}
+		for _, pt := range f.Pattern.Parts {
+			if _, ok := typeConsts[pt.Type]; pt.IsPlaceholder() && !ok {
+				return nil, fmt.Errorf("family %q: placeholder %q has an unknown type", f.Name, pt.Name)
+			}
 		}
 	}
 	slices.SortFunc(fams, func(a, b *registry.Family) int { return strings.Compare(a.Name, b.Name) })
@@ -165,7 +172,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	v := &fileView{
 		Package: opts.Package,
 		Digest:  Digest(reg),
-		Sep:     strconv.Quote(string(sep)),
+		Sep:     strconv.Quote(string([]byte{sep})),
 		Client:  opts.Client == ClientGoRedis,
 	}
 	names := newNamer(reservedNames...)
@@ -340,7 +347,8 @@ func ambiguous(p *registry.Pattern) bool {
 		if seen == n || pt.Type.FixedLen() != 0 || i+1 >= len(p.Parts) {
 			continue
 		}
-		if pt.Type.AcceptsAt(1, p.Parts[i+1].Lit[0], p.Sep) {
+		next := p.Parts[i+1]
+		if next.IsPlaceholder() || next.Lit == "" || pt.Type.AcceptsAt(1, next.Lit[0], p.Sep) {
 			return true
 		}
 	}
@@ -398,8 +406,12 @@ func imports(v *fileView) []string {
 			set["strconv"] = true
 		}
 	}
-	if len(v.Types) > 0 {
-		set["encoding/json"] = true
+	// Enums marshal through encoding/json; structs use it only when a
+	// field is (or holds) a json.RawMessage.
+	for _, t := range v.Types {
+		if !t.Struct || slices.ContainsFunc(t.Fields, func(f fieldDecl) bool { return strings.Contains(f.Type, "json.") }) {
+			set["encoding/json"] = true
+		}
 	}
 	if v.Client {
 		set["context"] = true

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // typeDecl is a named Go type generated from a JSON Schema: a struct for an
@@ -166,6 +168,9 @@ func (g *typeGen) object(m map[string]any, props map[string]any, name, prefix st
 		fn = fields.unique(fn)
 		typ, why := g.goType(ps, prefix+fn, prefix+fn)
 		tag := k
+		if k == "-" {
+			tag = "-," // a bare "-" would tell encoding/json to skip the field
+		}
 		switch {
 		case required[k]:
 		case nilable(typ):
@@ -204,10 +209,13 @@ func (g *typeGen) enum(m map[string]any, values []string, name string) string {
 		d.Enum = append(d.Enum, enumConst{Name: g.names.unique(name + cn), Value: strconv.Quote(v)})
 	}
 	d.Unknown = g.names.unique(name + "Unknown")
-	d.UnknownValue = `""`
-	if slices.Contains(values, "") {
-		d.UnknownValue = strconv.Quote("\x00unknown")
+	// The Unknown value must differ from every listed value, or Known
+	// would list one constant twice.
+	unknown := ""
+	for i := 1; slices.Contains(values, unknown); i++ {
+		unknown = "\x00unknown" + strings.Repeat("\x00", i-1)
 	}
+	d.UnknownValue = strconv.Quote(unknown)
 	g.decls = append(g.decls, d)
 	return name
 }
@@ -321,7 +329,10 @@ func stringEnum(m map[string]any) ([]string, bool) {
 	for _, v := range e {
 		switch v := v.(type) {
 		case string:
-			out = append(out, v)
+			// A value listed twice gets one constant.
+			if !slices.Contains(out, v) {
+				out = append(out, v)
+			}
 		case nil:
 			// null in an enum makes the value nullable; see nullable.
 		default:
@@ -414,17 +425,18 @@ func wrap(text string, width int) []string {
 	return lines
 }
 
-// validTag reports whether encoding/json accepts name in a struct tag.
+// validTag reports whether encoding/json accepts name in a struct tag, by
+// the rules of its isValidTag: ASCII punctuation other than quotes,
+// backslash and comma, and letters and digits. A name it rejected would
+// silently be replaced by the Go field name.
 func validTag(name string) bool {
-	if name == "" {
+	if name == "" || !utf8.ValidString(name) {
 		return false
 	}
 	for _, c := range name {
 		switch {
 		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'):
-		case c >= 0x80:
-		default:
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
 			return false
 		}
 	}

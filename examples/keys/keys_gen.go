@@ -294,7 +294,7 @@ func ParseCartItems(key string) (CartItemsKey, error) {
 	}
 	userID, err := strconv.ParseInt(v[0], 10, 64)
 	if err != nil {
-		return CartItemsKey{}, fmt.Errorf("%w: cart-items: user_id %q does not fit in an int64", ErrInvalidKey, v[0])
+		return CartItemsKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "cart-items", "user_id", v[0])
 	}
 	k.UserID = userID
 	return k, nil
@@ -413,7 +413,7 @@ func (k CartItemsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[stri
 		return err
 	}
 	if len(fields) == 0 {
-		return fmt.Errorf("%w: cart-items: HSet needs at least one field", ErrInvalidValue)
+		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "cart-items")
 	}
 	exp, err := keyregExpiry("cart-items", CartItemsMaxTTL, ttl)
 	if err != nil {
@@ -1425,7 +1425,7 @@ func (k FeatureFlagsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[s
 		return err
 	}
 	if len(fields) == 0 {
-		return fmt.Errorf("%w: feature-flags: HSet needs at least one field", ErrInvalidValue)
+		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "feature-flags")
 	}
 	exp := time.Duration(0)
 	args := make([]any, 0, 2*len(fields))
@@ -1694,7 +1694,7 @@ func ParseIdempotencyKey(key string) (IdempotencyKeyKey, error) {
 	}
 	clientID, err := strconv.ParseInt(v[0], 10, 64)
 	if err != nil {
-		return IdempotencyKeyKey{}, fmt.Errorf("%w: idempotency-key: client_id %q does not fit in an int64", ErrInvalidKey, v[0])
+		return IdempotencyKeyKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "idempotency-key", "client_id", v[0])
 	}
 	k.ClientID = clientID
 	k.Key = v[1]
@@ -1875,7 +1875,7 @@ func ParseLeaderboard(key string) (LeaderboardKey, error) {
 	}
 	season, err := strconv.ParseInt(v[0], 10, 64)
 	if err != nil {
-		return LeaderboardKey{}, fmt.Errorf("%w: leaderboard: season %q does not fit in an int64", ErrInvalidKey, v[0])
+		return LeaderboardKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "leaderboard", "season", v[0])
 	}
 	k.Season = season
 	return k, nil
@@ -2478,7 +2478,7 @@ func ParseProductCache(key string) (ProductCacheKey, error) {
 	}
 	productID, err := strconv.ParseInt(v[0], 10, 64)
 	if err != nil {
-		return ProductCacheKey{}, fmt.Errorf("%w: product-cache: product_id %q does not fit in an int64", ErrInvalidKey, v[0])
+		return ProductCacheKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "product-cache", "product_id", v[0])
 	}
 	k.ProductID = productID
 	return k, nil
@@ -2661,7 +2661,7 @@ func ParseRateLimit(key string) (RateLimitKey, error) {
 	k.APIKey = v[0]
 	window, err := strconv.ParseInt(v[1], 10, 64)
 	if err != nil {
-		return RateLimitKey{}, fmt.Errorf("%w: rate-limit: window %q does not fit in an int64", ErrInvalidKey, v[1])
+		return RateLimitKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "rate-limit", "window", v[1])
 	}
 	k.Window = window
 	return k, nil
@@ -3021,7 +3021,7 @@ func ParseUserSessionIndex(key string) (UserSessionIndexKey, error) {
 	}
 	userID, err := strconv.ParseInt(v[0], 10, 64)
 	if err != nil {
-		return UserSessionIndexKey{}, fmt.Errorf("%w: user-session-index: user_id %q does not fit in an int64", ErrInvalidKey, v[0])
+		return UserSessionIndexKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "user-session-index", "user_id", v[0])
 	}
 	k.UserID = userID
 	return k, nil
@@ -3347,7 +3347,7 @@ func (e CeleryTaskResultStatus) Known() bool {
 // MarshalJSON encodes e, or fails with ErrInvalidValue when e is not Known.
 func (e CeleryTaskResultStatus) MarshalJSON() ([]byte, error) {
 	if !e.Known() {
-		return nil, fmt.Errorf("%w: celery-task-result: %q is not a known CeleryTaskResultStatus", ErrInvalidValue, string(e))
+		return nil, fmt.Errorf("%w: %s: %q is not a known CeleryTaskResultStatus", ErrInvalidValue, "celery-task-result", string(e))
 	}
 	return json.Marshal(string(e))
 }
@@ -3448,7 +3448,7 @@ func (e IdempotencyKeyState) Known() bool {
 // MarshalJSON encodes e, or fails with ErrInvalidValue when e is not Known.
 func (e IdempotencyKeyState) MarshalJSON() ([]byte, error) {
 	if !e.Known() {
-		return nil, fmt.Errorf("%w: idempotency-key: %q is not a known IdempotencyKeyState", ErrInvalidValue, string(e))
+		return nil, fmt.Errorf("%w: %s: %q is not a known IdempotencyKeyState", ErrInvalidValue, "idempotency-key", string(e))
 	}
 	return json.Marshal(string(e))
 }
@@ -3557,7 +3557,7 @@ func (e UserSessionAuthMethod) Known() bool {
 // MarshalJSON encodes e, or fails with ErrInvalidValue when e is not Known.
 func (e UserSessionAuthMethod) MarshalJSON() ([]byte, error) {
 	if !e.Known() {
-		return nil, fmt.Errorf("%w: user-session: %q is not a known UserSessionAuthMethod", ErrInvalidValue, string(e))
+		return nil, fmt.Errorf("%w: %s: %q is not a known UserSessionAuthMethod", ErrInvalidValue, "user-session", string(e))
 	}
 	return json.Marshal(string(e))
 }
