@@ -86,6 +86,7 @@ func AuditBaseline(w io.Writer, f Format, r *audit.Report, c *audit.Comparison, 
 		if o.Automation == "" {
 			o.Automation = auditAutomation
 		}
+		o.invocation = auditInvocation(r)
 		if c != nil {
 			return writeAuditSARIFBaseline(w, r, c, o)
 		}
@@ -357,6 +358,19 @@ func auditDiagnostics(r *audit.Report) diag.List {
 		d.Message, d.Reason = printable(redact(d.Message)), printable(redact(d.Reason))
 	}
 	return l
+}
+
+// auditInvocation is the SARIF invocation of an audit: successful when it
+// covered the whole keyspace, else unsuccessful with the partial banner as
+// an error notification, so that code scanning does not read a partial
+// audit's results as complete.
+func auditInvocation(r *audit.Report) *sarifInvocation {
+	if !r.Partial {
+		return &sarifInvocation{ExecutionSuccessful: true}
+	}
+	return &sarifInvocation{ToolExecutionNotifications: []sarifNotification{
+		{Level: "error", Message: sarifText{Text: partialBanner(r)}},
+	}}
 }
 
 // partialBanner says that r does not cover the whole keyspace, and why.

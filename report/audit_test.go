@@ -575,6 +575,55 @@ func TestAuditPartialBanner(t *testing.T) {
 	}
 }
 
+// TestAuditPartialEveryFormat checks that every format tells a partial
+// audit from a complete one, baseline or not: sarif through
+// invocations[].executionSuccessful, json through partial, prometheus
+// through keyreg_audit_partial, the text summary line, and the banner of
+// the human formats.
+func TestAuditPartialEveryFormat(t *testing.T) {
+	says := map[Format]func(out, summary, step string) bool{
+		Table:    func(out, _, _ string) bool { return strings.Contains(out, "PARTIAL AUDIT: --max-keys 12500 reached") },
+		Markdown: func(out, _, _ string) bool { return strings.Contains(out, "> [!WARNING]\n> PARTIAL AUDIT") },
+		GitHub: func(out, _, step string) bool {
+			return strings.HasPrefix(out, "::warning title=partial audit::PARTIAL AUDIT") && strings.Contains(step, "PARTIAL AUDIT")
+		},
+		Text: func(out, summary, _ string) bool {
+			return strings.Contains(out, "PARTIAL AUDIT") && strings.HasSuffix(summary, " (partial audit)\n")
+		},
+		JSON:       func(out, _, _ string) bool { return strings.Contains(out, `"partial": true,`) },
+		Prometheus: func(out, _, _ string) bool { return strings.Contains(out, "\nkeyreg_audit_partial 1\n") },
+		SARIF: func(out, _, _ string) bool {
+			doc := decodeSARIF(t, out)
+			ok, _ := get(doc, "runs", 0, "invocations", 0, "executionSuccessful").(bool)
+			text, _ := get(doc, "runs", 0, "invocations", 0, "toolExecutionNotifications", 0, "message", "text").(string)
+			level := get(doc, "runs", 0, "invocations", 0, "toolExecutionNotifications", 0, "level")
+			if get(doc, "runs", 0, "invocations", 0, "executionSuccessful") == nil {
+				t.Errorf("sarif: no invocations[0].executionSuccessful:\n%s", out)
+			}
+			return !ok && level == "error" && strings.Contains(text, "PARTIAL AUDIT: --max-keys 12500 reached")
+		},
+	}
+	for _, f := range AuditFormats {
+		for _, tc := range auditCases {
+			for _, base := range []bool{false, true} {
+				r := tc.report()
+				var out, sum, step bytes.Buffer
+				o := Options{Summary: &sum, StepSummary: &step}
+				var c *audit.Comparison
+				if base {
+					c = audit.Compare(r, audit.NewBaseline(sampleReport()))
+				}
+				if err := AuditBaseline(&out, f, r, c, o); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := says[f](out.String(), sum.String(), step.String()), tc.name == "partial"; got != want {
+					t.Errorf("%s/%s (baseline %v): says partial = %v, want %v\n%s", tc.name, f, base, got, want, out.String())
+				}
+			}
+		}
+	}
+}
+
 func TestAuditEscapesKeys(t *testing.T) {
 	r := sampleReport()
 	r.Findings[0].Message += "\x1b[31m"
