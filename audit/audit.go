@@ -477,12 +477,17 @@ func (r *run) group(k *scanner.KeyInfo) {
 // two separator-ended segments, stopping before a segment that looks like
 // an ID (digits, hex, UUIDs). A key without a separator is grouped by its
 // leading letters ("celery-task-meta-" for "celery-task-meta-<uuid>").
+//
+// The prefix is always shorter than the key, so that a prefix never is a
+// whole key name (baselines record prefixes, never key names): a key
+// without one, such as "sessions" or "a:", is grouped under "".
 func InferPrefix(key string, sep byte) string {
 	var b strings.Builder
 	rest := key
 	for n := 0; n < 2; n++ {
 		i := strings.IndexByte(rest, sep)
-		if i < 0 || looksLikeID(rest[:i]) {
+		// A segment counts when something follows its separator.
+		if i < 0 || i+1 == len(rest) || looksLikeID(rest[:i]) {
 			break
 		}
 		b.WriteString(rest[:i+1])
@@ -501,13 +506,13 @@ func InferPrefix(key string, sep byte) string {
 		}
 	}
 	head := key[:end]
-	if i := strings.LastIndexAny(head, "-_."); i >= 0 {
+	if i := strings.LastIndexAny(head, "-_."); i >= 0 && i+1 < len(key) {
 		return head[:i+1]
 	}
 	if end < len(key) {
 		return head
 	}
-	return key
+	return ""
 }
 
 func looksLikeID(seg string) bool {
