@@ -625,7 +625,9 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 
 // findings adds the findings of one family (nil for unregistered keys).
 func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
-	pos := r.reg.PosOf("families")
+	// Unregistered keys belong to no family: their finding sits on the
+	// families: key, where a family for them would be declared.
+	pos := r.reg.KeyPos("families")
 	name := ""
 	if f != nil {
 		pos, name = f.Pos, f.Name

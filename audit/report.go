@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/rules"
 )
 
 // ReportVersion is the version of the JSON report schema (docs/audit-report.md).
@@ -142,13 +143,14 @@ func percent(n, of int64) float64 {
 }
 
 // Diagnostics turns the findings into one diagnostic each, positioned on
-// the family's line in keys.yaml (or the registry's first line for
-// unregistered keys), so GitHub annotations and SARIF land on the registry.
-// Messages name up to three example keys, quoted, and never a value.
+// the family's line in keys.yaml (or the families: key for unregistered
+// keys), so GitHub annotations and SARIF land on the registry. Messages
+// start with the family they are about (`family "cart": …`), name up to
+// three example keys, quoted, and never a value.
 func (r *Report) Diagnostics() diag.List {
 	var l diag.List
 	for _, f := range r.Findings {
-		msg := f.Message
+		msg := rules.NameFamily(f.Family, f.Message)
 		if len(f.Examples) > 0 {
 			var ex []string
 			for i, e := range f.Examples {

@@ -76,7 +76,7 @@ func sampleReport() *audit.Report {
 			{Rule: "ttl-exceeds", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
 				Count: 40, Of: 2000, Message: `40 keys live longer than "max 30m" | checkout writer`,
 				Examples: []audit.Example{{Key: "cart:{42}:items", Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
-			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(1, 1), Position: "keys.yaml:1:1",
+			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(4, 1), Position: "keys.yaml:4:1",
 				Count: 160, Of: 12500, Message: "160 keys match no family",
 				Examples: []audit.Example{{Key: binaryKey}, {Key: "tmp|x:1"}}},
 			{Rule: "ttl-missing", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
@@ -532,7 +532,7 @@ func TestAuditTableRows(t *testing.T) {
 func TestAuditText(t *testing.T) {
 	out, summary, _ := renderAudit(t, Text, sampleReport())
 	for _, want := range []string{
-		"\nkeys.yaml:12:5: error: 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
+		"\nkeys.yaml:12:5: error: family \"user-session\": 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
 		"\nfamilies:\nfamily         owner     keys   memory     % ttl   findings\nuser-session   identity  10000  5.0 MiB    100.0%  12\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -736,9 +736,9 @@ func TestAuditSARIF(t *testing.T) {
 func TestAuditGitHub(t *testing.T) {
 	out, _, step := renderAudit(t, GitHub, sampleReport())
 	for _, want := range []string{
-		"::error file=keys.yaml,line=12,col=5,title=payload-schema::12 of 300 sampled payloads fail the schema",
-		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::",
-		"::notice file=keys.yaml,line=1,col=1,title=key-unregistered::160 keys match no family (e.g. \"\\x00\\xffbin\"",
+		"::error file=keys.yaml,line=12,col=5,title=payload-schema::family \"user-session\": 12 of 300 sampled payloads fail the schema",
+		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::family \"cart\": ",
+		"::notice file=keys.yaml,line=4,col=1,title=key-unregistered::160 keys match no family (e.g. \"\\x00\\xffbin\"",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("annotations lack %q:\n%s", want, out)
