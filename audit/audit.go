@@ -156,6 +156,9 @@ type famState struct {
 	hits  []*hit   // by rule index; nil until the rule fires
 	sev   []effect // by rule index: severity after overrides and ignores
 	skipS int64    // samples skipped as too large
+	// shaped counts the keys among rep.Keys that only have the family's
+	// shape (placeholder-invalid): no other key rule checks them.
+	shaped int64
 }
 
 type effect struct {
@@ -268,20 +271,22 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 				// vanished, not audited, so it is never counted twice.
 				continue
 			}
-		} else {
-			// A key of no family is unregistered; one with a family's
-			// shape is reported on that family as placeholder-invalid.
-			st = &r.unreg
-			if f := r.shape.Match(k.Key); f != nil {
-				facts.Shape = f
-				if c, reason := r.match.Closest(k.Key); c == f {
-					facts.ShapeReason = reason
-				} else {
-					facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
-				}
+		} else if f := r.shape.Match(k.Key); f != nil {
+			// A key with a family's shape but a bad placeholder value
+			// belongs to that family (it counts among its keys, and as
+			// registered), reported there as placeholder-invalid.
+			facts.Shape = f
+			if c, reason := r.match.Closest(k.Key); c == f {
+				facts.ShapeReason = reason
 			} else {
-				r.group(k)
+				facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
 			}
+			st = &r.fams[f.Index]
+			st.shaped++
+		} else {
+			// A key of no family and no family's shape is unregistered.
+			st = &r.unreg
+			r.group(k)
 		}
 		st.rep.Keys++
 		if k.PTTL >= 0 {
@@ -290,9 +295,6 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		if k.HasMemory {
 			st.rep.Memory += k.Memory
 			st.rep.MemoryMeasured = true
-		}
-		if facts.Shape != nil {
-			st = &r.fams[facts.Shape.Index]
 		}
 		active := false
 		for j, rule := range r.rules {
@@ -655,9 +657,11 @@ func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
 		case rules.PayloadInvalid.ID, rules.EncodingMismatch.ID:
 			fd.Of = fs.rep.Sampled
 		case rules.PlaceholderInvalid.ID:
-			fd.Of = h.count + fs.rep.Keys
+			fd.Of = fs.rep.Keys
 		case rules.UnregisteredKey.ID:
 			fd.Of = rep.Totals.Keys
+		default:
+			fd.Of = fs.rep.Keys - fs.shaped
 		}
 		switch {
 		case rule.Key == nil:

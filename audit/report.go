@@ -51,10 +51,14 @@ type ScanStats struct {
 	Notes      []string      `json:"notes,omitempty"` // non-fatal problems, such as IDLETIME refused
 }
 
-// Totals sums the families.
+// Totals sums the families. Keys is Registered + Unregistered.
 type Totals struct {
-	Keys         int64 `json:"keys"`
-	Registered   int64 `json:"registered"`
+	Keys int64 `json:"keys"`
+	// Registered counts the keys of the families, including keys with a
+	// family's shape but a bad placeholder value (placeholder-invalid).
+	Registered int64 `json:"registered"`
+	// Unregistered counts the keys of no family and no family's shape:
+	// those of UnregisteredReport.
 	Unregistered int64 `json:"unregistered"`
 	WithTTL      int64 `json:"with_ttl"`
 	Memory       int64 `json:"memory_bytes,omitempty"`
@@ -69,8 +73,10 @@ type FamilyReport struct {
 	Owner    string   `json:"owner"`
 	Pos      diag.Pos `json:"-"`
 	Position string   `json:"position"` // keys.yaml:line:col
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
+	// Keys counts the keys that match the family, and those with its
+	// shape but a bad placeholder value (placeholder-invalid).
+	Keys    int64 `json:"keys"`
+	WithTTL int64 `json:"with_ttl"`
 	// Memory is the summed MEMORY USAGE of the family's keys, when measured.
 	Memory         int64 `json:"memory_bytes,omitempty"`
 	MemoryMeasured bool  `json:"memory_measured"`
@@ -94,9 +100,10 @@ type OwnerReport struct {
 
 // UnregisteredReport groups keys that match no family.
 type UnregisteredReport struct {
-	// Keys counts every key of no family. Keys with a family's shape but a
-	// placeholder value of the wrong type are among them, but are reported
-	// as placeholder-invalid on that family rather than grouped here.
+	// Keys counts every key of no family and no family's shape: the keys
+	// of the groups plus Other, and the count of the unregistered-key
+	// finding. A key with a family's shape but a placeholder value of the
+	// wrong type is a key of that family, reported as placeholder-invalid.
 	Keys   int64    `json:"keys"`
 	Groups []*Group `json:"groups"`
 	// Other counts keys whose group did not fit under the group cap.
