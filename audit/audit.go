@@ -101,26 +101,11 @@ func Plan(reg *registry.Registry, memory bool) func(key string) scanner.Plan {
 // means the key was not classified (no Plan, or another planner).
 const noFamily = -1
 
-// family returns the family of a probed key, from the class Plan gave it
-// when there is one, else by matching.
-func (r *run) family(k *scanner.KeyInfo) *registry.Family {
-	switch {
-	case k.Class == noFamily:
-		return nil
-	case k.Class > 0 && k.Class <= len(r.reg.Families):
-		return r.reg.Families[k.Class-1]
-	}
-	return r.match.Match(k.Key)
-}
-
 // run is the state of one audit.
 type run struct {
-	reg    *registry.Registry
+	*checker
 	o      Options
 	src    Source
-	match  *registry.Matcher
-	shape  *registry.ShapeMatcher
-	rules  []*rules.Rule
 	fams   []famState
 	unreg  famState // keys of no family, for unregistered-key
 	groups map[string]*Group
@@ -183,14 +168,11 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	o.MaxGroups = cmp.Or(o.MaxGroups, 1000)
 	o.SampleLen = cmp.Or(o.SampleLen, 10)
 	r := &run{
-		reg:    reg,
-		o:      o,
-		src:    src,
-		match:  reg.Matcher(),
-		shape:  reg.ShapeMatcher(),
-		rules:  rules.KeyRules(),
-		fams:   make([]famState, len(reg.Families)),
-		groups: map[string]*Group{},
+		checker: newChecker(reg),
+		o:       o,
+		src:     src,
+		fams:    make([]famState, len(reg.Families)),
+		groups:  map[string]*Group{},
 	}
 	for i, f := range reg.Families {
 		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
@@ -258,9 +240,9 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 	for i := range batch {
 		k := &batch[i]
 		*facts = keyFacts(k, r.o.Now)
+		r.classify(k, facts)
 		var st *famState
-		if f := r.family(k); f != nil {
-			facts.Family = f
+		if f := facts.Family; f != nil {
 			st = &r.fams[f.Index]
 			gone, err := r.sample(ctx, i, k, st, facts)
 			if err != nil {
@@ -271,16 +253,10 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 				// vanished, not audited, so it is never counted twice.
 				continue
 			}
-		} else if f := r.shape.Match(k.Key); f != nil {
+		} else if f := facts.Shape; f != nil {
 			// A key with a family's shape but a bad placeholder value
 			// belongs to that family (it counts among its keys, and as
 			// registered), reported there as placeholder-invalid.
-			facts.Shape = f
-			if c, reason := r.match.Closest(k.Key); c == f {
-				facts.ShapeReason = reason
-			} else {
-				facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
-			}
 			st = &r.fams[f.Index]
 			st.shaped++
 		} else {
@@ -297,10 +273,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			st.rep.MemoryMeasured = true
 		}
 		active := false
-		for j, rule := range r.rules {
-			if rule.Key == nil || !rule.Key(facts) {
-				continue
-			}
+		r.fire(facts, func(j int, rule *rules.Rule) {
 			h := st.hits[j]
 			if h == nil {
 				h = &hit{}
@@ -313,7 +286,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
 				active = true
 			}
-		}
+		})
 		if active {
 			st.rep.Findings++
 		}
@@ -322,15 +295,6 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		r.o.Progress.Add(int64(len(batch)))
 	}
 	return nil
-}
-
-// keyFacts starts the facts of a probed key; matching fills the family.
-func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
-	return rules.KeyFacts{
-		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
-		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
-		Len: k.Len, HasLen: k.HasLen, Now: now,
-	}
 }
 
 func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
@@ -387,8 +351,7 @@ func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famStat
 // the payload would not decode), and the family is under its sample quota,
 // counting planned samples not yet taken.
 func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, planned int64) bool {
-	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) &&
-		(f.Schema != nil || f.Encoding != "") && (f.Type == "" || k.Type == f.Type)
+	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) && samplable(f, k.Type)
 }
 
 // presample reads ahead, in one BatchSampler call, the payloads batch would
