@@ -187,11 +187,12 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	rep := r.report(started, stats)
 	if err != nil {
 		rep.Partial = true
+		// An error may quote a key name: the reason is bounded like one.
 		switch {
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			rep.PartialReason = "interrupted: " + err.Error()
+			rep.PartialReason = clip("interrupted: "+err.Error(), maxDetailBytes, true)
 		default:
-			rep.PartialReason = err.Error()
+			rep.PartialReason = clip(err.Error(), maxDetailBytes, true)
 		}
 		return rep, err
 	}
@@ -298,13 +299,14 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 }
 
 func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
-	e := Example{Key: k.Key}
+	e := Example{Key: shortKey(k.Key)}
 	if rule.Detail != nil {
 		e.Detail = rule.Detail(k)
 	}
 	if r.o.ShowValues && k.Payload != nil && len(k.Payload.Violations) > 0 && rule.ID == rules.PayloadInvalid.ID {
 		e.Detail += fmt.Sprintf(" (value %s)", k.Payload.Violations[0].Value)
 	}
+	e.Detail = clip(e.Detail, maxDetailBytes, true)
 	return e
 }
 
@@ -415,14 +417,22 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 const checkWorkers = 4
 
 // group counts an unregistered key under its inferred prefix.
+//
+// Groups are keyed by the prefix as the report shows it, cut at
+// MaxKeyBytes, so long prefixes that share their first MaxKeyBytes bytes
+// share a group, and no group keeps a long key alive.
 func (r *run) group(k *scanner.KeyInfo) {
 	p := InferPrefix(k.Key, r.reg.Separator)
+	if len(p) > MaxKeyBytes {
+		p = shortPrefix(p)
+	}
 	g, ok := r.groups[p]
 	if !ok {
 		if len(r.groups) >= r.o.MaxGroups {
 			r.other++
 			return
 		}
+		p = strings.Clone(p)
 		g = &Group{Prefix: p, Examples: []string{}}
 		r.groups[p] = g
 	}
@@ -434,7 +444,7 @@ func (r *run) group(k *scanner.KeyInfo) {
 		g.Memory += k.Memory
 	}
 	if len(g.Examples) < 3 {
-		g.Examples = append(g.Examples, k.Key)
+		g.Examples = append(g.Examples, shortKey(k.Key))
 	}
 }
 
@@ -445,21 +455,21 @@ func (r *run) group(k *scanner.KeyInfo) {
 //
 // The prefix is always shorter than the key, so that a prefix never is a
 // whole key name (baselines record prefixes, never key names): a key
-// without one, such as "sessions" or "a:", is grouped under "".
+// without one, such as "sessions" or "a:", is grouped under "". The prefix
+// is a substring of key, sharing its memory: clone it to keep it.
 func InferPrefix(key string, sep byte) string {
-	var b strings.Builder
-	rest := key
-	for n := 0; n < 2; n++ {
+	n := 0 // bytes of key in the prefix
+	for range 2 {
+		rest := key[n:]
 		i := strings.IndexByte(rest, sep)
 		// A segment counts when something follows its separator.
 		if i < 0 || i+1 == len(rest) || looksLikeID(rest[:i]) {
 			break
 		}
-		b.WriteString(rest[:i+1])
-		rest = rest[i+1:]
+		n += i + 1
 	}
-	if b.Len() > 0 {
-		return b.String()
+	if n > 0 {
+		return key[:n]
 	}
 	// No segment: keep the leading run up to the last '-', '_' or '.'
 	// before the first digit.
@@ -520,7 +530,9 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	st.Keys = stats.Keys - r.st.Vanished
 	st.Vanished += stats.Vanished
 	st.Duration = stats.Duration
-	st.Notes = stats.Errors
+	for _, n := range stats.Errors {
+		st.Notes = append(st.Notes, clip(n, maxDetailBytes, true))
+	}
 	if secs := stats.Duration.Seconds(); secs > 0 {
 		st.KeysPerSec = float64(stats.Keys) / secs
 	}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/rules"
@@ -183,4 +184,37 @@ func (r *Report) Diagnostics() diag.List {
 		})
 	}
 	return l
+}
+
+// MaxKeyBytes is how many bytes of a key name or prefix a report keeps. A
+// longer example key is cut to that many bytes (fewer, to end on a UTF-8
+// boundary) followed by "…(+N bytes)", N being the bytes cut; a longer
+// prefix is cut likewise and ends in "…", since it stands for keys of many
+// lengths. An example's detail keeps at most maxDetailBytes.
+const MaxKeyBytes = 256
+
+// maxDetailBytes bounds an example's detail, which may quote part of the
+// key (a placeholder value) or, with ShowValues, a value.
+const maxDetailBytes = 1024
+
+// shortKey returns key as a report keeps it: at most MaxKeyBytes of it and
+// a marker of what was cut. The result never shares memory with key, so a
+// report does not keep a scan's buffers alive.
+func shortKey(key string) string { return clip(key, MaxKeyBytes, true) }
+
+// shortPrefix is shortKey for an inferred prefix, marked with "…" only.
+func shortPrefix(p string) string { return clip(p, MaxKeyBytes, false) }
+
+func clip(s string, n int, count bool) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	cut := n
+	for i := 0; i < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
+		cut--
+	}
+	if !count {
+		return s[:cut] + "…"
+	}
+	return s[:cut] + "…(+" + strconv.Itoa(len(s)-cut) + " bytes)"
 }
