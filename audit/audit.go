@@ -101,26 +101,11 @@ func Plan(reg *registry.Registry, memory bool) func(key string) scanner.Plan {
 // means the key was not classified (no Plan, or another planner).
 const noFamily = -1
 
-// family returns the family of a probed key, from the class Plan gave it
-// when there is one, else by matching.
-func (r *run) family(k *scanner.KeyInfo) *registry.Family {
-	switch {
-	case k.Class == noFamily:
-		return nil
-	case k.Class > 0 && k.Class <= len(r.reg.Families):
-		return r.reg.Families[k.Class-1]
-	}
-	return r.match.Match(k.Key)
-}
-
 // run is the state of one audit.
 type run struct {
-	reg    *registry.Registry
+	*checker
 	o      Options
 	src    Source
-	match  *registry.Matcher
-	shape  *registry.ShapeMatcher
-	rules  []*rules.Rule
 	fams   []famState
 	unreg  famState // keys of no family, for unregistered-key
 	groups map[string]*Group
@@ -156,6 +141,9 @@ type famState struct {
 	hits  []*hit   // by rule index; nil until the rule fires
 	sev   []effect // by rule index: severity after overrides and ignores
 	skipS int64    // samples skipped as too large
+	// shaped counts the keys among rep.Keys that only have the family's
+	// shape (placeholder-invalid): no other key rule checks them.
+	shaped int64
 }
 
 type effect struct {
@@ -180,14 +168,11 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	o.MaxGroups = cmp.Or(o.MaxGroups, 1000)
 	o.SampleLen = cmp.Or(o.SampleLen, 10)
 	r := &run{
-		reg:    reg,
-		o:      o,
-		src:    src,
-		match:  reg.Matcher(),
-		shape:  reg.ShapeMatcher(),
-		rules:  rules.KeyRules(),
-		fams:   make([]famState, len(reg.Families)),
-		groups: map[string]*Group{},
+		checker: newChecker(reg),
+		o:       o,
+		src:     src,
+		fams:    make([]famState, len(reg.Families)),
+		groups:  map[string]*Group{},
 	}
 	for i, f := range reg.Families {
 		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
@@ -202,11 +187,12 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 	rep := r.report(started, stats)
 	if err != nil {
 		rep.Partial = true
+		// An error may quote a key name: the reason is bounded like one.
 		switch {
 		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			rep.PartialReason = "interrupted: " + err.Error()
+			rep.PartialReason = clip("interrupted: "+err.Error(), maxDetailBytes, true)
 		default:
-			rep.PartialReason = err.Error()
+			rep.PartialReason = clip(err.Error(), maxDetailBytes, true)
 		}
 		return rep, err
 	}
@@ -255,9 +241,9 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 	for i := range batch {
 		k := &batch[i]
 		*facts = keyFacts(k, r.o.Now)
+		r.classify(k, facts)
 		var st *famState
-		if f := r.family(k); f != nil {
-			facts.Family = f
+		if f := facts.Family; f != nil {
 			st = &r.fams[f.Index]
 			gone, err := r.sample(ctx, i, k, st, facts)
 			if err != nil {
@@ -268,20 +254,16 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 				// vanished, not audited, so it is never counted twice.
 				continue
 			}
+		} else if f := facts.Shape; f != nil {
+			// A key with a family's shape but a bad placeholder value
+			// belongs to that family (it counts among its keys, and as
+			// registered), reported there as placeholder-invalid.
+			st = &r.fams[f.Index]
+			st.shaped++
 		} else {
-			// A key of no family is unregistered; one with a family's
-			// shape is reported on that family as placeholder-invalid.
+			// A key of no family and no family's shape is unregistered.
 			st = &r.unreg
-			if f := r.shape.Match(k.Key); f != nil {
-				facts.Shape = f
-				if c, reason := r.match.Closest(k.Key); c == f {
-					facts.ShapeReason = reason
-				} else {
-					facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
-				}
-			} else {
-				r.group(k)
-			}
+			r.group(k)
 		}
 		st.rep.Keys++
 		if k.PTTL >= 0 {
@@ -291,14 +273,8 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			st.rep.Memory += k.Memory
 			st.rep.MemoryMeasured = true
 		}
-		if facts.Shape != nil {
-			st = &r.fams[facts.Shape.Index]
-		}
 		active := false
-		for j, rule := range r.rules {
-			if rule.Key == nil || !rule.Key(facts) {
-				continue
-			}
+		r.fire(facts, func(j int, rule *rules.Rule) {
 			h := st.hits[j]
 			if h == nil {
 				h = &hit{}
@@ -311,7 +287,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
 				active = true
 			}
-		}
+		})
 		if active {
 			st.rep.Findings++
 		}
@@ -322,23 +298,15 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 	return nil
 }
 
-// keyFacts starts the facts of a probed key; matching fills the family.
-func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
-	return rules.KeyFacts{
-		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
-		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
-		Len: k.Len, HasLen: k.HasLen, Now: now,
-	}
-}
-
 func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
-	e := Example{Key: k.Key}
+	e := Example{Key: shortKey(k.Key)}
 	if rule.Detail != nil {
 		e.Detail = rule.Detail(k)
 	}
 	if r.o.ShowValues && k.Payload != nil && len(k.Payload.Violations) > 0 && rule.ID == rules.PayloadInvalid.ID {
 		e.Detail += fmt.Sprintf(" (value %s)", k.Payload.Violations[0].Value)
 	}
+	e.Detail = clip(e.Detail, maxDetailBytes, true)
 	return e
 }
 
@@ -385,8 +353,7 @@ func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famStat
 // the payload would not decode), and the family is under its sample quota,
 // counting planned samples not yet taken.
 func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, planned int64) bool {
-	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) &&
-		(f.Schema != nil || f.Encoding != "") && (f.Type == "" || k.Type == f.Type)
+	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) && samplable(f, k.Type)
 }
 
 // presample reads ahead, in one BatchSampler call, the payloads batch would
@@ -450,14 +417,22 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 const checkWorkers = 4
 
 // group counts an unregistered key under its inferred prefix.
+//
+// Groups are keyed by the prefix as the report shows it, cut at
+// MaxKeyBytes, so long prefixes that share their first MaxKeyBytes bytes
+// share a group, and no group keeps a long key alive.
 func (r *run) group(k *scanner.KeyInfo) {
 	p := InferPrefix(k.Key, r.reg.Separator)
+	if len(p) > MaxKeyBytes {
+		p = shortPrefix(p)
+	}
 	g, ok := r.groups[p]
 	if !ok {
 		if len(r.groups) >= r.o.MaxGroups {
 			r.other++
 			return
 		}
+		p = strings.Clone(p)
 		g = &Group{Prefix: p, Examples: []string{}}
 		r.groups[p] = g
 	}
@@ -469,7 +444,7 @@ func (r *run) group(k *scanner.KeyInfo) {
 		g.Memory += k.Memory
 	}
 	if len(g.Examples) < 3 {
-		g.Examples = append(g.Examples, k.Key)
+		g.Examples = append(g.Examples, shortKey(k.Key))
 	}
 }
 
@@ -477,19 +452,24 @@ func (r *run) group(k *scanner.KeyInfo) {
 // two separator-ended segments, stopping before a segment that looks like
 // an ID (digits, hex, UUIDs). A key without a separator is grouped by its
 // leading letters ("celery-task-meta-" for "celery-task-meta-<uuid>").
+//
+// The prefix is always shorter than the key, so that a prefix never is a
+// whole key name (baselines record prefixes, never key names): a key
+// without one, such as "sessions" or "a:", is grouped under "". The prefix
+// is a substring of key, sharing its memory: clone it to keep it.
 func InferPrefix(key string, sep byte) string {
-	var b strings.Builder
-	rest := key
-	for n := 0; n < 2; n++ {
+	n := 0 // bytes of key in the prefix
+	for range 2 {
+		rest := key[n:]
 		i := strings.IndexByte(rest, sep)
-		if i < 0 || looksLikeID(rest[:i]) {
+		// A segment counts when something follows its separator.
+		if i < 0 || i+1 == len(rest) || looksLikeID(rest[:i]) {
 			break
 		}
-		b.WriteString(rest[:i+1])
-		rest = rest[i+1:]
+		n += i + 1
 	}
-	if b.Len() > 0 {
-		return b.String()
+	if n > 0 {
+		return key[:n]
 	}
 	// No segment: keep the leading run up to the last '-', '_' or '.'
 	// before the first digit.
@@ -501,13 +481,13 @@ func InferPrefix(key string, sep byte) string {
 		}
 	}
 	head := key[:end]
-	if i := strings.LastIndexAny(head, "-_."); i >= 0 {
+	if i := strings.LastIndexAny(head, "-_."); i >= 0 && i+1 < len(key) {
 		return head[:i+1]
 	}
 	if end < len(key) {
 		return head
 	}
-	return key
+	return ""
 }
 
 func looksLikeID(seg string) bool {
@@ -550,7 +530,9 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	st.Keys = stats.Keys - r.st.Vanished
 	st.Vanished += stats.Vanished
 	st.Duration = stats.Duration
-	st.Notes = stats.Errors
+	for _, n := range stats.Errors {
+		st.Notes = append(st.Notes, clip(n, maxDetailBytes, true))
+	}
 	if secs := stats.Duration.Seconds(); secs > 0 {
 		st.KeysPerSec = float64(stats.Keys) / secs
 	}
@@ -620,7 +602,9 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 
 // findings adds the findings of one family (nil for unregistered keys).
 func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
-	pos := r.reg.PosOf("families")
+	// Unregistered keys belong to no family: their finding sits on the
+	// families: key, where a family for them would be declared.
+	pos := r.reg.KeyPos("families")
 	name := ""
 	if f != nil {
 		pos, name = f.Pos, f.Name
@@ -648,9 +632,11 @@ func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
 		case rules.PayloadInvalid.ID, rules.EncodingMismatch.ID:
 			fd.Of = fs.rep.Sampled
 		case rules.PlaceholderInvalid.ID:
-			fd.Of = h.count + fs.rep.Keys
+			fd.Of = fs.rep.Keys
 		case rules.UnregisteredKey.ID:
 			fd.Of = rep.Totals.Keys
+		default:
+			fd.Of = fs.rep.Keys - fs.shaped
 		}
 		switch {
 		case rule.Key == nil:

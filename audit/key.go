@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -15,7 +16,82 @@ import (
 	"github.com/keyreg/keyreg/scanner"
 )
 
-// Prober reads one key: a *scanner.Conn.
+// checker decides what the key rules say about one probed key: its family
+// (or the family whose shape it has), whether its payload is checked, and
+// which rules fire. The audit runs it on every key and CheckKey (explain
+// --live) on one, so the two cannot disagree about a key.
+type checker struct {
+	reg   *registry.Registry
+	match *registry.Matcher
+	shape *registry.ShapeMatcher
+	rules []*rules.Rule
+}
+
+func newChecker(reg *registry.Registry) *checker {
+	return &checker{reg: reg, match: reg.Matcher(), shape: reg.ShapeMatcher(), rules: rules.KeyRules()}
+}
+
+// keyFacts starts the facts of a probed key; classify fills the family.
+func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
+	return rules.KeyFacts{
+		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
+		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
+		Len: k.Len, HasLen: k.HasLen, Now: now,
+	}
+}
+
+// family returns the family of a probed key, from the class Plan gave it
+// when there is one, else by matching.
+func (c *checker) family(k *scanner.KeyInfo) *registry.Family {
+	switch {
+	case k.Class == noFamily:
+		return nil
+	case k.Class > 0 && k.Class <= len(c.reg.Families):
+		return c.reg.Families[k.Class-1]
+	}
+	return c.match.Match(k.Key)
+}
+
+// classify sets facts.Family to the family of k, or, for a key of no
+// family, facts.Shape to the family whose shape it has and ShapeReason to
+// why its placeholders fail. A key with neither is unregistered.
+func (c *checker) classify(k *scanner.KeyInfo, facts *rules.KeyFacts) {
+	if facts.Family = c.family(k); facts.Family != nil {
+		return
+	}
+	f := c.shape.Match(k.Key)
+	if f == nil {
+		return
+	}
+	facts.Shape = f
+	if cl, reason := c.match.Closest(k.Key); cl == f {
+		facts.ShapeReason = reason
+	} else {
+		facts.ShapeReason = fmt.Sprintf("placeholder types of %q do not accept the key", f.Pattern.Source)
+	}
+}
+
+// samplable reports whether the payload of a key of family f and Redis
+// type typ is checked: the family has a schema or an encoding, and the key
+// has the family's type (else type-mismatch says it all; the payload would
+// not decode).
+func samplable(f *registry.Family, typ string) bool {
+	return f != nil && (f.Schema != nil || f.Encoding != "") && (f.Type == "" || typ == f.Type)
+}
+
+// fire calls fn with the index in c.rules of every key rule that fires on
+// facts, in rule order. It allocates nothing.
+func (c *checker) fire(facts *rules.KeyFacts, fn func(j int, r *rules.Rule)) {
+	for j, r := range c.rules {
+		if r.Key != nil && r.Key(facts) {
+			fn(j, r)
+		}
+	}
+}
+
+// Prober reads one key: a *scanner.Conn. Probe should read what the audit
+// reads for the key (Plan's probe plan), so that CheckKey sees the same
+// facts.
 type Prober interface {
 	Probe(ctx context.Context, key string) (scanner.KeyInfo, error)
 	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
@@ -38,8 +114,11 @@ type KeyFinding struct {
 }
 
 // CheckKey probes one key, samples its value, and runs the key rules on it
-// with the registry's overrides and ignores applied, as the audit would.
-// A key that does not exist yields Info.Vanished and no findings.
+// with the registry's overrides and ignores applied, deciding as the audit
+// does (the same classification, sampling condition and rules). For the
+// same facts it reports the rules the audit reports for the key; the probe
+// should follow Plan, as the audit's does. A key that does not exist
+// yields Info.Vanished and no findings.
 func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string, o Options) (*KeyCheck, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -52,15 +131,10 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 	if ki.Vanished {
 		return kc, nil
 	}
+	c := newChecker(reg)
 	facts := keyFacts(&ki, o.Now)
-	f := reg.Matcher().Match(key)
-	facts.Family = f
-	if f == nil {
-		if s := reg.ShapeMatcher().Match(key); s != nil {
-			facts.Shape = s
-			_, facts.ShapeReason = reg.Matcher().Closest(key)
-		}
-	}
+	c.classify(&ki, &facts)
+	f := facts.Family
 	if o.Sample > 0 && ki.Type != "" {
 		s, err := p.Sample(ctx, ki, max(o.SampleLen, 10), o.MaxValueBytes)
 		switch {
@@ -72,13 +146,13 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 		case err != nil:
 			return nil, err
 		default:
-			detectOnly := f
-			if detectOnly == nil {
-				detectOnly = &registry.Family{} // no encoding, no schema: detect only
+			check := f
+			if !samplable(f, ki.Type) {
+				check = &registry.Family{} // no encoding, no schema: detect only
 			}
-			res := payload.Check(detectOnly, s, payload.Options{ShowValues: o.ShowValues})
+			res := payload.Check(check, s, payload.Options{ShowValues: o.ShowValues})
 			kc.Detected = strings.Join(slices.Sorted(maps.Keys(res.Detected)), ", ")
-			if f != nil && (f.Schema != nil || f.Encoding != "") && (f.Type == "" || f.Type == ki.Type) {
+			if samplable(f, ki.Type) {
 				facts.Payload = &res
 			}
 		}
@@ -89,19 +163,16 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 	} else if facts.Shape != nil {
 		family = facts.Shape.Name
 	}
-	for _, r := range rules.KeyRules() {
-		if r.Key == nil || !r.Key(&facts) {
-			continue
-		}
+	c.fire(&facts, func(_ int, r *rules.Rule) {
 		sev, sup, _ := rules.Effective(reg, r, family, r.Severity)
 		if sev == diag.Off {
-			continue
+			return
 		}
 		kf := KeyFinding{Rule: r.ID, Severity: sev, Suppressed: sup}
 		if r.Detail != nil {
 			kf.Detail = r.Detail(&facts)
 		}
 		kc.Findings = append(kc.Findings, kf)
-	}
+	})
 	return kc, nil
 }

@@ -4,8 +4,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/rules"
 )
 
 // ReportVersion is the version of the JSON report schema (docs/audit-report.md).
@@ -50,10 +52,14 @@ type ScanStats struct {
 	Notes      []string      `json:"notes,omitempty"` // non-fatal problems, such as IDLETIME refused
 }
 
-// Totals sums the families.
+// Totals sums the families. Keys is Registered + Unregistered.
 type Totals struct {
-	Keys         int64 `json:"keys"`
-	Registered   int64 `json:"registered"`
+	Keys int64 `json:"keys"`
+	// Registered counts the keys of the families, including keys with a
+	// family's shape but a bad placeholder value (placeholder-invalid).
+	Registered int64 `json:"registered"`
+	// Unregistered counts the keys of no family and no family's shape:
+	// those of UnregisteredReport.
 	Unregistered int64 `json:"unregistered"`
 	WithTTL      int64 `json:"with_ttl"`
 	Memory       int64 `json:"memory_bytes,omitempty"`
@@ -68,8 +74,10 @@ type FamilyReport struct {
 	Owner    string   `json:"owner"`
 	Pos      diag.Pos `json:"-"`
 	Position string   `json:"position"` // keys.yaml:line:col
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
+	// Keys counts the keys that match the family, and those with its
+	// shape but a bad placeholder value (placeholder-invalid).
+	Keys    int64 `json:"keys"`
+	WithTTL int64 `json:"with_ttl"`
 	// Memory is the summed MEMORY USAGE of the family's keys, when measured.
 	Memory         int64 `json:"memory_bytes,omitempty"`
 	MemoryMeasured bool  `json:"memory_measured"`
@@ -93,9 +101,10 @@ type OwnerReport struct {
 
 // UnregisteredReport groups keys that match no family.
 type UnregisteredReport struct {
-	// Keys counts every key of no family. Keys with a family's shape but a
-	// placeholder value of the wrong type are among them, but are reported
-	// as placeholder-invalid on that family rather than grouped here.
+	// Keys counts every key of no family and no family's shape: the keys
+	// of the groups plus Other, and the count of the unregistered-key
+	// finding. A key with a family's shape but a placeholder value of the
+	// wrong type is a key of that family, reported as placeholder-invalid.
 	Keys   int64    `json:"keys"`
 	Groups []*Group `json:"groups"`
 	// Other counts keys whose group did not fit under the group cap.
@@ -142,13 +151,14 @@ func percent(n, of int64) float64 {
 }
 
 // Diagnostics turns the findings into one diagnostic each, positioned on
-// the family's line in keys.yaml (or the registry's first line for
-// unregistered keys), so GitHub annotations and SARIF land on the registry.
-// Messages name up to three example keys, quoted, and never a value.
+// the family's line in keys.yaml (or the families: key for unregistered
+// keys), so GitHub annotations and SARIF land on the registry. Messages
+// start with the family they are about (`family "cart": …`), name up to
+// three example keys, quoted, and never a value.
 func (r *Report) Diagnostics() diag.List {
 	var l diag.List
 	for _, f := range r.Findings {
-		msg := f.Message
+		msg := rules.NameFamily(f.Family, f.Message)
 		if len(f.Examples) > 0 {
 			var ex []string
 			for i, e := range f.Examples {
@@ -174,4 +184,37 @@ func (r *Report) Diagnostics() diag.List {
 		})
 	}
 	return l
+}
+
+// MaxKeyBytes is how many bytes of a key name or prefix a report keeps. A
+// longer example key is cut to that many bytes (fewer, to end on a UTF-8
+// boundary) followed by "…(+N bytes)", N being the bytes cut; a longer
+// prefix is cut likewise and ends in "…", since it stands for keys of many
+// lengths. An example's detail keeps at most maxDetailBytes.
+const MaxKeyBytes = 256
+
+// maxDetailBytes bounds an example's detail, which may quote part of the
+// key (a placeholder value) or, with ShowValues, a value.
+const maxDetailBytes = 1024
+
+// shortKey returns key as a report keeps it: at most MaxKeyBytes of it and
+// a marker of what was cut. The result never shares memory with key, so a
+// report does not keep a scan's buffers alive.
+func shortKey(key string) string { return clip(key, MaxKeyBytes, true) }
+
+// shortPrefix is shortKey for an inferred prefix, marked with "…" only.
+func shortPrefix(p string) string { return clip(p, MaxKeyBytes, false) }
+
+func clip(s string, n int, count bool) string {
+	if len(s) <= n {
+		return strings.Clone(s)
+	}
+	cut := n
+	for i := 0; i < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); i++ {
+		cut--
+	}
+	if !count {
+		return s[:cut] + "…"
+	}
+	return s[:cut] + "…(+" + strconv.Itoa(len(s)-cut) + " bytes)"
 }

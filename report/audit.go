@@ -86,6 +86,7 @@ func AuditBaseline(w io.Writer, f Format, r *audit.Report, c *audit.Comparison, 
 		if o.Automation == "" {
 			o.Automation = auditAutomation
 		}
+		o.invocation = auditInvocation(r)
 		if c != nil {
 			return writeAuditSARIFBaseline(w, r, c, o)
 		}
@@ -359,6 +360,19 @@ func auditDiagnostics(r *audit.Report) diag.List {
 	return l
 }
 
+// auditInvocation is the SARIF invocation of an audit: successful when it
+// covered the whole keyspace, else unsuccessful with the partial banner as
+// an error notification, so that code scanning does not read a partial
+// audit's results as complete.
+func auditInvocation(r *audit.Report) *sarifInvocation {
+	if !r.Partial {
+		return &sarifInvocation{ExecutionSuccessful: true}
+	}
+	return &sarifInvocation{ToolExecutionNotifications: []sarifNotification{
+		{Level: "error", Message: sarifText{Text: partialBanner(r)}},
+	}}
+}
+
 // partialBanner says that r does not cover the whole keyspace, and why.
 func partialBanner(r *audit.Report) string {
 	reason := printable(redact(r.PartialReason))
@@ -488,18 +502,10 @@ func orDash(s string) string {
 	return s
 }
 
-// keyCounts splits the keys into registered, unregistered and, when there
-// are any, keys with a family's layout but a bad placeholder value: those
-// are counted as unregistered by the audit but reported on their family
-// (placeholder-invalid), not in a prefix group.
+// keyCounts splits the keys into registered and unregistered: the same
+// numbers as the json totals, the unregistered section and the
+// unregistered-key finding. Keys with a family's shape but a bad
+// placeholder value are keys of that family (placeholder-invalid).
 func keyCounts(r *audit.Report) string {
-	grouped := r.Unregistered.Other
-	for _, g := range r.Unregistered.Groups {
-		grouped += g.Keys
-	}
-	s := fmt.Sprintf("%d (%d registered, %d unregistered", r.Totals.Keys, r.Totals.Registered, grouped)
-	if bad := r.Totals.Unregistered - grouped; bad > 0 {
-		s += fmt.Sprintf(", %d with a bad placeholder value", bad)
-	}
-	return s + ")"
+	return fmt.Sprintf("%d (%d registered, %d unregistered)", r.Totals.Keys, r.Totals.Registered, r.Totals.Unregistered)
 }

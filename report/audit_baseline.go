@@ -112,6 +112,7 @@ type (
 	sarifBaselineRun struct {
 		Tool              sarifTool             `json:"tool"`
 		AutomationDetails *sarifAutomation      `json:"automationDetails,omitempty"`
+		Invocations       []sarifInvocation     `json:"invocations,omitempty"`
 		Results           []sarifBaselineResult `json:"results"`
 		Properties        sarifBaselineProps    `json:"properties"`
 	}

@@ -76,7 +76,7 @@ func sampleReport() *audit.Report {
 			{Rule: "ttl-exceeds", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
 				Count: 40, Of: 2000, Message: `40 keys live longer than "max 30m" | checkout writer`,
 				Examples: []audit.Example{{Key: "cart:{42}:items", Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
-			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(1, 1), Position: "keys.yaml:1:1",
+			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(4, 1), Position: "keys.yaml:4:1",
 				Count: 160, Of: 12500, Message: "160 keys match no family",
 				Examples: []audit.Example{{Key: binaryKey}, {Key: "tmp|x:1"}}},
 			{Rule: "ttl-missing", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
@@ -532,7 +532,7 @@ func TestAuditTableRows(t *testing.T) {
 func TestAuditText(t *testing.T) {
 	out, summary, _ := renderAudit(t, Text, sampleReport())
 	for _, want := range []string{
-		"\nkeys.yaml:12:5: error: 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
+		"\nkeys.yaml:12:5: error: family \"user-session\": 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
 		"\nfamilies:\nfamily         owner     keys   memory     % ttl   findings\nuser-session   identity  10000  5.0 MiB    100.0%  12\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -572,6 +572,55 @@ func TestAuditPartialBanner(t *testing.T) {
 	out, _, _ = renderAudit(t, Text, r)
 	if !strings.Contains(out, "PARTIAL AUDIT: the audit did not cover the whole keyspace") {
 		t.Errorf("no banner without a reason:\n%s", out)
+	}
+}
+
+// TestAuditPartialEveryFormat checks that every format tells a partial
+// audit from a complete one, baseline or not: sarif through
+// invocations[].executionSuccessful, json through partial, prometheus
+// through keyreg_audit_partial, the text summary line, and the banner of
+// the human formats.
+func TestAuditPartialEveryFormat(t *testing.T) {
+	says := map[Format]func(out, summary, step string) bool{
+		Table:    func(out, _, _ string) bool { return strings.Contains(out, "PARTIAL AUDIT: --max-keys 12500 reached") },
+		Markdown: func(out, _, _ string) bool { return strings.Contains(out, "> [!WARNING]\n> PARTIAL AUDIT") },
+		GitHub: func(out, _, step string) bool {
+			return strings.HasPrefix(out, "::warning title=partial audit::PARTIAL AUDIT") && strings.Contains(step, "PARTIAL AUDIT")
+		},
+		Text: func(out, summary, _ string) bool {
+			return strings.Contains(out, "PARTIAL AUDIT") && strings.HasSuffix(summary, " (partial audit)\n")
+		},
+		JSON:       func(out, _, _ string) bool { return strings.Contains(out, `"partial": true,`) },
+		Prometheus: func(out, _, _ string) bool { return strings.Contains(out, "\nkeyreg_audit_partial 1\n") },
+		SARIF: func(out, _, _ string) bool {
+			doc := decodeSARIF(t, out)
+			ok, _ := get(doc, "runs", 0, "invocations", 0, "executionSuccessful").(bool)
+			text, _ := get(doc, "runs", 0, "invocations", 0, "toolExecutionNotifications", 0, "message", "text").(string)
+			level := get(doc, "runs", 0, "invocations", 0, "toolExecutionNotifications", 0, "level")
+			if get(doc, "runs", 0, "invocations", 0, "executionSuccessful") == nil {
+				t.Errorf("sarif: no invocations[0].executionSuccessful:\n%s", out)
+			}
+			return !ok && level == "error" && strings.Contains(text, "PARTIAL AUDIT: --max-keys 12500 reached")
+		},
+	}
+	for _, f := range AuditFormats {
+		for _, tc := range auditCases {
+			for _, base := range []bool{false, true} {
+				r := tc.report()
+				var out, sum, step bytes.Buffer
+				o := Options{Summary: &sum, StepSummary: &step}
+				var c *audit.Comparison
+				if base {
+					c = audit.Compare(r, audit.NewBaseline(sampleReport()))
+				}
+				if err := AuditBaseline(&out, f, r, c, o); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := says[f](out.String(), sum.String(), step.String()), tc.name == "partial"; got != want {
+					t.Errorf("%s/%s (baseline %v): says partial = %v, want %v\n%s", tc.name, f, base, got, want, out.String())
+				}
+			}
+		}
 	}
 }
 
@@ -687,9 +736,9 @@ func TestAuditSARIF(t *testing.T) {
 func TestAuditGitHub(t *testing.T) {
 	out, _, step := renderAudit(t, GitHub, sampleReport())
 	for _, want := range []string{
-		"::error file=keys.yaml,line=12,col=5,title=payload-schema::12 of 300 sampled payloads fail the schema",
-		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::",
-		"::notice file=keys.yaml,line=1,col=1,title=key-unregistered::160 keys match no family (e.g. \"\\x00\\xffbin\"",
+		"::error file=keys.yaml,line=12,col=5,title=payload-schema::family \"user-session\": 12 of 300 sampled payloads fail the schema",
+		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::family \"cart\": ",
+		"::notice file=keys.yaml,line=4,col=1,title=key-unregistered::160 keys match no family (e.g. \"\\x00\\xffbin\"",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("annotations lack %q:\n%s", want, out)
@@ -835,18 +884,13 @@ func TestAuditDocs(t *testing.T) {
 	}
 }
 
-// TestKeyCounts checks that keys with a family's layout but a bad
-// placeholder value are told apart from grouped unregistered keys.
+// TestKeyCounts checks that the header says what the totals say.
 func TestKeyCounts(t *testing.T) {
 	r := &audit.Report{
-		Totals:       audit.Totals{Keys: 392, Registered: 358, Unregistered: 34},
-		Unregistered: audit.UnregisteredReport{Keys: 34, Other: 2, Groups: []*audit.Group{{Prefix: "tmp:", Keys: 28}}},
+		Totals:       audit.Totals{Keys: 388, Registered: 358, Unregistered: 30},
+		Unregistered: audit.UnregisteredReport{Keys: 30, Other: 2, Groups: []*audit.Group{{Prefix: "tmp:", Keys: 28}}},
 	}
-	if got, want := keyCounts(r), "392 (358 registered, 30 unregistered, 4 with a bad placeholder value)"; got != want {
-		t.Errorf("keyCounts = %q, want %q", got, want)
-	}
-	r.Totals.Unregistered, r.Unregistered.Keys = 30, 30
-	if got, want := keyCounts(r), "392 (358 registered, 30 unregistered)"; got != want {
+	if got, want := keyCounts(r), "388 (358 registered, 30 unregistered)"; got != want {
 		t.Errorf("keyCounts = %q, want %q", got, want)
 	}
 }

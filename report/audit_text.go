@@ -35,8 +35,21 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	if c != nil {
 		shown = c.Filter(r)
 	}
+	// The summary line says when the audit is partial: in CI it may be
+	// the only line a reader sees.
+	summary := o.Summary
+	o.Summary = nil
 	if err := Diagnostics(b, Text, auditDiagnostics(shown), o); err != nil {
 		return err
+	}
+	if summary != nil {
+		line := prepare(auditDiagnostics(shown)).Count().String()
+		if r.Partial {
+			line += " (partial audit)"
+		}
+		if _, err := fmt.Fprintln(summary, line); err != nil {
+			return fmt.Errorf("writing summary: %w", err)
+		}
 	}
 	if bv := v.baseline; bv != nil {
 		fmt.Fprintf(b, "\n%s\n", bv.line)

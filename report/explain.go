@@ -84,10 +84,12 @@ type ClosestFamily struct {
 // LiveFacts are what a live Redis says about one key.
 type LiveFacts struct {
 	Exists   bool     `json:"exists"`
+	DB       int      `json:"db"` // the logical database read
 	Type     string   `json:"type,omitempty"`
 	TTL      string   `json:"ttl,omitempty"` // "none" when the key does not expire
 	Memory   int64    `json:"memory_bytes,omitempty"`
 	Idle     string   `json:"idle,omitempty"`
+	Len      *int64   `json:"length,omitempty"` // collection length, when read (families with max_len)
 	Encoding string   `json:"detected_encoding,omitempty"`
 	Verdicts []string `json:"verdicts,omitempty"` // findings of the key rules; empty when the key is fine
 }
@@ -299,9 +301,10 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 		return
 	}
 	if !l.Exists {
-		row("live", "the key does not exist")
+		row("live", "the key does not exist in db %d", l.DB)
 		return
 	}
+	row("live db", "%d", l.DB)
 	row("live type", "%s", l.Type)
 	row("live ttl", "%s", l.TTL)
 	if l.Memory > 0 {
@@ -309,6 +312,9 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	}
 	if l.Idle != "" {
 		row("live idle", "%s", l.Idle)
+	}
+	if l.Len != nil {
+		row("live length", "%d", *l.Len)
 	}
 	if l.Encoding != "" {
 		row("live encoding", "%s", l.Encoding)

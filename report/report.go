@@ -115,6 +115,10 @@ type Options struct {
 	// shows per step; a negative value means no cap. Findings over the cap
 	// are counted in one final ::notice:: line.
 	MaxAnnotations int
+
+	// invocation, when set, is the SARIF run's one invocation: the audit
+	// says there whether it covered the whole keyspace.
+	invocation *sarifInvocation
 }
 
 // Diagnostics writes l to w in format f. It sorts a copy of l, so the

@@ -26,9 +26,23 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool              sarifTool        `json:"tool"`
-	AutomationDetails *sarifAutomation `json:"automationDetails,omitempty"`
-	Results           []sarifResult    `json:"results"`
+	Tool              sarifTool         `json:"tool"`
+	AutomationDetails *sarifAutomation  `json:"automationDetails,omitempty"`
+	Invocations       []sarifInvocation `json:"invocations,omitempty"`
+	Results           []sarifResult     `json:"results"`
+}
+
+// sarifInvocation says whether the tool's run completed. Code scanning
+// reads executionSuccessful false, with its error notifications, as a run
+// whose results are incomplete.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
 }
 
 type sarifTool struct {
@@ -156,6 +170,9 @@ func writeSARIF(w io.Writer, l diag.List, o Options) error {
 	}
 	if o.Automation != "" {
 		run.AutomationDetails = &sarifAutomation{ID: o.Automation}
+	}
+	if o.invocation != nil {
+		run.Invocations = []sarifInvocation{*o.invocation}
 	}
 	fps := fingerprints(l)
 	for i, d := range l {

@@ -11,6 +11,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -185,8 +186,22 @@ func (p *Pass) Reportf(f *registry.Family, pos diag.Pos, format string, args ...
 	d := diag.Diagnostic{Pos: pos, Severity: p.rule.Severity, Rule: p.rule.ID, Message: fmt.Sprintf(format, args...)}
 	if f != nil {
 		d.Family = f.Name
+		d.Message = NameFamily(f.Name, d.Message)
 	}
 	*p.out = append(*p.out, d)
+}
+
+// NameFamily returns msg, a finding's message about family name, starting
+// with the family: `family "cart": msg`, unless msg already starts with
+// `family "cart"`. A finding's position is a keys.yaml line, which does not
+// say which family it is about when it lands on a shared key such as
+// families:, or when only the message is shown (an annotation's text).
+func NameFamily(name, msg string) string {
+	q := "family " + strconv.Quote(name)
+	if name == "" || strings.HasPrefix(msg, q) {
+		return msg
+	}
+	return q + ": " + msg
 }
 
 // Lint runs every lint rule on reg and applies the registry's severity
@@ -322,6 +337,7 @@ func (p *BreakingPass) Reportf(f *registry.Family, pos diag.Pos, format string, 
 // (the rule's default). Use it for findings with a JSON pointer.
 func (p *BreakingPass) Report(d diag.Diagnostic) {
 	d.Rule = p.rule.ID
+	d.Message = NameFamily(d.Family, d.Message)
 	if d.Severity == diag.Off {
 		d.Severity = p.rule.Severity
 	}

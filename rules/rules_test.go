@@ -68,6 +68,10 @@ func TestRuleCases(t *testing.T) {
 				if d.Rule != r.ID {
 					continue
 				}
+				// Loader findings come from registry.Load, with its own texts.
+				if r.Kind != KindLoad && d.Family != "" && !strings.HasPrefix(d.Message, "family "+strconv.Quote(d.Family)) {
+					t.Errorf("finding on family %q does not name it: %s", d.Family, d.Message)
+				}
 				got.WriteString(d.String())
 				if d.Suppressed {
 					got.WriteString(" [suppressed: " + d.Reason + "]")
@@ -101,6 +105,19 @@ func TestRuleCases(t *testing.T) {
 				t.Errorf("the case never triggers %s: every case must show the rule firing", r.ID)
 			}
 		})
+	}
+}
+
+func TestNameFamily(t *testing.T) {
+	for _, tc := range []struct{ name, msg, want string }{
+		{"cart", "type changed", `family "cart": type changed`},
+		{"cart", `family "cart" has no owner`, `family "cart" has no owner`},
+		{"cart", `family "cart-v2" has no owner`, `family "cart": family "cart-v2" has no owner`},
+		{"", "no family", "no family"},
+	} {
+		if got := NameFamily(tc.name, tc.msg); got != tc.want {
+			t.Errorf("NameFamily(%q, %q) = %q, want %q", tc.name, tc.msg, got, tc.want)
+		}
 	}
 }
 

@@ -34,8 +34,10 @@ When no family matches, it names the closest family and why it failed,
 and exits 1.
 
 With --live it also reads the key from Redis (read-only): its type, TTL,
-memory, idle time, the encoding its value is in, and the verdict of every
-key rule; it exits 1 when a rule fires at error severity.`,
+memory, idle time, length, the encoding its value is in, and the verdict
+of every key rule, decided exactly as keyreg audit decides it; it exits 1
+when a rule fires at error severity. It reads one database: --db, else
+the one in the URL, else 0.`,
 		Example: `  keyreg explain v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10
   keyreg explain --format json 'v1:cart:{42}:items'
   keyreg explain --live --url "$REDIS_URL" v1:lock:orders`,
@@ -45,6 +47,8 @@ key rule; it exits 1 when a rule fires at error severity.`,
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
 	o.conn.flags(c.Flags())
+	// Explain reads one key, so one database, unlike the audit.
+	c.Flags().Lookup("db").Usage = "logical database to read the key from (default: the URL's, else 0)"
 	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text or json")
 	return c
 }
@@ -60,7 +64,11 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	e := report.Explain(reg, key)
 	fail := !e.Matched
 	if o.live {
-		conn, err := scanner.Connect(ctx, o.conn.scannerOptions(scanner.Plan{Idle: true, Memory: true}))
+		// The audit's probe plan (the length of collections with max_len,
+		// MEMORY USAGE, OBJECT IDLETIME), so the rules see what the audit's do.
+		so := o.conn.scannerOptions(scanner.Plan{Idle: true, Memory: true})
+		so.Plan = audit.Plan(reg, true)
+		conn, err := scanner.Connect(ctx, so)
 		if err != nil {
 			return connectError(err)
 		}
@@ -87,9 +95,12 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
 	ki := kc.Info
 	if ki.Vanished {
-		return &report.LiveFacts{}
+		return &report.LiveFacts{DB: ki.DB}
 	}
-	l := &report.LiveFacts{Exists: true, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
+	l := &report.LiveFacts{Exists: true, DB: ki.DB, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
+	if ki.HasLen {
+		l.Len = &ki.Len
+	}
 	l.TTL = "none"
 	if ki.PTTL >= 0 {
 		l.TTL = registry.FormatDuration(ki.PTTL.Round(time.Second))
