@@ -541,7 +541,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		Owners:   []*OwnerReport{},
 	}
 	if stats.Partial {
-		rep.PartialReason = "the scan did not cover the whole keyspace (--max-keys reached or cluster slots not served)"
+		rep.PartialReason = "--max-keys reached before the scan covered the whole keyspace"
 	}
 	st := r.st
 	st.Nodes, st.Scanned, st.Duplicates = stats.Nodes, stats.Scanned, stats.Duplicates

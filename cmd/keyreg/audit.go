@@ -168,11 +168,15 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 		if errors.Is(runErr, context.DeadlineExceeded) {
 			return runtimeError(errors.New("audit timed out; the report above is partial"), "raise --timeout or narrow the audit with --match")
 		}
-		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), "")
+		hint := ""
+		if writeTo != "" {
+			hint = "baseline " + writeTo + " was not written: a baseline needs a complete audit"
+		}
+		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), hint)
 	}
 	if writeTo != "" {
 		if rep.Partial {
-			return runtimeError(fmt.Errorf("not writing baseline %s: the audit is partial", writeTo), "a baseline needs a complete audit: drop --max-keys")
+			return runtimeError(fmt.Errorf("not writing baseline %s: the audit is partial (%s)", writeTo, rep.PartialReason), "a baseline needs a complete audit")
 		}
 		if err := audit.WriteBaseline(writeTo, audit.NewBaseline(rep)); err != nil {
 			return runtimeError(err, "")
