@@ -194,12 +194,17 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 		r.fams[i].init(reg, r.rules, f.Name)
 	}
 	r.unreg.init(reg, r.rules, "")
+	sampled := o.Sample > 0
+	if touchBlocked(src) {
+		r.o.Sample = 0 // the reads would touch a primary's keys (touch.go)
+	}
 	started := time.Now()
 	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
 	}
 	rep := r.report(started, stats)
+	touchNotes(src, rep, sampled)
 	if err != nil {
 		rep.Partial = true
 		switch {

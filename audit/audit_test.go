@@ -538,6 +538,10 @@ func dial(t testing.TB, reg *registry.Registry, so scanner.Options) *scanner.Con
 		so.Timeout = 2 * time.Second
 	}
 	so.Plan = audit.Plan(reg, false)
+	// These tests check what sampling and length reads find on a primary
+	// of redis 7.0, which has no CLIENT NO-TOUCH: they opt in to touching
+	// (TestTouch checks the default, which does not touch).
+	so.AllowTouch = true
 	c, err := scanner.Connect(ctx, so)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -41,6 +41,13 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
+	if c.touchBlocked() {
+		for i := range keys {
+			ss[i].Type = keys[i].Type
+			errs[i] = ErrTouch
+		}
+		return ss, errs
+	}
 	n = max(n, 1)
 	// Keys of one batch come from one node; group anyway, by client.
 	byClient := map[*redis.Client][]int{}
@@ -56,9 +63,17 @@ func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes 
 	for _, cl := range order {
 		c.sampleNode(ctx, cl, keys, byClient[cl], n, maxBytes, ss, errs)
 	}
+	if c.touchCounting() {
+		// A key whose length the probe read was counted then.
+		for _, k := range keys {
+			if !k.HasLen && (k.Type == "string" || lenCommands[k.Type] != "") {
+				c.touch.touched.Add(1)
+			}
+		}
+	}
 	for i, err := range errs {
 		switch {
-		case err == nil, errors.Is(err, ErrTooLarge):
+		case err == nil, errors.Is(err, ErrTooLarge), errors.Is(err, ErrTouch):
 		case errors.Is(err, redis.Nil), redis.HasErrorPrefix(err, "WRONGTYPE"):
 			errs[i] = ErrVanished
 		default:

@@ -442,8 +442,15 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
 		}
 		lenResp := respLen(p.Len)
-		if lenResp == "" {
+		switch {
+		case lenResp == "":
 			p.Len = ""
+		case c.touchBlocked():
+			// A length command would touch the key (see touch.go).
+			p.Len, lenResp = "", ""
+			c.touch.lenSkipped.Add(1)
+		case c.touchCounting():
+			c.touch.touched.Add(1)
 		}
 		plans[i] = p
 		if p.Idle {

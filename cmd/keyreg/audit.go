@@ -30,6 +30,7 @@ type auditOptions struct {
 	memory     bool
 	sample     int
 	maxValue   int64
+	allowTouch bool
 	showValues bool
 	format     string
 	failOn     string
@@ -59,6 +60,15 @@ USAGE, length commands and bounded reads of sampled values (GET, HSCAN,
 SSCAN, ZSCAN, LRANGE, XRANGE), never a write, KEYS, DEBUG or CONFIG. It never
 prints payload values unless --show-values is given, and redacts passwords.
 The minimal ACL it needs is in docs/audit.md.
+
+The audit never changes the eviction state of a primary's keys. Redis before
+7.2 (Debian's packaged 7.0 among them) has no CLIENT NO-TOUCH, so there every
+value read and length command resets the key's LRU idle time and LFU counter.
+On such a primary the audit therefore samples no payload and reads no max_len
+length, and says so in a report note. --replica reads a replica instead (its
+keys' state is its own); --allow-touch reads the primary anyway, and the note
+then counts the keys touched. TYPE, PTTL, OBJECT IDLETIME and MEMORY USAGE
+never touch a key.
 
 The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
 Cluster mode is detected; every master is scanned concurrently, or at most
@@ -94,6 +104,7 @@ not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this")
+	f.BoolVar(&o.allowTouch, "allow-touch", false, "on a primary before redis 7.2, sample and read lengths anyway, resetting those keys' LRU/LFU state (counted in a report note)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
@@ -121,6 +132,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	so := o.conn.scannerOptions(scanner.Plan{})
 	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	so.Plan = audit.Plan(reg, o.memory)
+	so.AllowTouch = o.allowTouch
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
