@@ -251,7 +251,7 @@ func TestProbeTLS(t *testing.T) {
 	}
 	// skip_verify: the scanner has no option for a private CA; the
 	// transport is what this test is about.
-	c, err := Connect(ctx, Options{URL: fmt.Sprintf("rediss://127.0.0.1:%d/0?skip_verify=true", tlsPort), Memory: true})
+	c, err := Connect(ctx, Options{URL: fmt.Sprintf("rediss://127.0.0.1:%d/0?skip_verify=true", tlsPort), Memory: true, AllowTouch: true})
 	if err != nil {
 		t.Fatal(err)
 	}

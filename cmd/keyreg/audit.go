@@ -61,6 +61,12 @@ SSCAN, ZSCAN, LRANGE, XRANGE), never a write, KEYS, DEBUG or CONFIG. It never
 prints payload values unless --show-values is given, and redacts passwords.
 The minimal ACL it needs is in docs/audit.md.
 
+Sampling memory is bounded whatever the values hold: no value over
+--max-value-bytes is kept (an element that would take a collection's sample
+over it is discarded as it arrives), and samples are read in waves of at most
+32 MiB (or --max-value-bytes, if larger), each checked before the next is
+read.
+
 The audit never changes the eviction state of a primary's keys. Redis before
 7.2 (Debian's packaged 7.0 among them) has no CLIENT NO-TOUCH, so there every
 value read and length command resets the key's LRU idle time and LFU counter.
@@ -103,7 +109,7 @@ not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 	f.DurationVar(&o.timeout, "timeout", 0, "abort the whole audit after this long (0: no limit)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
-	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this")
+	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.allowTouch, "allow-touch", false, "on a primary before redis 7.2, sample and read lengths anyway, resetting those keys' LRU/LFU state (counted in a report note)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
@@ -117,6 +123,12 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	format, threshold, err := a.auditOutput(o.format, o.failOn)
 	if err != nil {
 		return err
+	}
+	if o.sample < 0 {
+		return usageError(fmt.Errorf("--sample %d is negative", o.sample), "--sample 0 reads no payload")
+	}
+	if o.maxValue <= 0 {
+		return usageError(fmt.Errorf("--max-value-bytes %d is not above 0", o.maxValue), "every sampled value is bounded; the default is 1048576")
 	}
 	reg, err := loadRegistry(o.registry)
 	if err != nil {

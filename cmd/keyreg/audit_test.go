@@ -218,6 +218,9 @@ func TestAuditExitCodes(t *testing.T) {
 		{[]string{"--url", "redis://u:" + passwordMarker + "@127.0.0.1:notaport/0"}, "u:xxxxx@"},
 		{[]string{"--count", "-1"}, "negative"},
 		{[]string{"--parallel", "-1"}, "parallel"},
+		{[]string{"--sample", "-1"}, "--sample -1 is negative"},
+		{[]string{"--max-value-bytes", "0"}, "--max-value-bytes 0 is not above 0"},
+		{[]string{"--max-value-bytes", "-5"}, "--max-value-bytes -5 is not above 0"},
 	}
 	for _, u := range usage {
 		args := append([]string{"audit", "--registry", auditRegistry, "--url", url}, u.args...)
