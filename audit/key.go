@@ -29,7 +29,7 @@ type KeyCheck struct {
 	// NotTouched says the value was not read because reading it would
 	// reset its LRU/LFU state (scanner.ErrTouch).
 	NotTouched bool
-	Findings []KeyFinding
+	Findings   []KeyFinding
 }
 
 // KeyFinding is one key rule firing on one key.
