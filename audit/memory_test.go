@@ -120,9 +120,9 @@ func vmHWM() int64 {
 // behind enough small elements that MEMORY USAGE scaled to 10 elements
 // looks small, and 40 values of ~1 MB. A child process audits it with an
 // 8 MiB sample budget and a 1 MiB value limit, and its peak RSS may grow
-// by no more than a few budgets: neither big element is read (both keys
-// are skipped as too large), and the 1 MB values are read a budget at a
-// time, not all at once.
+// by no more than the documented bound: neither big element is kept (the
+// reader discards each as it arrives, and both keys are skipped as too
+// large), and the 1 MB values are read a budget at a time, not all at once.
 func TestSampleMemory(t *testing.T) {
 	t.Parallel()
 	s := redistest.Standalone(t)

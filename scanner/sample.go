@@ -29,10 +29,9 @@ const DefaultSampleBudget = 32 << 20
 // No more than maxBytes of k is ever held in memory (a maxBytes of 0 or
 // below means the sample budget). The size is checked first, in its own
 // round trip, and the read skipped with ErrTooLarge when it is over
-// maxBytes: STRLEN for a string; for a list or stream MEMORY USAGE with
-// SAMPLES n, which measures the first n nodes and so bounds the first n
-// elements; for a hash, set or zset MEMORY USAGE scaled to n of its LEN
-// elements, an estimate. What k's probe already measured is not asked again.
+// maxBytes: STRLEN for a string, exact; for a collection MEMORY USAGE
+// scaled to n of its LEN elements, an estimate. What k's probe already
+// measured is not asked again.
 // The read itself is parsed element by element: an element that would take
 // the value over maxBytes makes Sample return ErrTooLarge, and the rest of
 // the reply is discarded without being kept, so neither a big element
@@ -212,13 +211,12 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 // judges it after Exec: the expected size of the read, or ErrTooLarge when
 // it is over maxBytes. A string needs its STRLEN, unless the probe's MEMORY
 // USAGE is within maxBytes already (a string's MEMORY USAGE is never below
-// its length). A list or stream needs MEMORY USAGE with SAMPLES n: Redis
-// adds up the first n quicklist nodes or stream listpacks (each holds at
-// least one element) and scales their average by the node count, so the
-// answer is at least the size of the first n elements; the probe's own
-// MEMORY USAGE (5 samples) serves when n is 5 or less. A hash, set or zset
-// needs MEMORY USAGE and its length; the expected size is the share of n of
-// them. What the probe read is not asked again. Module types cost nothing.
+// its length). A collection needs MEMORY USAGE and its length; the expected
+// size is the share of n of them. That is an estimate: MEMORY USAGE
+// measures 5 nodes or elements and scales them to the whole, so one big
+// element among thousands of small ones is diluted, and only the reader's
+// limits (sampleread.go) hold then. What the probe read is not asked again.
+// Module types cost nothing.
 func queueSizeCheck(ctx context.Context, pipe redis.Pipeliner, k KeyInfo, n int, maxBytes int64) func() (int64, error) {
 	judge := func(size int64, err error) (int64, error) {
 		if err == nil && size > maxBytes {
@@ -232,12 +230,6 @@ func queueSizeCheck(ctx context.Context, pipe redis.Pipeliner, k KeyInfo, n int,
 			return func() (int64, error) { return k.Memory, nil }
 		}
 		size := pipe.StrLen(ctx, k.Key)
-		return func() (int64, error) { return judge(size.Result()) }
-	case "list", "stream":
-		if k.HasMemory && n <= 5 {
-			return func() (int64, error) { return judge(k.Memory, nil) }
-		}
-		size := pipe.MemoryUsage(ctx, k.Key, n)
 		return func() (int64, error) { return judge(size.Result()) }
 	}
 	var memCmd, lenCmdQ *redis.IntCmd
