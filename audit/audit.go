@@ -33,8 +33,9 @@ type Source interface {
 // round trips (a *scanner.Conn). It hands them to fn in waves, reading the
 // next wave only after fn returned: ss[j] and errs[j] belong to
 // keys[idx[j]] and mean what Sample would return for that key; every key
-// is handed over once. The audit checks each wave before it returns, so the
-// samples held at once are one wave's, bounded by the source's budget.
+// is handed over once. The audit checks each wave before it returns, and
+// keeps two calls at most in flight, so the samples it holds at once are
+// two waves', bounded by twice the source's budget.
 type BatchSampler interface {
 	SampleEach(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64, fn func(idx []int, ss []payload.Sample, errs []error))
 }
@@ -134,8 +135,10 @@ type run struct {
 
 	// The batch received last waits here while its payloads are read and
 	// checked, and is evaluated when the next one arrives (or the scan
-	// ends), so that sampling one batch overlaps scanning the next.
+	// ends), so that checking one batch overlaps reading the next one's
+	// samples: two BatchSampler calls at most are in flight.
 	pending *pendingBatch
+	ahead   map[int]int64 // by family index: samples planned for the pending batch
 }
 
 // pendingBatch is a batch whose samples were read and are being checked.
@@ -229,16 +232,17 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 	}
 }
 
-// batch evaluates the batch before it, then starts reading and checking
-// the samples of batch in the background. It runs on one goroutine at a
-// time; the scanner hands every batch over for good, so it may be kept.
-// The pending batch is done with its samples before the next one starts
-// on its own, so one wave of samples at most is held at a time.
+// batch starts reading and checking the samples of batch in the
+// background, and evaluates the batch before it. It runs on one goroutine
+// at a time; the scanner hands every batch over for good, so it may be
+// kept.
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
+	next := r.presample(ctx, batch)
 	if err := r.flush(ctx); err != nil {
+		next.wait()
 		return err
 	}
-	r.pending = r.presample(ctx, batch)
+	r.pending = next
 	return nil
 }
 
@@ -397,17 +401,20 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 }
 
 // presample reads ahead, in one BatchSampler call, the payloads batch would
-// sample key by key: the keys of each family up to its remaining quota.
-// It runs in the background and returns at once: each wave of samples is
-// checked on up to checkWorkers goroutines (payload.Check is pure) before
-// the next wave is read. Quotas are settled when the batch is evaluated: a
-// key that vanished frees its quota, and a later key then takes it with a
-// plain Sample call, so the keys sampled are exactly those of a key-by-key
-// run.
+// sample key by key: the keys of each family up to its remaining quota,
+// counting what is planned for the batch still pending. It runs in the
+// background and returns at once: each wave of samples is checked on up to
+// checkWorkers goroutines (payload.Check is pure) before the next wave is
+// read. With the pending batch's call still finishing, two calls at most
+// are in flight, so two waves at most are held. Quotas are settled when the
+// batch is evaluated: a key that vanished frees its quota, and a later key
+// then takes it with a plain Sample call, so the keys sampled are exactly
+// those of a key-by-key run.
 func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBatch {
 	p := &pendingBatch{keys: batch, wait: func() {}}
 	bs, ok := r.src.(BatchSampler)
 	if !ok || r.o.Sample <= 0 {
+		r.ahead = nil
 		return p
 	}
 	var (
@@ -419,7 +426,7 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 	for i := range batch {
 		k := &batch[i]
 		f := r.family(k)
-		if f == nil || !r.wantSample(k, f, &r.fams[f.Index], planned[f.Index]) {
+		if f == nil || !r.wantSample(k, f, &r.fams[f.Index], r.ahead[f.Index]+planned[f.Index]) {
 			continue
 		}
 		if planned == nil {
@@ -430,6 +437,7 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 		keys = append(keys, *k)
 		fams = append(fams, f)
 	}
+	r.ahead = planned
 	if len(keys) == 0 {
 		return p
 	}

@@ -19,8 +19,11 @@ var ErrTooLarge = errors.New("value larger than the sampling limit")
 // answered WRONGTYPE): the probed key is gone either way.
 var ErrVanished = errors.New("key vanished")
 
-// DefaultSampleBudget is the Options.SampleBudget used when it is 0.
-const DefaultSampleBudget = 32 << 20
+// DefaultSampleBudget is the Options.SampleBudget used when it is 0. The
+// audit keeps two SampleEach calls in flight (one batch's samples being
+// checked while the next batch's are read), so its values held at once
+// stay within twice this: 32 MiB.
+const DefaultSampleBudget = 16 << 20
 
 // Sample reads a bounded part of the value of k: a whole string, or up to n
 // elements of a collection (HSCAN, SSCAN and ZSCAN with COUNT n, LRANGE 0

@@ -64,8 +64,8 @@ The minimal ACL it needs is in docs/audit.md.
 Sampling memory is bounded whatever the values hold: no value over
 --max-value-bytes is kept (an element that would take a collection's sample
 over it is discarded as it arrives), and samples are read in waves of at most
-32 MiB (or --max-value-bytes, if larger), each checked before the next is
-read.
+16 MiB (or --max-value-bytes, if larger), each checked before the next is
+read, two at most in flight.
 
 The audit never changes the eviction state of a primary's keys. Redis before
 7.2 (Debian's packaged 7.0 among them) has no CLIENT NO-TOUCH, so there every
