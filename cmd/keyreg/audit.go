@@ -87,7 +87,8 @@ family and, for unregistered keys, the inferred prefix; no key name or value).
 
 Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
 findings only), 2 usage or config error (including a baseline file that does
-not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
+not parse), 3 runtime error (Redis unreachable, a node failed, cluster slots
+served by no healthy master, interrupted).`,
 		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
   keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
   keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom
