@@ -94,9 +94,7 @@ func (c *Conn) SampleEach(ctx context.Context, keys []KeyInfo, n int, maxBytes i
 	if budget <= 0 {
 		budget = DefaultSampleBudget
 	}
-	if maxBytes <= 0 || maxBytes > budget {
-		budget = max(budget, maxBytes)
-	}
+	budget = max(budget, maxBytes) // one value always fits
 	if maxBytes <= 0 {
 		maxBytes = budget
 	}
@@ -195,7 +193,15 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 		}
 		wave := todo[:w:w]
 		todo = todo[w:]
-		ss, errs, again := c.readWave(ctx, cl, keys, wave, n, maxBytes, budget)
+		ss, errs, again, broke := c.readWave(ctx, cl, keys, wave, n, maxBytes, budget)
+		if broke != nil {
+			// The connection failed: the keys left would only fail the
+			// same way, one dial or timeout at a time.
+			for _, i := range todo {
+				done.add(i, keys[i], payload.Sample{}, broke)
+			}
+			todo = nil
+		}
 		var retry []int
 		for j, i := range wave {
 			if again[j] {

@@ -48,14 +48,15 @@ func readCommand(typ, key string, n int) []string {
 // connection of cl and parses the replies with limits: maxBytes per key,
 // budget for the wave. again[j] reports that keys[wave[j]] did not fit in
 // what was left of the budget: its reply was discarded, and it must be read
-// in another wave. An I/O or protocol error fails the keys from there on and
-// closes the connection.
-func (c *Conn) readWave(ctx context.Context, cl *redis.Client, keys []KeyInfo, wave []int, n int, maxBytes, budget int64) (ss []payload.Sample, errs []error, again []bool) {
+// in another wave. An I/O or protocol error fails the keys from there on,
+// closes the connection and is returned as broke.
+func (c *Conn) readWave(ctx context.Context, cl *redis.Client, keys []KeyInfo, wave []int, n int, maxBytes, budget int64) (ss []payload.Sample, errs []error, again []bool, broke error) {
 	ss, errs, again = make([]payload.Sample, len(wave)), make([]error, len(wave)), make([]bool, len(wave))
 	fail := func(from int, err error) {
 		for j := from; j < len(wave); j++ {
 			errs[j] = err
 		}
+		broke = err
 	}
 	pool := c.rawPool(cl)
 	rc, err := pool.get(ctx)

@@ -149,3 +149,42 @@ func TestSampleEachBudget(t *testing.T) {
 		t.Errorf("sizes under-reported: %d waves, %d GETs; want at least %d waves and values read again", calls, gets, count*value/budget)
 	}
 }
+
+// TestSampleEachNodeDies stops the server after the first wave: the next
+// wave's read fails, and every key left fails with it at once, instead of
+// one wave (one dial, one timeout) after another.
+func TestSampleEachNodeDies(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	const count = 12
+	v := strings.Repeat("v", 1000000)
+	var keys []scanner.KeyInfo
+	for i := range count {
+		k := fmt.Sprint("d:", i)
+		if err := admin.Set(ctx, k, v, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, scanner.KeyInfo{Key: k, Node: s.Addr, Type: "string"})
+	}
+	conn := connect(t, scanner.Options{URL: s.URL(), AllowTouch: true, SampleBudget: 2 << 20})
+	calls, failed := 0, 0
+	conn.SampleEach(ctx, keys, 10, 1<<20, func(idx []int, ss []payload.Sample, errs []error) {
+		calls++
+		for _, err := range errs {
+			if err != nil {
+				failed++
+			}
+		}
+		if calls == 1 {
+			if failed != 0 || len(idx) != 2 {
+				t.Errorf("first wave: %d keys, %d failed; want 2 read", len(idx), failed)
+			}
+			s.Stop()
+		}
+	})
+	if calls != 2 || failed != count-2 {
+		t.Errorf("%d calls, %d keys failed; want 2 calls, the %d keys after the first wave failed together", calls, failed, count-2)
+	}
+}
