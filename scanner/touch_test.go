@@ -182,3 +182,80 @@ func TestTouch(t *testing.T) {
 		}
 	})
 }
+
+// TestTouchClusterReplicas samples a cluster through one replica per shard
+// (Options.Replica): every value is read, and the masters' idle times are
+// what they were, with no GET run on any master.
+func TestTouchClusterReplicas(t *testing.T) {
+	t.Parallel()
+	cs := redistest.ClusterWithReplicas(t)
+	cc := clusterClient(t, cs)
+	ctx := context.Background()
+	var names []string
+	for i := range 60 {
+		k := fmt.Sprint("ct:", i)
+		names = append(names, k)
+		if err := cc.Set(ctx, k, `{"a":1}`, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		dump, err := cc.Dump(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cc.Do(ctx, "RESTORE", k, 0, dump, "REPLACE", "IDLETIME", 7200).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		if n, err := m.Do(ctx, "WAIT", 1, 5000).Int(); err != nil || n < 1 {
+			return fmt.Errorf("WAIT on %s: %d, %v", m.Options().Addr, n, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	idle := func() map[string]time.Duration {
+		m := map[string]time.Duration{}
+		for _, k := range names {
+			d, err := cc.ObjectIdleTime(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[k] = d
+		}
+		return m
+	}
+	before := idle()
+	conn := connect(t, scanner.Options{URL: cs.URL(), Replica: true, Count: 10})
+	if st := conn.Touch(); st.Touches {
+		t.Fatalf("replica mode counts as touching the masters: %+v", st)
+	}
+	got, _, err := collect(t, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []scanner.KeyInfo
+	for _, k := range got {
+		keys = append(keys, k)
+	}
+	ss, errs := conn.SampleBatch(ctx, keys, 10, 1<<20)
+	for i, err := range errs {
+		if err != nil || string(ss[i].String) != `{"a":1}` {
+			t.Errorf("%s: %q, %v", keys[i].Key, ss[i].String, err)
+		}
+	}
+	after := idle()
+	for k, b := range before {
+		if after[k] < b {
+			t.Errorf("%s: master idle %v before, %v after sampling the replicas", k, b, after[k])
+		}
+	}
+	for _, m := range cs.Masters {
+		if n := redistest.CommandStats(t, m.Client(t))["get"]; n != 0 {
+			t.Errorf("master %s ran GET %d times", m.Addr, n)
+		}
+	}
+	if len(keys) != len(names) {
+		t.Errorf("sampled %d of %d keys", len(keys), len(names))
+	}
+}
