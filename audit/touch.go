@@ -37,14 +37,10 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 	if !st.Touches {
 		return
 	}
-	server := "the server"
-	if st.Version != "" {
-		server = fmt.Sprintf("redis %s", st.Version)
-	}
 	if st.Allowed {
 		rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
-			"%d keys had their LRU/LFU state touched (--allow-touch; %s has no CLIENT NO-TOUCH and the audit read a primary)",
-			st.Touched, server))
+			"%d keys had their LRU/LFU state touched (--allow-touch: the audit read a primary, and %s)",
+			st.Touched, st.Why))
 		return
 	}
 	var what []string
@@ -62,6 +58,6 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 		msg += " and " + what[1]
 	}
 	rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
-		"%s: %s has no CLIENT NO-TOUCH, and reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",
-		msg, server))
+		"%s: %s, so reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",
+		msg, st.Why))
 }

@@ -37,6 +37,10 @@ type TouchState struct {
 	Allowed bool
 	// Version is the redis_version of the node read ("" when unknown).
 	Version string
+	// Why says why the reads touch, when Touches: "redis 7.0.15 has no
+	// CLIENT NO-TOUCH", or that connections through Sentinel do not send
+	// it.
+	Why string
 	// Touched counts the keys whose LRU/LFU state was touched: each key
 	// once, whether by its length command or by sampling. Only when
 	// Touches and Allowed.
@@ -50,6 +54,7 @@ type TouchState struct {
 type touchState struct {
 	touches    bool
 	version    string
+	why        string
 	touched    atomic.Int64
 	lenSkipped atomic.Int64
 }
@@ -60,6 +65,7 @@ func (c *Conn) Touch() TouchState {
 		Touches:    c.touch.touches,
 		Allowed:    c.opts.AllowTouch,
 		Version:    c.touch.version,
+		Why:        c.touch.why,
 		Touched:    c.touch.touched.Load(),
 		LenSkipped: c.touch.lenSkipped.Load(),
 	}
@@ -97,5 +103,14 @@ func (c *Conn) initTouch(ctx context.Context) error {
 	c.touch.version = f["redis_version"]
 	replica := c.opts.Replica || (c.mode == modeStandalone && f["role"] == "slave")
 	c.touch.touches = !c.noTouch && !replica
+	switch {
+	case !c.touch.touches:
+	case c.mode == modeSentinel && supportsNoTouch(c.touch.version):
+		c.touch.why = "the connections keyreg makes through Sentinel do not send CLIENT NO-TOUCH"
+	case c.touch.version != "":
+		c.touch.why = "redis " + c.touch.version + " has no CLIENT NO-TOUCH"
+	default:
+		c.touch.why = "the server does not say it has CLIENT NO-TOUCH"
+	}
 	return nil
 }
