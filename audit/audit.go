@@ -30,10 +30,14 @@ type Source interface {
 }
 
 // BatchSampler is implemented by a Source that reads many samples in a few
-// round trips (a *scanner.Conn): the i-th sample and error belong to keys[i]
-// and mean what Sample would return for that key.
+// round trips (a *scanner.Conn). It hands them to fn in waves, reading the
+// next wave only after fn returned: ss[j] and errs[j] belong to
+// keys[idx[j]] and mean what Sample would return for that key; every key
+// is handed over once. The audit checks each wave before it returns, and
+// keeps two calls at most in flight, so the samples it holds at once are
+// two waves', bounded by twice the source's budget.
 type BatchSampler interface {
-	SampleBatch(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error)
+	SampleEach(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64, fn func(idx []int, ss []payload.Sample, errs []error))
 }
 
 // Options tunes one run. The zero value samples nothing; see Defaults.
@@ -114,9 +118,10 @@ type run struct {
 	facts  rules.KeyFacts // reused for every key: the rules take a pointer
 	pre    []presampled   // by batch index: samples read ahead for the batch being evaluated
 
-	// The batch received last waits here while its payloads are checked,
-	// and is evaluated when the next one arrives (or the scan ends), so
-	// that checking one batch overlaps reading the next one's samples.
+	// The batch received last waits here while its payloads are read and
+	// checked, and is evaluated when the next one arrives (or the scan
+	// ends), so that checking one batch overlaps reading the next one's
+	// samples: two BatchSampler calls at most are in flight.
 	pending *pendingBatch
 	ahead   map[int]int64 // by family index: samples planned for the pending batch
 }
@@ -179,12 +184,17 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 		r.fams[i].init(reg, r.rules, f.Name)
 	}
 	r.unreg.init(reg, r.rules, "")
+	sampled := o.Sample > 0
+	if touchBlocked(src) {
+		r.o.Sample = 0 // the reads would touch a primary's keys (touch.go)
+	}
 	started := time.Now()
 	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
 	}
 	rep := r.report(started, stats)
+	touchNotes(src, rep, sampled)
 	if err != nil {
 		rep.Partial = true
 		// An error may quote a key name: the reason is bounded like one.
@@ -208,9 +218,10 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 	}
 }
 
-// batch reads ahead the samples of a batch, starts checking them, and
-// evaluates the batch before it. It runs on one goroutine at a time; the
-// scanner hands every batch over for good, so it may be kept.
+// batch starts reading and checking the samples of batch in the
+// background, and evaluates the batch before it. It runs on one goroutine
+// at a time; the scanner hands every batch over for good, so it may be
+// kept.
 func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
 	next := r.presample(ctx, batch)
 	if err := r.flush(ctx); err != nil {
@@ -358,11 +369,14 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 
 // presample reads ahead, in one BatchSampler call, the payloads batch would
 // sample key by key: the keys of each family up to its remaining quota,
-// counting what is planned for the batch still pending. It starts checking
-// them on up to checkWorkers goroutines (payload.Check is pure) and returns
-// without waiting. Quotas are settled when the batch is evaluated: a key
-// that vanished frees its quota, and a later key then takes it with a plain
-// Sample call, so the keys sampled are exactly those of a key-by-key run.
+// counting what is planned for the batch still pending. It runs in the
+// background and returns at once: each wave of samples is checked on up to
+// checkWorkers goroutines (payload.Check is pure) before the next wave is
+// read. With the pending batch's call still finishing, two calls at most
+// are in flight, so two waves at most are held. Quotas are settled when the
+// batch is evaluated: a key that vanished frees its quota, and a later key
+// then takes it with a plain Sample call, so the keys sampled are exactly
+// those of a key-by-key run.
 func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBatch {
 	p := &pendingBatch{keys: batch, wait: func() {}}
 	bs, ok := r.src.(BatchSampler)
@@ -394,22 +408,30 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 	if len(keys) == 0 {
 		return p
 	}
-	ss, errs := bs.SampleBatch(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes)
 	p.pre = make([]presampled, len(batch))
-	workers := min(runtime.GOMAXPROCS(0), checkWorkers, len(idx))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for j := w; j < len(idx); j += workers {
-				pr := presampled{ok: true, err: errs[j]}
-				if pr.err == nil {
-					pr.res = payload.Check(fams[j], ss[j], payload.Options{ShowValues: r.o.ShowValues})
+	show := r.o.ShowValues
+	check := func(wave []int, ss []payload.Sample, errs []error) {
+		workers := min(runtime.GOMAXPROCS(0), checkWorkers, len(wave))
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for j := w; j < len(wave); j += workers {
+					pr := presampled{ok: true, err: errs[j]}
+					if pr.err == nil {
+						pr.res = payload.Check(fams[wave[j]], ss[j], payload.Options{ShowValues: show})
+					}
+					p.pre[idx[wave[j]]] = pr
 				}
-				p.pre[idx[j]] = pr
-			}
-		})
+			})
+		}
+		wg.Wait()
 	}
-	p.wait = wg.Wait
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bs.SampleEach(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes, check)
+	}()
+	p.wait = func() { <-done }
 	return p
 }
 
@@ -521,7 +543,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		Owners:   []*OwnerReport{},
 	}
 	if stats.Partial {
-		rep.PartialReason = "the scan did not cover the whole keyspace (--max-keys reached or cluster slots not served)"
+		rep.PartialReason = "--max-keys reached before the scan covered the whole keyspace"
 	}
 	st := r.st
 	st.Nodes, st.Scanned, st.Duplicates = stats.Nodes, stats.Scanned, stats.Duplicates

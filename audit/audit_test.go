@@ -499,19 +499,20 @@ func (o *observer) Sample(ctx context.Context, k scanner.KeyInfo, n int, maxByte
 // (audit.BatchSampler), recording them like observer.Sample.
 type batchObserver struct{ *observer }
 
-func (o batchObserver) SampleBatch(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
-	ss, errs := o.Source.(audit.BatchSampler).SampleBatch(ctx, keys, n, maxBytes)
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for i, k := range keys {
-		switch err := errs[i]; {
-		case errors.Is(err, scanner.ErrVanished):
-			o.sampleVanished[keyID(k.DB, k.Key)] = true
-		case err == nil:
-			o.samples[k.Type]++
+func (o batchObserver) SampleEach(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64, fn func([]int, []payload.Sample, []error)) {
+	o.Source.(audit.BatchSampler).SampleEach(ctx, keys, n, maxBytes, func(idx []int, ss []payload.Sample, errs []error) {
+		o.mu.Lock()
+		for j, i := range idx {
+			switch err, k := errs[j], keys[i]; {
+			case errors.Is(err, scanner.ErrVanished):
+				o.sampleVanished[keyID(k.DB, k.Key)] = true
+			case err == nil:
+				o.samples[k.Type]++
+			}
 		}
-	}
-	return ss, errs
+		o.mu.Unlock()
+		fn(idx, ss, errs)
+	})
 }
 
 // inGroup counts the delivered keys of the specs, and those delivered with
@@ -546,6 +547,10 @@ func dial(t testing.TB, reg *registry.Registry, so scanner.Options) *scanner.Con
 		so.Timeout = 2 * time.Second
 	}
 	so.Plan = audit.Plan(reg, false)
+	// These tests check what sampling and length reads find on a primary
+	// of redis 7.0, which has no CLIENT NO-TOUCH: they opt in to touching
+	// (TestTouch checks the default, which does not touch).
+	so.AllowTouch = true
 	c, err := scanner.Connect(ctx, so)
 	if err != nil {
 		t.Fatalf("connect: %v", err)

@@ -102,7 +102,10 @@ type KeyCheck struct {
 	Info     scanner.KeyInfo
 	Detected string // encodings found in the sampled value, such as "json"; empty when not read
 	Skipped  bool   // the value was larger than Options.MaxValueBytes and not read
-	Findings []KeyFinding
+	// NotTouched says the value was not read because reading it would
+	// reset its LRU/LFU state (scanner.ErrTouch).
+	NotTouched bool
+	Findings   []KeyFinding
 }
 
 // KeyFinding is one key rule firing on one key.
@@ -140,6 +143,8 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 		switch {
 		case errors.Is(err, scanner.ErrTooLarge):
 			kc.Skipped = true
+		case errors.Is(err, scanner.ErrTouch):
+			kc.NotTouched = true
 		case errors.Is(err, scanner.ErrVanished):
 			kc.Info.Vanished = true
 			return kc, nil

@@ -36,14 +36,16 @@ func (failingSource) Sample(context.Context, scanner.KeyInfo, int, int64) (paylo
 	return payload.Sample{}, errSample
 }
 
-func (failingSource) SampleBatch(_ context.Context, keys []scanner.KeyInfo, _ int, _ int64) ([]payload.Sample, []error) {
+func (failingSource) SampleEach(_ context.Context, keys []scanner.KeyInfo, _ int, _ int64, fn func([]int, []payload.Sample, []error)) {
+	idx := make([]int, len(keys))
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
 	for i := range keys {
+		idx[i] = i
 		ss[i].String = []byte("1")
 	}
 	errs[0] = scanner.ErrVanished
-	return ss, errs
+	fn(idx, ss, errs)
 }
 
 // TestFailedEvaluationCountsOnce checks that a batch whose evaluation fails

@@ -30,8 +30,9 @@ type shard struct {
 
 // topology is the slot map read from one node.
 type topology struct {
-	shards  []shard
-	covered int // slots served by a healthy master
+	shards   []shard
+	covered  int      // slots served by a healthy master that is scanned
+	unserved [][2]int // the other slots, as sorted inclusive ranges
 }
 
 // loadTopology reads CLUSTER NODES from the seed (or any known node) and
@@ -109,6 +110,9 @@ func parseClusterNodes(out, seedHost string) ([]clusterNode, error) {
 					return nil, fmt.Errorf("malformed slot %q", s)
 				}
 			}
+			if a < 0 || b < a || b >= clusterSlots {
+				return nil, fmt.Errorf("malformed slot %q", s)
+			}
 			n.slots = append(n.slots, [2]int{a, b})
 		}
 		nodes = append(nodes, n)
@@ -121,6 +125,7 @@ func parseClusterNodes(out, seedHost string) ([]clusterNode, error) {
 // the node the user asked to spare.
 func buildTopology(nodes []clusterNode, replica bool) (*topology, error) {
 	t := &topology{}
+	var served [clusterSlots]bool
 	for _, m := range nodes {
 		if !m.master || len(m.slots) == 0 {
 			continue
@@ -142,14 +147,63 @@ func buildTopology(nodes []clusterNode, replica bool) (*topology, error) {
 			}
 		}
 		for _, r := range m.slots {
-			t.covered += r[1] - r[0] + 1
+			for s := r[0]; s <= r[1]; s++ {
+				served[s] = true
+			}
 		}
 		t.shards = append(t.shards, sh)
 	}
 	if len(t.shards) == 0 {
 		return nil, fmt.Errorf("cluster has no healthy master serving slots")
 	}
+	// A bitmap, not a sum of range lengths: two masters claiming the same
+	// slots (a failover in progress) must not hide a gap elsewhere.
+	for s := 0; s < clusterSlots; s++ {
+		switch {
+		case served[s]:
+			t.covered++
+		case len(t.unserved) > 0 && t.unserved[len(t.unserved)-1][1] == s-1:
+			t.unserved[len(t.unserved)-1][1] = s
+		default:
+			t.unserved = append(t.unserved, [2]int{s, s})
+		}
+	}
 	return t, nil
+}
+
+// SlotsError reports that a cluster scan completed on every healthy
+// master, but some hash slots are served by no healthy master (a master is
+// down and cluster-require-full-coverage is off, or slots are unassigned):
+// their keys were not scanned, so the result is partial.
+type SlotsError struct {
+	// Served is the number of slots served by the masters scanned.
+	Served int
+	// Unserved holds the other slots as sorted, inclusive ranges.
+	Unserved [][2]int
+}
+
+// maxRangesShown caps the slot ranges SlotsError names.
+const maxRangesShown = 8
+
+// Error names the unserved slot ranges, at most maxRangesShown of them.
+func (e *SlotsError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of %d cluster slots are served by no healthy master, so their keys were not scanned: slots ", clusterSlots-e.Served, clusterSlots)
+	for i, r := range e.Unserved {
+		if i == maxRangesShown {
+			fmt.Fprintf(&b, " and %d more ranges", len(e.Unserved)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if r[0] == r[1] {
+			b.WriteString(strconv.Itoa(r[0]))
+		} else {
+			fmt.Fprintf(&b, "%d-%d", r[0], r[1])
+		}
+	}
+	return b.String()
 }
 
 // shardFor returns the shard serving key, or false.

@@ -48,6 +48,7 @@ type Conn struct {
 	raw     map[*redis.Client]*rawPool // the probe's own connections, per client
 	topo    *topology                  // cluster only; refreshed by Probe on MOVED
 	noTouch bool                       // the server has CLIENT NO-TOUCH (Redis 7.2+)
+	touch   touchState                 // whether reads touch a primary's keys (touch.go)
 }
 
 type clientKey struct {
@@ -72,6 +73,12 @@ var quietOnce sync.Once
 func Connect(ctx context.Context, o Options) (*Conn, error) {
 	quietOnce.Do(func() { redis.SetLogger(nopLogger{}) })
 	c, err := connect(ctx, o)
+	if err == nil {
+		if err = c.initTouch(ctx); err != nil {
+			_ = c.Close()
+			err = fmt.Errorf("connecting to %s: %w", c.addr, err)
+		}
+	}
 	if err != nil {
 		return nil, redact(err)
 	}

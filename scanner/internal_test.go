@@ -251,7 +251,7 @@ func TestProbeTLS(t *testing.T) {
 	}
 	// skip_verify: the scanner has no option for a private CA; the
 	// transport is what this test is about.
-	c, err := Connect(ctx, Options{URL: fmt.Sprintf("rediss://127.0.0.1:%d/0?skip_verify=true", tlsPort), Memory: true})
+	c, err := Connect(ctx, Options{URL: fmt.Sprintf("rediss://127.0.0.1:%d/0?skip_verify=true", tlsPort), Memory: true, AllowTouch: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,4 +328,37 @@ func selfSigned(t *testing.T, dir string) (cert, key string) {
 		t.Fatal(err)
 	}
 	return cert, key
+}
+
+// TestTopologyUnserved checks that unserved slots are found by slot, not by
+// summing ranges: two masters claiming the same range must not hide a gap.
+func TestTopologyUnserved(t *testing.T) {
+	nodes := []clusterNode{
+		{id: "a", addr: "h:1", master: true, healthy: true, slots: [][2]int{{0, 5000}}},
+		{id: "b", addr: "h:2", master: true, healthy: true, slots: [][2]int{{0, 5000}, {5002, 16000}}},
+		{id: "c", addr: "h:3", master: true, healthy: false, slots: [][2]int{{5001, 5001}, {16001, 16383}}},
+	}
+	topo, err := buildTopology(nodes, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topo.covered != 16384-1-383 || fmt.Sprint(topo.unserved) != "[[5001 5001] [16001 16383]]" {
+		t.Fatalf("covered %d, unserved %v", topo.covered, topo.unserved)
+	}
+	e := &SlotsError{Served: topo.covered, Unserved: topo.unserved}
+	if want := "384 of 16384 cluster slots are served by no healthy master, so their keys were not scanned: slots 5001, 16001-16383"; e.Error() != want {
+		t.Errorf("error %q\nwant  %q", e.Error(), want)
+	}
+	many := &SlotsError{}
+	for i := range 20 {
+		many.Unserved = append(many.Unserved, [2]int{2 * i, 2 * i})
+	}
+	if msg := many.Error(); !strings.HasSuffix(msg, "slots 0, 2, 4, 6, 8, 10, 12, 14 and 12 more ranges") {
+		t.Errorf("error %q", msg)
+	}
+	for _, bad := range []string{"16384", "5-3", "-1"} {
+		if _, err := parseClusterNodes("x h:1@2 master - 0 0 1 connected "+bad, ""); err == nil {
+			t.Errorf("slot %q accepted", bad)
+		}
+	}
 }

@@ -18,8 +18,9 @@ import (
 // slice and reply values for each of them, which made up most of the
 // client's CPU time and garbage. The probe therefore speaks RESP2 itself on
 // connections of its own: commands are written straight into a buffer and
-// replies parsed into a reused slice. Everything else (SCAN, INFO, sampling,
-// cluster topology) stays on go-redis.
+// replies parsed into a reused slice. Sample reads use the same connections,
+// parsed with limits (sampleread.go). Everything else (SCAN, INFO, size
+// checks, cluster topology) stays on go-redis.
 //
 // A rawConn is dialled with the go-redis client's own Dialer, so TLS and
 // Sentinel master resolution are the client's, and it repeats the client's

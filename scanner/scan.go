@@ -32,7 +32,9 @@ type batch struct {
 // targets lists the keyspaces to scan, grouped: groups run concurrently, the
 // targets inside a group sequentially. A cluster has one group per shard; a
 // standalone server or sentinel master has one group holding each database.
-func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, notes []string, err error) {
+// A cluster whose healthy masters do not serve every slot also yields a
+// *SlotsError, which Scan returns once the served slots are scanned.
+func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, uncovered error, err error) {
 	switch c.mode {
 	case modeCluster:
 		topo, err := c.loadTopology(ctx)
@@ -43,12 +45,12 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, notes
 		c.topo = topo
 		c.mu.Unlock()
 		if topo.covered < clusterSlots {
-			notes = append(notes, fmt.Sprintf("only %d of %d cluster slots are served by a healthy master; their keys were not scanned", topo.covered, clusterSlots))
+			uncovered = &SlotsError{Served: topo.covered, Unserved: topo.unserved}
 		}
 		for _, s := range topo.shards {
 			groups = append(groups, []target{{node: s.scan, db: 0, client: c.client(s.scan, 0, s.replica)}})
 		}
-		return groups, len(groups), notes, nil
+		return groups, len(groups), uncovered, nil
 	default:
 		addr := c.base.Addr
 		if c.mode == modeSentinel {
@@ -102,7 +104,9 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, notes
 // Scan stops early when fn returns an error (returned as is), when
 // Options.MaxKeys keys were delivered, or when ctx is done (returning
 // ctx.Err()); Stats.Partial is set in each case. A failing node aborts the
-// whole scan with an error: a result is never silently incomplete.
+// whole scan with an error: a result is never silently incomplete. A cluster
+// whose healthy masters leave slots unserved is scanned on those masters,
+// then Scan returns a *SlotsError naming the slots it could not scan.
 func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats, error) {
 	start := time.Now()
 	var st Stats
@@ -113,12 +117,8 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 		}
 		return st, err
 	}
-	groups, nodes, notes, err := c.targets(ctx)
+	groups, nodes, uncovered, err := c.targets(ctx)
 	st.Nodes = nodes
-	st.Errors = append(st.Errors, notes...)
-	if len(notes) > 0 {
-		st.Partial = true
-	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return finish(ctx.Err())
@@ -214,11 +214,13 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 		if finals < len(groups) {
 			st.Partial = true
 		}
-		return finish(nil)
+		return finish(uncovered)
 	case firstErr != nil:
 		return finish(redact(firstErr))
 	}
-	return finish(nil)
+	// Every scanned shard completed, but slots no healthy master serves
+	// were never scanned: the result is partial, and says which.
+	return finish(uncovered)
 }
 
 // scanGroup scans the targets of one group in order.
@@ -440,8 +442,15 @@ func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int,
 			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
 		}
 		lenResp := respLen(p.Len)
-		if lenResp == "" {
+		switch {
+		case lenResp == "":
 			p.Len = ""
+		case c.touchBlocked():
+			// A length command would touch the key (see touch.go).
+			p.Len, lenResp = "", ""
+			c.touch.lenSkipped.Add(1)
+		case c.touchCounting():
+			c.touch.touched.Add(1)
 		}
 		plans[i] = p
 		if p.Idle {

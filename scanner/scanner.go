@@ -90,6 +90,16 @@ type Options struct {
 	// Idle adds OBJECT IDLETIME to each probe, sent before any other command
 	// on the key.
 	Idle bool
+	// SampleBudget caps the bytes of sampled values one SampleEach call
+	// holds at once (see SampleEach); 0 or below means DefaultSampleBudget. It is
+	// raised to the maxBytes of the call when that is larger, so that one
+	// value always fits.
+	SampleBudget int64
+	// AllowTouch lets the scanner send reads that reset a key's LRU idle
+	// time and LFU counter on a primary without CLIENT NO-TOUCH (Redis
+	// before 7.2): samples, STRLEN and length commands. Off, they are not
+	// sent (see TouchState); on, they are sent and counted.
+	AllowTouch bool
 	// Plan, when set, decides per key what the probe adds to TYPE and PTTL,
 	// on top of Idle and Memory. The audit uses it to measure only what a
 	// key's family has limits for.

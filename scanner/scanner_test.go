@@ -583,7 +583,7 @@ func TestSampleBatch(t *testing.T) {
 	if err := admin.Set(ctx, "sb:big", strings.Repeat("x", 1<<20+1), 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	conn := connect(t, scanner.Options{URL: s.URL()})
+	conn := connect(t, scanner.Options{URL: s.URL(), AllowTouch: true}) // redis 7.0: sampling touches
 	var keys []scanner.KeyInfo
 	for _, k := range []string{"sb:0", "sb:1", "sb:2", "sb:3", "sb:4", "sb:5", "sb:6", "sb:big", "sb:gone", "sb:retyped"} {
 		ki, err := conn.Probe(ctx, k)
@@ -639,7 +639,7 @@ func TestSampleReusesProbe(t *testing.T) {
 	if err := admin.HSet(ctx, "rp:h", fields...).Err(); err != nil {
 		t.Fatal(err)
 	}
-	conn := connect(t, scanner.Options{URL: s.URL()})
+	conn := connect(t, scanner.Options{URL: s.URL(), AllowTouch: true}) // redis 7.0: sampling touches
 	str := scanner.KeyInfo{Key: "rp:s", Node: s.Addr, Type: "string"}
 	hash := scanner.KeyInfo{Key: "rp:h", Node: s.Addr, Type: "hash"}
 	cases := []struct {
@@ -713,7 +713,8 @@ func TestProbeTypedLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := map[string]string{"tl:hash": "hash", "tl:string": "hash", "tl:stream": "stream", "tl:missing": "set"}
-	conn := connect(t, scanner.Options{URL: s.URL(), Plan: func(k string) scanner.Plan { return scanner.Plan{Len: plan[k]} }})
+	// Length commands touch keys on redis 7.0: opt in (TestTouch checks the default).
+	conn := connect(t, scanner.Options{URL: s.URL(), AllowTouch: true, Plan: func(k string) scanner.Plan { return scanner.Plan{Len: plan[k]} }})
 	want := map[string]struct {
 		typ    string
 		n      int64

@@ -30,6 +30,7 @@ type auditOptions struct {
 	memory     bool
 	sample     int
 	maxValue   int64
+	allowTouch bool
 	showValues bool
 	format     string
 	failOn     string
@@ -60,6 +61,21 @@ SSCAN, ZSCAN, LRANGE, XRANGE), never a write, KEYS, DEBUG or CONFIG. It never
 prints payload values unless --show-values is given, and redacts passwords.
 The minimal ACL it needs is in docs/audit.md.
 
+Sampling memory is bounded whatever the values hold: no value over
+--max-value-bytes is kept (an element that would take a collection's sample
+over it is discarded as it arrives), and samples are read in waves of at most
+16 MiB (or --max-value-bytes, if larger), each checked before the next is
+read, two at most in flight.
+
+The audit never changes the eviction state of a primary's keys. Redis before
+7.2 (Debian's packaged 7.0 among them) has no CLIENT NO-TOUCH, so there every
+value read and length command resets the key's LRU idle time and LFU counter.
+On such a primary the audit therefore samples no payload and reads no max_len
+length, and says so in a report note. --replica reads a replica instead (its
+keys' state is its own); --allow-touch reads the primary anyway, and the note
+then counts the keys touched. TYPE, PTTL, OBJECT IDLETIME and MEMORY USAGE
+never touch a key.
+
 The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
 Cluster mode is detected; every master is scanned concurrently, or at most
 --parallel of them at a time.
@@ -71,7 +87,8 @@ family and, for unregistered keys, the inferred prefix; no key name or value).
 
 Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
 findings only), 2 usage or config error (including a baseline file that does
-not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
+not parse), 3 runtime error (Redis unreachable, a node failed, cluster slots
+served by no healthy master, interrupted).`,
 		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
   keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
   keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom
@@ -93,7 +110,8 @@ not parse), 3 runtime error (Redis unreachable, a node failed, interrupted).`,
 	f.DurationVar(&o.timeout, "timeout", 0, "abort the whole audit after this long (0: no limit)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
-	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this")
+	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
+	f.BoolVar(&o.allowTouch, "allow-touch", false, "on a primary before redis 7.2, sample and read lengths anyway, resetting those keys' LRU/LFU state (counted in a report note)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
@@ -106,6 +124,12 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	format, threshold, err := a.auditOutput(o.format, o.failOn)
 	if err != nil {
 		return err
+	}
+	if o.sample < 0 {
+		return usageError(fmt.Errorf("--sample %d is negative", o.sample), "--sample 0 reads no payload")
+	}
+	if o.maxValue <= 0 {
+		return usageError(fmt.Errorf("--max-value-bytes %d is not above 0", o.maxValue), "every sampled value is bounded; the default is 1048576")
 	}
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
@@ -121,6 +145,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	so := o.conn.scannerOptions(scanner.Plan{})
 	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	so.Plan = audit.Plan(reg, o.memory)
+	so.AllowTouch = o.allowTouch
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -168,11 +193,15 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 		if errors.Is(runErr, context.DeadlineExceeded) {
 			return runtimeError(errors.New("audit timed out; the report above is partial"), "raise --timeout or narrow the audit with --match")
 		}
-		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), "")
+		hint := ""
+		if writeTo != "" {
+			hint = "baseline " + writeTo + " was not written: a baseline needs a complete audit"
+		}
+		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), hint)
 	}
 	if writeTo != "" {
 		if rep.Partial {
-			return runtimeError(fmt.Errorf("not writing baseline %s: the audit is partial", writeTo), "a baseline needs a complete audit: drop --max-keys")
+			return runtimeError(fmt.Errorf("not writing baseline %s: the audit is partial (%s)", writeTo, rep.PartialReason), "a baseline needs a complete audit")
 		}
 		if err := audit.WriteBaseline(writeTo, audit.NewBaseline(rep)); err != nil {
 			return runtimeError(err, "")

@@ -96,7 +96,8 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 
 	// Memory of every key, as --memory does, so the report shows it per
 	// family and owner (miniredis estimates it roughly).
-	so := scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true)}
+	// An in-process miniredis has no eviction state to disturb.
+	so := scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true), AllowTouch: true}
 	conn, err := scanner.Connect(ctx, so)
 	if err != nil {
 		return runtimeError(fmt.Errorf("connecting to the embedded redis: %w", err), "")

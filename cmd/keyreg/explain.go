@@ -117,6 +117,9 @@ func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
 	if kc.Skipped {
 		l.Encoding = "(not read: larger than the sampling limit)"
 	}
+	if kc.NotTouched {
+		l.Encoding = "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica)"
+	}
 	for _, f := range kc.Findings {
 		v := f.Severity.Label() + ": " + f.Rule
 		if f.Detail != "" {

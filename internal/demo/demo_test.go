@@ -42,7 +42,7 @@ func seeded(t *testing.T, reg *registry.Registry, o demo.Options) (*miniredis.Mi
 	if err != nil {
 		t.Fatalf("Seed: %v", err)
 	}
-	conn, err := scanner.Connect(context.Background(), scanner.Options{URL: "redis://" + m.Addr(), Plan: audit.Plan(reg, true)})
+	conn, err := scanner.Connect(context.Background(), scanner.Options{URL: "redis://" + m.Addr(), Plan: audit.Plan(reg, true), AllowTouch: true})
 	if err != nil {
 		t.Fatalf("Connect to miniredis: %v", err)
 	}

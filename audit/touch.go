@@ -1,0 +1,63 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/keyreg/keyreg/scanner"
+)
+
+// toucher is implemented by a Source that can tell whether its reads
+// change the eviction state of a primary's keys (a *scanner.Conn).
+type toucher interface {
+	Touch() scanner.TouchState
+}
+
+// touchBlocked reports whether src refuses the reads that would touch a
+// primary's keys (Redis before 7.2 without --allow-touch or a replica):
+// the audit then samples nothing.
+func touchBlocked(src Source) bool {
+	t, ok := src.(toucher)
+	if !ok {
+		return false
+	}
+	st := t.Touch()
+	return st.Touches && !st.Allowed
+}
+
+// touchNotes adds to rep what the eviction-state rule cost: the checks
+// left out because their reads would have touched a primary's keys, or
+// the keys touched under --allow-touch. sampled says payloads were asked
+// for (--sample above 0).
+func touchNotes(src Source, rep *Report, sampled bool) {
+	t, ok := src.(toucher)
+	if !ok {
+		return
+	}
+	st := t.Touch()
+	if !st.Touches {
+		return
+	}
+	if st.Allowed {
+		rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
+			"%d keys had their LRU/LFU state touched (--allow-touch: the audit read a primary, and %s)",
+			st.Touched, st.Why))
+		return
+	}
+	var what []string
+	if sampled {
+		what = append(what, "no payload was sampled (payload-invalid and encoding-mismatch not checked)")
+	}
+	if st.LenSkipped > 0 {
+		what = append(what, fmt.Sprintf("the length of %d keys of families with max_len was not read (collection-too-long not checked)", st.LenSkipped))
+	}
+	if len(what) == 0 {
+		return
+	}
+	msg := what[0]
+	if len(what) == 2 {
+		msg += " and " + what[1]
+	}
+	rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
+		"%s: %s, so reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",
+		msg, st.Why))
+}
