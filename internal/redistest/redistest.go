@@ -56,6 +56,10 @@ type Server struct {
 	Addr string
 	// Port is the TCP port the server listens on.
 	Port int
+	// TLSPort and TLSAddr are the TLS port and address of a server started
+	// by StandaloneTLS; 0 and "" otherwise.
+	TLSPort int
+	TLSAddr string
 
 	bin  string
 	dir  string
@@ -540,15 +544,18 @@ func waitFor(ctx context.Context, t testing.TB, what string, cond func() (bool, 
 	}
 }
 
-// SentinelSrv is a master watched by one sentinel, started by Sentinel.
+// SentinelSrv is a master watched by sentinels, started by Sentinel or
+// Sentinels.
 type SentinelSrv struct {
 	// Master is the monitored master.
 	Master *Server
-	// Sentinel is the sentinel process.
+	// Sentinel is the first sentinel process.
 	Sentinel *Server
-	// SentinelAddr is the "127.0.0.1:port" address of the sentinel.
+	// SentinelAddr is the "127.0.0.1:port" address of the first sentinel.
 	SentinelAddr string
-	// MasterName is the name the sentinel monitors the master under
+	// Sentinels holds every sentinel, Sentinel first.
+	Sentinels []*Server
+	// MasterName is the name the sentinels monitor the master under
 	// ("mymaster").
 	MasterName string
 }
@@ -557,7 +564,26 @@ type SentinelSrv struct {
 // it as "mymaster", and waits until the sentinel reports the master address.
 func Sentinel(t testing.TB) *SentinelSrv {
 	t.Helper()
-	master := Standalone(t)
+	return Sentinels(t, SentinelConfig{})
+}
+
+// SentinelConfig shapes the deployment Sentinels starts.
+type SentinelConfig struct {
+	// N is the number of sentinels; 0 means 1. Each monitors the master
+	// with quorum 1, so any one of them can answer alone.
+	N int
+	// Password, when set, is required by every sentinel (the password of
+	// its default user), as a sentinel's requirepass does.
+	Password string
+	// MasterArgs are extra arguments of the master.
+	MasterArgs []string
+}
+
+// Sentinels starts a standalone master and cfg.N sentinels monitoring it as
+// "mymaster", and waits until each sentinel reports the master address.
+func Sentinels(t testing.TB, cfg SentinelConfig) *SentinelSrv {
+	t.Helper()
+	master := Standalone(t, cfg.MasterArgs...)
 	const name = "mymaster"
 	mkConf := func(dir string, port int) (string, error) {
 		conf := filepath.Join(dir, "sentinel.conf")
@@ -565,15 +591,27 @@ func Sentinel(t testing.TB) *SentinelSrv {
 			"sentinel down-after-milliseconds %s 5000\n", port, dir, name, master.Port, name)
 		return conf, os.WriteFile(conf, []byte(body), 0o644)
 	}
-	sent := newServer(t, false, "--sentinel", mkConf)
+	ss := &SentinelSrv{Master: master, MasterName: name}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	c := sent.Client(t)
-	waitFor(ctx, t, "sentinel to report "+name, func() (bool, error) {
-		addr, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).StringSlice()
-		return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(master.Port), err
-	})
-	return &SentinelSrv{Master: master, Sentinel: sent, SentinelAddr: sent.Addr, MasterName: name}
+	for range max(cfg.N, 1) {
+		sent := newServer(t, false, "--sentinel", mkConf)
+		c := sent.Client(t)
+		waitFor(ctx, t, "sentinel to report "+name, func() (bool, error) {
+			addr, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).StringSlice()
+			return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(master.Port), err
+		})
+		if cfg.Password != "" {
+			// The password is set once the sentinel is up: start() polls
+			// it without credentials.
+			if err := c.Do(ctx, "ACL", "SETUSER", "default", "resetpass", ">"+cfg.Password).Err(); err != nil {
+				t.Fatalf("redistest: setting the password of sentinel %s: %v", sent.Addr, err)
+			}
+		}
+		ss.Sentinels = append(ss.Sentinels, sent)
+	}
+	ss.Sentinel, ss.SentinelAddr = ss.Sentinels[0], ss.Sentinels[0].Addr
+	return ss
 }
 
 // ACLUser creates (or resets) the ACL user user with password pass on s and
