@@ -39,6 +39,7 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 // i-th sample and error belong to keys[i]; each error is what Sample would
 // return for that key.
 func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
+	defer c.watcher.watch(ctx)()
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
 	n = max(n, 1)
