@@ -167,7 +167,7 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 	}
 	fail := func(err error) (*Conn, error) {
 		_ = c.Close()
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
 			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
 		}
 		return nil, fmt.Errorf("connecting to %s: %w", c.addr, err)
