@@ -1,0 +1,76 @@
+package scanner_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/scanner"
+)
+
+// TestSentinelAuth scans a master behind two sentinels that require a
+// password of their own, the first of them down: the sentinel password
+// goes to the sentinels, the URL's to the master, and the live sentinel is
+// found. No error holds either password.
+func TestSentinelAuth(t *testing.T) {
+	t.Parallel()
+	const sentPW, masterPW = "Zq9#Sx/Wv7", "Kv4?Lm@Jp2"
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{N: 2, Password: sentPW})
+	w := seed(t, ss.Master.Client(t), "sa:", 60)
+	redistest.ACLUser(t, ss.Master, "audit", masterPW, strings.Fields(scanner.MinimalACL)...)
+	ss.Sentinels[0].Stop()
+	url := "redis://audit:" + strings.NewReplacer("?", "%3F", "@", "%40").Replace(masterPW) + "@" + ss.Sentinels[0].Addr
+	o := scanner.Options{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{ss.Sentinels[1].Addr},
+		SentinelPassword: sentPW, Count: 10, Timeout: 2 * time.Second}
+	conn := connect(t, o)
+	got, st, err := collect(t, conn)
+	if err != nil || st.Partial {
+		t.Fatalf("scan: %v, stats %+v", err, st)
+	}
+	checkKeys(t, got, 0, w)
+	if ki, err := conn.Probe(context.Background(), "sa:1"); err != nil || ki.Type != "string" {
+		t.Errorf("probe: %+v, %v", ki, err)
+	}
+
+	fails := func(name string, o scanner.Options, want string) {
+		t.Helper()
+		_, err := scanner.Connect(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, want)
+			return
+		}
+		for _, pw := range []string{sentPW, masterPW} {
+			if f := leak(err.Error(), pw); f != "" {
+				t.Errorf("%s: error %q holds %q", name, err, f)
+			}
+		}
+		var ue *scanner.UsageError
+		if errors.As(err, &ue) {
+			t.Errorf("%s: a usage error: %v", name, err)
+		}
+	}
+	noPW := o
+	noPW.SentinelPassword = ""
+	fails("no sentinel password", noPW, "NOAUTH")
+	wrong := o
+	wrong.SentinelPassword = sentPW + "-wrong"
+	fails("wrong sentinel password", wrong, "WRONGPASS")
+	onlyDown := o
+	onlyDown.SentinelAddrs = nil
+	fails("only the sentinel that is down", onlyDown, "unreachable")
+
+	var ue *scanner.UsageError
+	for _, bad := range []scanner.Options{
+		{URL: url, SentinelAddrs: []string{ss.Sentinels[1].Addr}},
+		{URL: url, SentinelPassword: sentPW},
+		{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{"nohost"}},
+		{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{"h:port"}},
+	} {
+		if _, err := scanner.Connect(context.Background(), bad); !errors.As(err, &ue) {
+			t.Errorf("%+v: %v, want a usage error", bad.SentinelAddrs, err)
+		}
+	}
+}
