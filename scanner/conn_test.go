@@ -69,8 +69,9 @@ func TestBadURLNeverEchoes(t *testing.T) {
 	}
 	// The hint names the part that is wrong, in words.
 	_, err := scanner.Connect(context.Background(), scanner.Options{URL: "redis://u:S3cr#tPa55@h:6379"})
-	if err == nil || !strings.Contains(err.Error(), "percent-encoded") || !strings.Contains(err.Error(), "%23") {
-		t.Errorf("raw '#': %v", err)
+	var ue *scanner.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(ue.Hint, "percent-encoded") || !strings.Contains(ue.Hint, "%23") {
+		t.Errorf("raw '#': %v, hint %q", err, ue.Hint)
 	}
 	_, err = scanner.Connect(context.Background(), scanner.Options{URL: "redis://u:p@h:notaport"})
 	if err == nil || !strings.Contains(err.Error(), "not host:port") {

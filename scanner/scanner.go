@@ -196,7 +196,10 @@ const maxNotes = 20
 // 2 and every other Connect error to exit code 3.
 type UsageError struct {
 	// Err is the underlying problem; its text is already redacted.
-	Err     error
+	Err error
+	// Hint, when set, says how to fix it (for example how to
+	// percent-encode a password).
+	Hint    string
 	secrets []string
 }
 
@@ -241,9 +244,10 @@ func mask(err error, secrets ...string) error {
 
 // RedactURL replaces the password of every URL in s with "xxxxx", so
 // "redis://user:secret@h:1/0" becomes "redis://user:xxxxx@h:1/0", and masks
-// password parameters (see internal/secret). It works on free text, so it is
-// also applied to error messages.
-func RedactURL(s string) string { return secret.Redact(s) }
+// password parameters (see internal/secret). A lone URL that parses has its
+// password hidden whole, whatever characters it holds; other text is
+// redacted as free text, so it also applies to error messages.
+func RedactURL(s string) string { return secret.URLString(s) }
 
 // PrefixGlob returns the SCAN MATCH glob that matches exactly the keys
 // starting with prefix: the glob metacharacters * ? [ ] \ are escaped with a

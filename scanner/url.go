@@ -18,7 +18,7 @@ const encodeHint = "a user or password holding # / ? @ % or a space must be perc
 
 // invalidURL is the usage error of a URL that does not parse.
 func invalidURL(what string) error {
-	return usageErr(fmt.Errorf("invalid url: %s; %s", what, encodeHint))
+	return &UsageError{Err: fmt.Errorf("invalid url: %s", what), Hint: encodeHint}
 }
 
 // parseURL checks raw and parses it. Its errors never contain any part of
@@ -148,7 +148,7 @@ func goRedisURLError(err error) error {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "unexpected option"):
-		return usageErr(errors.New("invalid url: it has a query parameter keyreg does not know (a password holding '?' must be percent-encoded as %3F)"))
+		return &UsageError{Err: errors.New("invalid url: it has a query parameter keyreg does not know"), Hint: encodeHint}
 	case strings.Contains(msg, "database number"), strings.Contains(msg, "URL path"):
 		return usageErr(errors.New("invalid url: the path must be a database number, such as /0"))
 	case strings.Contains(msg, "invalid URL scheme"):

@@ -118,7 +118,10 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			return usageError(err, "write one with keyreg audit --write-baseline "+o.baseline.compare)
 		}
 	}
-	so := o.conn.scannerOptions(scanner.Plan{})
+	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
+	if err != nil {
+		return err
+	}
 	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	so.Plan = audit.Plan(reg, o.memory)
 	if o.timeout > 0 {

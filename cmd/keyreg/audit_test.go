@@ -214,8 +214,8 @@ func TestAuditExitCodes(t *testing.T) {
 		{[]string{"extra-arg"}, "unknown command"},
 		{[]string{"--registry", badRegistry}, "invalid.yaml:4:"},
 		{[]string{"--registry", "no-such-keys.yaml"}, `registry "no-such-keys.yaml" not found`},
-		{[]string{"--url", "http://u:" + passwordMarker + "@127.0.0.1:1/0"}, "u:xxxxx@"},
-		{[]string{"--url", "redis://u:" + passwordMarker + "@127.0.0.1:notaport/0"}, "u:xxxxx@"},
+		{[]string{"--url", "http://u:" + passwordMarker + "@127.0.0.1:1/0"}, `scheme "http" is not redis`},
+		{[]string{"--url", "redis://u:" + passwordMarker + "@127.0.0.1:notaport/0"}, "not host:port"},
 		{[]string{"--count", "-1"}, "negative"},
 		{[]string{"--parallel", "-1"}, "parallel"},
 	}

@@ -60,7 +60,11 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	e := report.Explain(reg, key)
 	fail := !e.Matched
 	if o.live {
-		conn, err := scanner.Connect(ctx, o.conn.scannerOptions(scanner.Plan{Idle: true, Memory: true}))
+		so, err := a.scannerOptions(&o.conn, scanner.Plan{Idle: true, Memory: true})
+		if err != nil {
+			return err
+		}
+		conn, err := scanner.Connect(ctx, so)
 		if err != nil {
 			return connectError(err)
 		}

@@ -120,13 +120,18 @@ func keep(secret string) string {
 	return Placeholder
 }
 
+// minMask is the length below which Mask leaves a secret alone: replacing
+// every "p" of a message would garble it, and URLs hide short passwords
+// through Redact anyway.
+const minMask = 4
+
 // Mask returns Redact(s) with every occurrence of each known secret, raw
 // or percent-encoded as a URL would carry it, replaced by Placeholder.
-// Empty secrets are ignored.
+// Secrets shorter than 4 bytes are not searched for.
 func Mask(s string, secrets ...string) string {
 	s = Redact(s)
 	for _, sec := range secrets {
-		if sec == "" {
+		if len(sec) < minMask {
 			continue
 		}
 		for _, form := range []string{sec, url.PathEscape(sec), url.QueryEscape(sec), url.UserPassword("", sec).String()[1:]} {
@@ -136,6 +141,23 @@ func Mask(s string, secrets ...string) string {
 		}
 	}
 	return s
+}
+
+// URLString returns the URL raw with its password hidden: whole, through
+// URL, when raw parses as a URL with a scheme, else through Redact.
+func URLString(raw string) string {
+	u, err := url.Parse(raw)
+	if err == nil && u.Scheme != "" && !strings.ContainsAny(raw, " \t\r\n") {
+		return URL(u)
+	}
+	// A lone URL that does not parse: everything up to its last '@' may be
+	// a password.
+	if scheme, rest, ok := strings.Cut(raw, "://"); ok && !strings.ContainsAny(scheme, " \t\r\n") && !strings.Contains(rest, "://") {
+		if at := strings.LastIndex(rest, "@"); at >= 0 {
+			return Redact(scheme + "://" + Placeholder + rest[at:])
+		}
+	}
+	return Redact(raw)
 }
 
 // URL returns u as text with its password replaced by Placeholder and its

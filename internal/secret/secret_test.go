@@ -55,8 +55,8 @@ func TestMask(t *testing.T) {
 			}
 		}
 	}
-	if got := Mask("nothing secret", ""); got != "nothing secret" {
-		t.Errorf("Mask with an empty secret: %q", got)
+	if got := Mask("dial tcp: nothing secret", "", "p"); got != "dial tcp: nothing secret" {
+		t.Errorf("Mask with an empty or short secret: %q", got)
 	}
 }
 
@@ -73,5 +73,20 @@ func TestURL(t *testing.T) {
 	}
 	if got, want := URL(&url.URL{Scheme: "redis", Host: "h:1"}), "redis://h:1"; got != want {
 		t.Errorf("URL = %q, want %q", got, want)
+	}
+}
+
+func TestURLString(t *testing.T) {
+	for _, pw := range hostile {
+		raw := "redis://u:" + pw + "@h:6379/0"
+		if got := URLString(raw); strings.Contains(got, "tPa55") || strings.Contains(got, "S3cr") {
+			t.Errorf("URLString(%q) = %q leaks", raw, got)
+		}
+	}
+	if got, want := URLString("redis://u:it's@h:1"), "redis://u:xxxxx@h:1"; got != want {
+		t.Errorf("URLString = %q, want %q", got, want)
+	}
+	if got, want := URLString("see redis://a:b@h:1 there"), "see redis://a:xxxxx@h:1 there"; got != want {
+		t.Errorf("URLString of text = %q, want %q", got, want)
 	}
 }
