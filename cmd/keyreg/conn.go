@@ -68,15 +68,15 @@ func env(flag, name string) string {
 // else every database. It warns on stderr when certificates go unverified.
 func (a *app) scannerOptions(o *connOptions, plan scanner.Plan) (scanner.Options, error) {
 	so := scanner.Options{
-		URL:              redisURL(o.url),
-		Cluster:          o.cluster,
-		SentinelMaster:   o.sentinel,
-		SentinelAddrs:    o.sentinelAddrs,
-		Replica:          o.replica,
-		DB:               scanner.AllDBs,
-		Timeout:          o.cmdTimeout,
-		Idle:             plan.Idle,
-		Memory:           plan.Memory,
+		URL:            redisURL(o.url),
+		Cluster:        o.cluster,
+		SentinelMaster: o.sentinel,
+		SentinelAddrs:  o.sentinelAddrs,
+		Replica:        o.replica,
+		DB:             scanner.AllDBs,
+		Timeout:        o.cmdTimeout,
+		Idle:           plan.Idle,
+		Memory:         plan.Memory,
 		TLS: scanner.TLSOptions{
 			CACert:     env(o.tls.CACert, "REDIS_TLS_CA_CERT"),
 			Cert:       env(o.tls.Cert, "REDIS_TLS_CERT"),
