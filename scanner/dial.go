@@ -191,12 +191,10 @@ func (c *Conn) dial(ctx context.Context, network, addr string) (net.Conn, error)
 		return ac, nil
 	}
 	tc := tls.Client(ac, c.tls)
-	hctx := ctx
-	if _, ok := ctx.Deadline(); !ok {
-		var cancel context.CancelFunc
-		hctx, cancel = context.WithTimeout(ctx, c.opts.Timeout)
-		defer cancel()
-	}
+	// The handshake has the timeout of a round trip, or less when ctx ends
+	// sooner.
+	hctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
 	if err := tc.HandshakeContext(hctx); err != nil {
 		_ = ac.Close()
 		if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
