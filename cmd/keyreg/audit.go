@@ -60,9 +60,13 @@ SSCAN, ZSCAN, LRANGE, XRANGE), never a write, KEYS, DEBUG or CONFIG. It never
 prints payload values unless --show-values is given, and redacts passwords.
 The minimal ACL it needs is in docs/audit.md.
 
-The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
+The URL comes from --url, then $REDIS_URL, then redis://localhost:6379; a
+password holding # / ? % or a space must be percent-encoded (# is %23).
 Cluster mode is detected; every master is scanned concurrently, or at most
---parallel of them at a time.
+--parallel of them at a time. The --tls-* flags (private CA, client
+certificate) need rediss://; the sentinels take their own credentials
+(--sentinel-password or $REDIS_SENTINEL_PASSWORD). docs/audit.md lists
+every connection flag and its environment variable.
 
 With --baseline, only findings new since the baseline file are reported and
 counted for the exit code; findings of the baseline that are gone are listed
