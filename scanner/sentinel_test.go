@@ -74,3 +74,29 @@ func TestSentinelAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestSentinelTLS resolves the master through a sentinel reached over
+// mutual TLS: the TLS options must reach the sentinel connections as well
+// as the master's and the probe's.
+func TestSentinelTLS(t *testing.T) {
+	t.Parallel()
+	certs := redistest.NewCerts(t)
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{TLS: certs})
+	w := seed(t, ss.Master.Client(t), "st:", 40)
+	o := scanner.Options{URL: "rediss://" + ss.Sentinel.TLSAddr, SentinelMaster: ss.MasterName, Count: 10, Timeout: 2 * time.Second,
+		TLS: scanner.TLSOptions{CACert: certs.CA, Cert: certs.ClientCert, Key: certs.ClientKey}}
+	conn := connect(t, o)
+	got, st, err := collect(t, conn)
+	if err != nil || st.Partial {
+		t.Fatalf("scan: %v, stats %+v", err, st)
+	}
+	checkKeys(t, got, 0, w)
+	if ki, err := conn.Probe(context.Background(), "st:1"); err != nil || ki.Type != "string" {
+		t.Errorf("probe: %+v, %v", ki, err)
+	}
+	// Without the client certificate the sentinel refuses the handshake.
+	o.TLS.Cert, o.TLS.Key = "", ""
+	if _, err := scanner.Connect(context.Background(), o); err == nil {
+		t.Error("connected to a mutual-TLS sentinel without a client certificate")
+	}
+}

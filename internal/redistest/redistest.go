@@ -577,18 +577,42 @@ type SentinelConfig struct {
 	Password string
 	// MasterArgs are extra arguments of the master.
 	MasterArgs []string
+	// TLS, when set, starts the master with StandaloneTLS (mutual TLS) and
+	// gives every sentinel a TLS port (Server.TLSAddr) with the same
+	// certificates; the sentinels monitor the master's TLS port over TLS.
+	TLS *Certs
 }
 
 // Sentinels starts a standalone master and cfg.N sentinels monitoring it as
 // "mymaster", and waits until each sentinel reports the master address.
 func Sentinels(t testing.TB, cfg SentinelConfig) *SentinelSrv {
 	t.Helper()
-	master := Standalone(t, cfg.MasterArgs...)
+	var master *Server
+	monitored := 0
+	if cfg.TLS != nil {
+		master = StandaloneTLS(t, cfg.TLS, true, cfg.MasterArgs...)
+		monitored = master.TLSPort
+	} else {
+		master = Standalone(t, cfg.MasterArgs...)
+		monitored = master.Port
+	}
 	const name = "mymaster"
+	var tlsPort int // of the sentinel being started
 	mkConf := func(dir string, port int) (string, error) {
 		conf := filepath.Join(dir, "sentinel.conf")
 		body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nsentinel monitor %s 127.0.0.1 %d 1\n"+
-			"sentinel down-after-milliseconds %s 5000\n", port, dir, name, master.Port, name)
+			"sentinel down-after-milliseconds %s 5000\n", port, dir, name, monitored, name)
+		if c := cfg.TLS; c != nil {
+			portMu.Lock()
+			p, err := FreePort(false)
+			portMu.Unlock()
+			if err != nil {
+				return "", err
+			}
+			tlsPort = p
+			body += fmt.Sprintf("tls-port %d\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\ntls-auth-clients yes\ntls-replication yes\n",
+				p, c.ServerCert, c.ServerKey, c.CA)
+		}
 		return conf, os.WriteFile(conf, []byte(body), 0o644)
 	}
 	ss := &SentinelSrv{Master: master, MasterName: name}
@@ -596,10 +620,13 @@ func Sentinels(t testing.TB, cfg SentinelConfig) *SentinelSrv {
 	defer cancel()
 	for range max(cfg.N, 1) {
 		sent := newServer(t, false, "--sentinel", mkConf)
+		if tlsPort != 0 {
+			sent.TLSPort, sent.TLSAddr = tlsPort, "127.0.0.1:"+strconv.Itoa(tlsPort)
+		}
 		c := sent.Client(t)
 		waitFor(ctx, t, "sentinel to report "+name, func() (bool, error) {
 			addr, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).StringSlice()
-			return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(master.Port), err
+			return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(monitored), err
 		})
 		if cfg.Password != "" {
 			// The password is set once the sentinel is up: start() polls
