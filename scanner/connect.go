@@ -39,7 +39,10 @@ func (m mode) String() string {
 }
 
 // Conn is an open, read-only connection to a Redis deployment. It is safe for
-// use by one Scan or Probe at a time; Close releases every client.
+// use by one Scan or Probe at a time (sampling inside Scan's callback, with
+// the same context, is fine); Close releases every client. When the context
+// of a call ends, the reads and writes of every call in flight on the Conn
+// fail at once, however long Options.Timeout is.
 type Conn struct {
 	opts Options
 	mode mode

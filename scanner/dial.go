@@ -114,15 +114,21 @@ func readPEM(path string) ([]byte, error) {
 type TLSError struct {
 	// Addr is the address dialled.
 	Addr string
+	// Handshake is true for a failed handshake, false for a plain
+	// connection closed by the server.
+	Handshake bool
 	// Reason says what went wrong, in words.
 	Reason string
 	// Err is the underlying error.
 	Err error
 }
 
-// Error returns the address and the reason.
+// Error says what failed where, and why.
 func (e *TLSError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Addr, e.Reason)
+	if e.Handshake {
+		return fmt.Sprintf("tls handshake with %s failed: %s", e.Addr, e.Reason)
+	}
+	return fmt.Sprintf("%s %s", e.Addr, e.Reason)
 }
 
 // Unwrap returns the underlying error.
@@ -135,24 +141,24 @@ func handshakeError(addr string, err error, timeout time.Duration) error {
 	var host x509.HostnameError
 	var inval x509.CertificateInvalidError
 	var alert tls.AlertError
-	reason := "tls handshake failed: " + err.Error()
+	reason := err.Error()
 	switch {
 	case errors.As(err, &rh):
-		reason = "tls handshake failed: the server answered in plain text, not TLS; for a plain port use redis:// instead of rediss://"
+		reason = "the server answered in plain text, not TLS; for a plain port use redis:// instead of rediss://"
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		reason = fmt.Sprintf("tls handshake failed: no TLS answer within %s; for a plain port use redis:// instead of rediss://", timeout)
+		reason = fmt.Sprintf("no TLS answer within %s; for a plain port use redis:// instead of rediss://", timeout)
 	case errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET):
-		reason = "tls handshake failed: the server closed the connection (a plain port, or it asks for a client certificate)"
+		reason = "the server closed the connection (a plain port, or it asks for a client certificate)"
 	case errors.As(err, &unknown):
-		reason = "tls handshake failed: the server's certificate is signed by an unknown authority"
+		reason = "the server's certificate is signed by an unknown authority"
 	case errors.As(err, &host):
-		reason = fmt.Sprintf("tls handshake failed: the server's certificate is not valid for %q", host.Host)
+		reason = fmt.Sprintf("the server's certificate is not valid for %q", host.Host)
 	case errors.As(err, &inval):
-		reason = "tls handshake failed: the server's certificate is invalid: " + inval.Error()
+		reason = "the server's certificate is invalid: " + inval.Error()
 	case errors.As(err, &alert):
-		reason = "tls handshake failed: the server refused it: " + err.Error()
+		reason = "the server refused it: " + err.Error()
 	}
-	return &TLSError{Addr: addr, Reason: reason, Err: err}
+	return &TLSError{Addr: addr, Handshake: true, Reason: reason, Err: err}
 }
 
 func isTimeout(err error) bool {
@@ -166,7 +172,7 @@ func plainClosed(addr string, err error) error {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) {
 		return err
 	}
-	return &TLSError{Addr: addr, Reason: "the server closed the connection without answering; if it is a TLS port, use rediss:// instead of redis://", Err: err}
+	return &TLSError{Addr: addr, Reason: "closed the connection without answering; if it is a TLS port, use rediss:// instead of redis://", Err: err}
 }
 
 // plainClosed is plainClosed for a Conn without TLS; with TLS it returns
