@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -143,6 +144,9 @@ func connectError(err error) error {
 	var ue *scanner.UsageError
 	if errors.As(err, &ue) {
 		return usageError(err, ue.Hint)
+	}
+	if errors.Is(err, context.Canceled) {
+		return runtimeError(err, "") // Ctrl-C while connecting
 	}
 	return runtimeError(err, connectHint(err))
 }
