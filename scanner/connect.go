@@ -51,7 +51,6 @@ type Conn struct {
 	db   int            // database from Options.DB or the URL path
 
 	tls      *tls.Config // of a rediss:// URL; every dial does the handshake itself
-	secrets  []string    // passwords the options hold, masked in every error
 	insecure bool        // certificates are not verified
 	watcher  watcher     // aborts blocked I/O when an operation's context ends
 
@@ -137,7 +136,6 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		base:    base,
 		addr:    secret.URL(u),
 		db:      base.DB,
-		secrets: secretsOf(o),
 		clients: map[clientKey]*redis.Client{},
 		raw:     map[*redis.Client]*rawPool{},
 	}
