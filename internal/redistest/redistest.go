@@ -2,9 +2,11 @@
 //
 // Every server listens on a free loopback port (127.0.0.1), keeps its files in
 // t.TempDir(), persists nothing (--save "" --appendonly no) and is killed by
-// t.Cleanup. Helpers cover a standalone server, a 3-master cluster (with or
-// without one replica per master), a master watched by one sentinel, and ACL
-// users.
+// t.Cleanup. Helpers cover a standalone server, a server with a TLS port
+// (NewCerts makes a CA and certificates for mutual TLS), a 3-master cluster
+// (with or without one replica per master), a master watched by one or more
+// sentinels (optionally behind a password, or over TLS), ACL users, and
+// faults: a server paused with SIGSTOP, and the bytes it left unread.
 //
 // When redis-server is not on PATH the helpers skip the test, except when the
 // environment variable CI is "true": there a missing server fails the test, so
