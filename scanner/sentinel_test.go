@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/scanner"
 )
@@ -98,5 +100,29 @@ func TestSentinelTLS(t *testing.T) {
 	o.TLS.Cert, o.TLS.Key = "", ""
 	if _, err := scanner.Connect(context.Background(), o); err == nil {
 		t.Error("connected to a mutual-TLS sentinel without a client certificate")
+	}
+}
+
+// TestSentinelACLUser authenticates to the sentinel as an ACL user of its
+// own (SentinelUsername), not as its default user.
+func TestSentinelACLUser(t *testing.T) {
+	t.Parallel()
+	const defaultPW, userPW = "Zq9-default-Wv7", "Kv4-watcher-Jp2"
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{Password: defaultPW})
+	seed(t, ss.Master.Client(t), "su:", 10)
+	admin := redis.NewClient(&redis.Options{Addr: ss.SentinelAddr, Password: defaultPW, DisableIdentity: true})
+	defer admin.Close()
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">"+userPW, "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	o := scanner.Options{URL: "redis://" + ss.SentinelAddr, SentinelMaster: ss.MasterName, SentinelUsername: "watcher", SentinelPassword: userPW, Timeout: 2 * time.Second}
+	conn := connect(t, o)
+	if _, st, err := collect(t, conn); err != nil || st.Keys == 0 {
+		t.Fatalf("scan as a sentinel ACL user: %v, %+v", err, st)
+	}
+	o.SentinelUsername = ""
+	if _, err := scanner.Connect(ctx, o); err == nil || !strings.Contains(err.Error(), "WRONGPASS") || leak(err.Error(), userPW) != "" {
+		t.Errorf("the user's password as the default user's: %v", err)
 	}
 }
