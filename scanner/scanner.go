@@ -218,7 +218,11 @@ type redactedError struct {
 	secrets []string
 }
 
-func (e redactedError) Error() string { return secret.Mask(e.err.Error(), e.secrets...) }
+// Error returns the masked text on one line (go-redis joins the errors of
+// several sentinels with newlines).
+func (e redactedError) Error() string {
+	return strings.ReplaceAll(secret.Mask(e.err.Error(), e.secrets...), "\n", "; ")
+}
 func (e redactedError) Unwrap() error { return e.err }
 
 // redact wraps err so its text never contains a URL password.

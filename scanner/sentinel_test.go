@@ -53,6 +53,9 @@ func TestSentinelAuth(t *testing.T) {
 		if errors.As(err, &ue) {
 			t.Errorf("%s: a usage error: %v", name, err)
 		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: the error spans lines: %q", name, err)
+		}
 	}
 	noPW := o
 	noPW.SentinelPassword = ""
