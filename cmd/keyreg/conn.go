@@ -164,6 +164,8 @@ func connectHint(err error) string {
 		return "the server wants a client certificate: give --tls-cert and --tls-key"
 	case strings.Contains(msg, "via sentinel") && (strings.Contains(msg, "NOAUTH") || strings.Contains(msg, "WRONGPASS")):
 		return "the sentinels need their own password: set $REDIS_SENTINEL_PASSWORD (or --sentinel-password); the URL's goes to the master"
+	case strings.Contains(msg, "WRONGPASS") || strings.Contains(msg, "NOAUTH"):
+		return "check the user and password in --url (or $REDIS_URL); a password holding # / ? % or a space must be percent-encoded"
 	}
 	var te *scanner.TLSError
 	if errors.As(err, &te) {

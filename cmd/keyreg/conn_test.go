@@ -246,6 +246,10 @@ func TestAuditSentinelFlags(t *testing.T) {
 	ss.Sentinels[0].Stop()
 	args := []string{"audit", "--registry", cleanRegistry, "--url", "redis://" + ss.Sentinels[0].Addr, "--sentinel-master", ss.MasterName,
 		"--sentinel-addr", ss.Sentinels[1].Addr, "--format", "json", "--command-timeout", "2s"}
+	code, _, errs := cli(t, "audit", "--registry", cleanRegistry, "--url", "redis://nobody:Wrong-Pw-9@"+ss.Master.Addr)
+	if code != exitRuntime || !strings.Contains(errs, "WRONGPASS") || !strings.Contains(errs, "hint: check the user and password in --url") {
+		t.Errorf("wrong password: exit %d\n%s", code, errs)
+	}
 	code, out, errs := cli(t, args...)
 	if code != exitRuntime || !strings.Contains(errs, "hint: the sentinels need their own password") || leak(out+errs, sentPW) != "" {
 		t.Errorf("no sentinel password: exit %d\n%s", code, errs)
