@@ -19,6 +19,7 @@ var layer = map[string]int{
 	"internal/gitfs":     0,
 	"internal/synth":     0,
 	"internal/redistest": 0,
+	"internal/secret":    0,
 	"registry":           1,
 	"compat":             2,
 	"payload":            2,

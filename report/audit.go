@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/secret"
 )
 
 // Formats that only audit reports support.
@@ -432,37 +432,10 @@ func printable(s string) string {
 	return b.String()
 }
 
-// urlPassword matches the password of a URL's userinfo, and password query
-// parameters.
-var (
-	urlPassword   = regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^:@/\s]*:)([^@/\s]+)@`)
-	queryPassword = regexp.MustCompile(`((?i:\b(?:[a-z_]*password|pass|pwd)=))([^&\s]+)`)
-)
-
-// redact hides passwords in URLs. The audit already redacts its target;
-// this is a second line of defence for free text such as notes.
-func redact(s string) string {
-	if !strings.Contains(s, "://") && !strings.Contains(s, "=") {
-		return s
-	}
-	s = urlPassword.ReplaceAllStringFunc(s, func(m string) string {
-		sub := urlPassword.FindStringSubmatch(m)
-		return sub[1] + redacted(sub[2]) + "@"
-	})
-	return queryPassword.ReplaceAllStringFunc(s, func(m string) string {
-		sub := queryPassword.FindStringSubmatch(m)
-		return sub[1] + redacted(sub[2])
-	})
-}
-
-// redacted returns the placeholder for a secret, keeping one that is
-// already a placeholder (such as "xxxxx" or "***").
-func redacted(secret string) string {
-	if strings.Trim(secret, "*xX") == "" {
-		return secret
-	}
-	return "xxxxx"
-}
+// redact hides passwords in URLs and password parameters (see
+// internal/secret). The audit already redacts its target; this is a second
+// line of defence for free text such as notes.
+func redact(s string) string { return secret.Redact(s) }
 
 // humanBytes formats n with binary units: "512 B", "1.5 KiB", "12.0 MiB".
 func humanBytes(n int64) string {

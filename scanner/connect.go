@@ -2,9 +2,11 @@ package scanner
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/keyreg/keyreg/internal/secret"
 )
 
 // mode is the kind of deployment a Conn talks to.
@@ -35,13 +39,20 @@ func (m mode) String() string {
 }
 
 // Conn is an open, read-only connection to a Redis deployment. It is safe for
-// use by one Scan or Probe at a time; Close releases every client.
+// use by one Scan or Probe at a time (sampling inside Scan's callback, with
+// the same context, is fine); Close releases every client. When the context
+// of a call ends, the reads and writes of every call in flight on the Conn
+// fail at once, however long Options.Timeout is.
 type Conn struct {
 	opts Options
 	mode mode
 	base *redis.Options // parsed URL plus keyreg's quiet settings
 	addr string         // redacted display address of the entry point
 	db   int            // database from Options.DB or the URL path
+
+	tls      *tls.Config // of a rediss:// URL; every dial does the handshake itself
+	insecure bool        // certificates are not verified
+	watcher  watcher     // aborts blocked I/O when an operation's context ends
 
 	mu      sync.Mutex
 	clients map[clientKey]*redis.Client
@@ -68,8 +79,10 @@ var quietOnce sync.Once
 // when o.SentinelMaster is set, cluster when o.Cluster is set or the server
 // reports cluster_enabled:1, standalone otherwise. It pings the server before
 // returning. Invalid options yield a *UsageError; every other error (for
-// example an unreachable server) is a runtime error. Error texts never
-// contain the URL password.
+// example an unreachable server) is a runtime error, a *TLSError when the
+// TLS handshake failed or the server looks like a TLS port. Error texts
+// never contain a password of the options: a URL that does not parse is
+// described in words, never quoted.
 func Connect(ctx context.Context, o Options) (*Conn, error) {
 	quietOnce.Do(func() { redis.SetLogger(nopLogger{}) })
 	c, err := connect(ctx, o)
@@ -80,9 +93,20 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 		}
 	}
 	if err != nil {
-		return nil, redact(err)
+		return nil, mask(err, secretsOf(o)...)
 	}
 	return c, nil
+}
+
+// secretsOf lists the passwords o holds, raw and as the URL carries them.
+func secretsOf(o Options) []string {
+	s := []string{o.SentinelPassword}
+	if u, err := url.Parse(o.URL); err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			s = append(s, pw)
+		}
+	}
+	return s
 }
 
 func connect(ctx context.Context, o Options) (*Conn, error) {
@@ -98,10 +122,44 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 	if o.Cluster && o.SentinelMaster != "" {
 		return nil, usageErr(errors.New("cluster and sentinel master are mutually exclusive"))
 	}
+	if o.SentinelMaster == "" && (len(o.SentinelAddrs) > 0 || o.SentinelUsername != "" || o.SentinelPassword != "") {
+		return nil, usageErr(errors.New("sentinel addresses and credentials need a sentinel master name"))
+	}
+	for _, a := range o.SentinelAddrs {
+		if h, p, err := net.SplitHostPort(a); err != nil || h == "" || p == "" || strings.Trim(p, "0123456789") != "" {
+			return nil, usageErr(fmt.Errorf("sentinel address %q is not host:port", a))
+		}
+	}
+	u, err := parseURL(o.URL)
+	if err != nil {
+		return nil, err
+	}
 	base, err := redis.ParseURL(o.URL)
 	if err != nil {
-		return nil, usageErr(fmt.Errorf("parsing url %q: %w", RedactURL(o.URL), err))
+		return nil, goRedisURLError(err)
 	}
+	c := &Conn{
+		opts:    o,
+		base:    base,
+		addr:    secret.URL(u),
+		db:      base.DB,
+		clients: map[clientKey]*redis.Client{},
+		raw:     map[*redis.Client]*rawPool{},
+	}
+	switch {
+	case base.TLSConfig != nil:
+		c.tls, err = tlsConfig(o.TLS, base.TLSConfig.ServerName, base.TLSConfig.InsecureSkipVerify)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		c.insecure = c.tls.InsecureSkipVerify
+	case o.TLS.set():
+		return nil, usageErr(errors.New("tls options need a rediss:// url"))
+	}
+	defer c.watcher.watch(ctx)()
+	// Every connection goes through c.dial, which does the TLS handshake.
+	base.TLSConfig = nil
+	base.Dialer = c.dial
 	base.DisableIdentity = true
 	base.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 	base.DialTimeout = o.Timeout
@@ -112,33 +170,37 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 	// Fail fast on a dead node: a scan must error, not hang in retries.
 	base.MaxRetries = 2
 	base.DialerRetries = 2
-	c := &Conn{
-		opts:    o,
-		base:    base,
-		addr:    RedactURL(o.URL),
-		db:      base.DB,
-		clients: map[clientKey]*redis.Client{},
-		raw:     map[*redis.Client]*rawPool{},
-	}
 	if o.DB != 0 {
 		c.db = o.DB
 	}
 	fail := func(err error) (*Conn, error) {
 		_ = c.Close()
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+			err = fmt.Errorf("%w (%w)", ctx.Err(), err)
+		}
 		return nil, fmt.Errorf("connecting to %s: %w", c.addr, err)
 	}
 	switch {
 	case o.SentinelMaster != "":
 		c.mode = modeSentinel
 		if err := c.client("", c.firstDB(), false).Ping(ctx).Err(); err != nil {
-			return fail(fmt.Errorf("master %q via sentinel: %w", o.SentinelMaster, err))
+			return fail(fmt.Errorf("master %q via sentinel: %w", o.SentinelMaster, c.plainClosed(base.Addr, err)))
 		}
 		return c, nil
+	}
+	if c.tls != nil {
+		// One handshake first: a TLS failure is reported once, not after
+		// go-redis' retries.
+		nc, err := c.dial(ctx, base.Network, base.Addr)
+		if err != nil {
+			return fail(err)
+		}
+		_ = nc.Close()
 	}
 	seed := c.client(base.Addr, c.firstDB(), false)
 	info, err := serverInfo(ctx, seed)
 	if err != nil {
-		return fail(err)
+		return fail(c.plainClosed(base.Addr, err))
 	}
 	if supportsNoTouch(infoFields(info)["redis_version"]) {
 		// Reconnect so that every connection, the seed's too, sends
@@ -241,17 +303,21 @@ func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
 		b := c.base
 		cl = redis.NewFailoverClient(&redis.FailoverOptions{
 			MasterName:            c.opts.SentinelMaster,
-			SentinelAddrs:         []string{b.Addr},
+			SentinelAddrs:         append([]string{b.Addr}, c.opts.SentinelAddrs...),
+			SentinelUsername:      c.opts.SentinelUsername,
+			SentinelPassword:      c.opts.SentinelPassword,
 			ReplicaOnly:           c.opts.Replica,
 			Username:              b.Username,
 			Password:              b.Password,
+			Dialer:                b.Dialer,
+			DialerRetries:         b.DialerRetries,
+			MaxRetries:            b.MaxRetries,
 			DB:                    db,
 			Protocol:              b.Protocol,
 			DialTimeout:           b.DialTimeout,
 			ReadTimeout:           b.ReadTimeout,
 			WriteTimeout:          b.WriteTimeout,
 			ContextTimeoutEnabled: true,
-			TLSConfig:             b.TLSConfig,
 			PoolSize:              b.PoolSize,
 			DisableIdentity:       true,
 			// FailoverClient always disables maintenance notifications.
@@ -278,9 +344,6 @@ func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
 			return nil
 		}
 		o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-		if o.TLSConfig != nil {
-			o.TLSConfig = o.TLSConfig.Clone()
-		}
 		cl = redis.NewClient(&o)
 	}
 	c.clients[k] = cl

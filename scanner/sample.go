@@ -53,6 +53,7 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 // keys[i]. It holds every sample at once; SampleEach hands them over in
 // waves, so that the memory held stays within the sample budget.
 func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
+	defer c.watcher.watch(ctx)()
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
 	c.SampleEach(ctx, keys, n, maxBytes, func(idx []int, ws []payload.Sample, werrs []error) {

@@ -108,8 +108,12 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, uncov
 // whose healthy masters leave slots unserved is scanned on those masters,
 // then Scan returns a *SlotsError naming the slots it could not scan.
 func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats, error) {
+	defer c.watcher.watch(ctx)()
 	start := time.Now()
 	var st Stats
+	if c.insecure {
+		st.Errors = append(st.Errors, InsecureNote)
+	}
 	finish := func(err error) (Stats, error) {
 		st.Duration = time.Since(start)
 		if err != nil {
@@ -603,6 +607,7 @@ func (c *Conn) settleTypes(ctx context.Context, rc *rawConn, keys []string, plan
 // Outside cluster mode it looks in the database of Options.DB, or the URL's
 // database when Options.DB is AllDBs.
 func (c *Conn) Probe(ctx context.Context, key string) (KeyInfo, error) {
+	defer c.watcher.watch(ctx)()
 	ki, err := c.probeOne(ctx, key, true)
 	if err != nil {
 		return ki, redact(fmt.Errorf("probing key %q: %w", key, err))

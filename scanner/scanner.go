@@ -18,6 +18,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/keyreg/keyreg/internal/secret"
 )
 
 // AllDBs as Options.DB scans every logical database listed in INFO keyspace
@@ -55,8 +57,18 @@ type Options struct {
 	// cluster mode when the server reports cluster_enabled:1.
 	Cluster bool
 	// SentinelMaster, when set, is the master name to resolve through the
-	// sentinel at URL.
+	// sentinel at URL (and those of SentinelAddrs).
 	SentinelMaster string
+	// SentinelAddrs are more sentinels ("host:port") to ask, besides the
+	// URL's host; go-redis asks them in random order until one answers.
+	SentinelAddrs []string
+	// SentinelUsername and SentinelPassword authenticate to the sentinels
+	// (requirepass or an ACL user of the sentinel). The URL's credentials
+	// go to the data nodes only.
+	SentinelUsername, SentinelPassword string
+	// TLS configures certificates for a rediss:// URL; setting any of it
+	// with another scheme is a usage error.
+	TLS TLSOptions
 	// Replica scans replicas instead of masters: one replica per cluster
 	// shard (with READONLY), an online replica of a standalone master, or a
 	// replica chosen by the sentinel.
@@ -195,99 +207,61 @@ const maxNotes = 20
 type UsageError struct {
 	// Err is the underlying problem; its text is already redacted.
 	Err error
+	// Hint, when set, says how to fix it (for example how to
+	// percent-encode a password).
+	Hint    string
+	secrets []string
 }
 
 // Error returns the redacted message.
-func (e *UsageError) Error() string { return RedactURL(e.Err.Error()) }
+func (e *UsageError) Error() string { return secret.Mask(e.Err.Error(), e.secrets...) }
 
 // Unwrap returns the underlying error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 func usageErr(err error) error { return &UsageError{Err: err} }
 
-// redactedError hides URL passwords in the text of an error while keeping
+// redactedError hides passwords in the text of an error while keeping
 // errors.Is and errors.As working.
-type redactedError struct{ err error }
+type redactedError struct {
+	err     error
+	secrets []string
+}
 
-func (e redactedError) Error() string { return RedactURL(e.err.Error()) }
+// Error returns the masked text on one line (go-redis joins the errors of
+// several sentinels with newlines).
+func (e redactedError) Error() string {
+	return strings.ReplaceAll(secret.Mask(e.err.Error(), e.secrets...), "\n", "; ")
+}
 func (e redactedError) Unwrap() error { return e.err }
 
 // redact wraps err so its text never contains a URL password.
-func redact(err error) error {
+func redact(err error) error { return mask(err) }
+
+// mask wraps err so its text never contains a URL password nor any of
+// secrets.
+func mask(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
-	var r redactedError
 	var u *UsageError
-	if errors.As(err, &r) || errors.As(err, &u) {
+	if errors.As(err, &u) {
+		u.secrets = append(u.secrets, secrets...)
 		return err
 	}
-	return redactedError{err}
+	var r redactedError
+	if errors.As(err, &r) && len(secrets) == 0 {
+		return err
+	}
+	return redactedError{err, secrets}
 }
 
 // RedactURL replaces the password of every URL in s with "xxxxx", so
-// "redis://user:secret@h:1/0" becomes "redis://user:xxxxx@h:1/0". A userinfo
-// without a colon is replaced whole, and password=... query parameters are
-// masked too. It works on free text, so it is also applied to error messages.
-func RedactURL(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		b.WriteString(s[:i+3])
-		rest := s[i+3:]
-		// The userinfo ends at the last '@' before whitespace or a quote:
-		// raw '@', '/' or '?' in passwords are common in hand-written URLs,
-		// and masking too much is better than leaking a password.
-		end := strings.IndexAny(rest, " \t\r\n\"'`<>")
-		if end < 0 {
-			end = len(rest)
-		}
-		if at := strings.LastIndex(rest[:end], "@"); at >= 0 {
-			user := rest[:at]
-			if c := strings.IndexByte(user, ':'); c >= 0 {
-				b.WriteString(user[:c] + ":xxxxx")
-			} else {
-				b.WriteString("xxxxx")
-			}
-			rest = rest[at:]
-		}
-		s = rest
-	}
-	return redactQueryPasswords(b.String())
-}
-
-// redactQueryPasswords masks values of password-like query parameters.
-func redactQueryPasswords(s string) string {
-	for _, key := range []string{"password=", "sentinel_password="} {
-		var b strings.Builder
-		for {
-			i := strings.Index(s, key)
-			if i < 0 {
-				b.WriteString(s)
-				break
-			}
-			// only a parameter: preceded by ? or &
-			if i == 0 || (s[i-1] != '?' && s[i-1] != '&') {
-				b.WriteString(s[:i+len(key)])
-				s = s[i+len(key):]
-				continue
-			}
-			b.WriteString(s[:i+len(key)] + "xxxxx")
-			s = s[i+len(key):]
-			end := strings.IndexAny(s, "& \t\r\n\"'`#")
-			if end < 0 {
-				end = len(s)
-			}
-			s = s[end:]
-		}
-		s = b.String()
-	}
-	return s
-}
+// "redis://user:secret@h:1/0" becomes "redis://user:xxxxx@h:1/0", and masks
+// password parameters (see internal/secret). A lone URL that parses has its
+// password hidden whole, whatever characters it holds; other text is
+// redacted as free text, so it also applies to error messages.
+func RedactURL(s string) string { return secret.URLString(s) }
 
 // PrefixGlob returns the SCAN MATCH glob that matches exactly the keys
 // starting with prefix: the glob metacharacters * ? [ ] \ are escaped with a

@@ -30,7 +30,6 @@ type auditOptions struct {
 	memory     bool
 	sample     int
 	maxValue   int64
-	allowTouch bool
 	showValues bool
 	format     string
 	failOn     string
@@ -76,9 +75,13 @@ keys' state is its own); --allow-touch reads the primary anyway, and the note
 then counts the keys touched. TYPE, PTTL, OBJECT IDLETIME and MEMORY USAGE
 never touch a key.
 
-The URL comes from --url, then $REDIS_URL, then redis://localhost:6379.
+The URL comes from --url, then $REDIS_URL, then redis://localhost:6379; a
+password holding # / ? % or a space must be percent-encoded (# is %23).
 Cluster mode is detected; every master is scanned concurrently, or at most
---parallel of them at a time.
+--parallel of them at a time. The --tls-* flags (private CA, client
+certificate) need rediss://; the sentinels take their own credentials
+(--sentinel-password or $REDIS_SENTINEL_PASSWORD). docs/audit.md lists
+every connection flag and its environment variable.
 
 With --baseline, only findings new since the baseline file are reported and
 counted for the exit code; findings of the baseline that are gone are listed
@@ -111,7 +114,6 @@ served by no healthy master, interrupted).`,
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
-	f.BoolVar(&o.allowTouch, "allow-touch", false, "on a primary before redis 7.2, sample and read lengths anyway, resetting those keys' LRU/LFU state (counted in a report note)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
@@ -142,10 +144,12 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			return usageError(err, "write one with keyreg audit --write-baseline "+o.baseline.compare)
 		}
 	}
-	so := o.conn.scannerOptions(scanner.Plan{})
+	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
+	if err != nil {
+		return err
+	}
 	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	so.Plan = audit.Plan(reg, o.memory)
-	so.AllowTouch = o.allowTouch
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)

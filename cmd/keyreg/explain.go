@@ -64,9 +64,12 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	e := report.Explain(reg, key)
 	fail := !e.Matched
 	if o.live {
+		so, err := a.scannerOptions(&o.conn, scanner.Plan{Idle: true, Memory: true})
+		if err != nil {
+			return err
+		}
 		// The audit's probe plan (the length of collections with max_len,
 		// MEMORY USAGE, OBJECT IDLETIME), so the rules see what the audit's do.
-		so := o.conn.scannerOptions(scanner.Plan{Idle: true, Memory: true})
 		so.Plan = audit.Plan(reg, true)
 		conn, err := scanner.Connect(ctx, so)
 		if err != nil {
@@ -118,7 +121,7 @@ func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
 		l.Encoding = "(not read: larger than the sampling limit)"
 	}
 	if kc.NotTouched {
-		l.Encoding = "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica)"
+		l.Encoding = "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica or --allow-touch)"
 	}
 	for _, f := range kc.Findings {
 		v := f.Severity.Label() + ": " + f.Rule

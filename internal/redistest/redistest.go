@@ -2,9 +2,11 @@
 //
 // Every server listens on a free loopback port (127.0.0.1), keeps its files in
 // t.TempDir(), persists nothing (--save "" --appendonly no) and is killed by
-// t.Cleanup. Helpers cover a standalone server, a 3-master cluster (with or
-// without one replica per master), a master watched by one sentinel, and ACL
-// users.
+// t.Cleanup. Helpers cover a standalone server, a server with a TLS port
+// (NewCerts makes a CA and certificates for mutual TLS), a 3-master cluster
+// (with or without one replica per master), a master watched by one or more
+// sentinels (optionally behind a password, or over TLS), ACL users, and
+// faults: a server paused with SIGSTOP, and the bytes it left unread.
 //
 // When redis-server is not on PATH the helpers skip the test, except when the
 // environment variable CI is "true": there a missing server fails the test, so
@@ -56,6 +58,10 @@ type Server struct {
 	Addr string
 	// Port is the TCP port the server listens on.
 	Port int
+	// TLSPort and TLSAddr are the TLS port and address of a server started
+	// by StandaloneTLS; 0 and "" otherwise.
+	TLSPort int
+	TLSAddr string
 
 	bin  string
 	dir  string
@@ -540,15 +546,18 @@ func waitFor(ctx context.Context, t testing.TB, what string, cond func() (bool, 
 	}
 }
 
-// SentinelSrv is a master watched by one sentinel, started by Sentinel.
+// SentinelSrv is a master watched by sentinels, started by Sentinel or
+// Sentinels.
 type SentinelSrv struct {
 	// Master is the monitored master.
 	Master *Server
-	// Sentinel is the sentinel process.
+	// Sentinel is the first sentinel process.
 	Sentinel *Server
-	// SentinelAddr is the "127.0.0.1:port" address of the sentinel.
+	// SentinelAddr is the "127.0.0.1:port" address of the first sentinel.
 	SentinelAddr string
-	// MasterName is the name the sentinel monitors the master under
+	// Sentinels holds every sentinel, Sentinel first.
+	Sentinels []*Server
+	// MasterName is the name the sentinels monitor the master under
 	// ("mymaster").
 	MasterName string
 }
@@ -557,23 +566,81 @@ type SentinelSrv struct {
 // it as "mymaster", and waits until the sentinel reports the master address.
 func Sentinel(t testing.TB) *SentinelSrv {
 	t.Helper()
-	master := Standalone(t)
+	return Sentinels(t, SentinelConfig{})
+}
+
+// SentinelConfig shapes the deployment Sentinels starts.
+type SentinelConfig struct {
+	// N is the number of sentinels; 0 means 1. Each monitors the master
+	// with quorum 1, so any one of them can answer alone.
+	N int
+	// Password, when set, is required by every sentinel (the password of
+	// its default user), as a sentinel's requirepass does.
+	Password string
+	// MasterArgs are extra arguments of the master.
+	MasterArgs []string
+	// TLS, when set, starts the master with StandaloneTLS (mutual TLS) and
+	// gives every sentinel a TLS port (Server.TLSAddr) with the same
+	// certificates; the sentinels monitor the master's TLS port over TLS.
+	TLS *Certs
+}
+
+// Sentinels starts a standalone master and cfg.N sentinels monitoring it as
+// "mymaster", and waits until each sentinel reports the master address.
+func Sentinels(t testing.TB, cfg SentinelConfig) *SentinelSrv {
+	t.Helper()
+	var master *Server
+	monitored := 0
+	if cfg.TLS != nil {
+		master = StandaloneTLS(t, cfg.TLS, true, cfg.MasterArgs...)
+		monitored = master.TLSPort
+	} else {
+		master = Standalone(t, cfg.MasterArgs...)
+		monitored = master.Port
+	}
 	const name = "mymaster"
+	var tlsPort int // of the sentinel being started
 	mkConf := func(dir string, port int) (string, error) {
 		conf := filepath.Join(dir, "sentinel.conf")
 		body := fmt.Sprintf("port %d\nbind 127.0.0.1\ndir %s\nsentinel monitor %s 127.0.0.1 %d 1\n"+
-			"sentinel down-after-milliseconds %s 5000\n", port, dir, name, master.Port, name)
+			"sentinel down-after-milliseconds %s 5000\n", port, dir, name, monitored, name)
+		if c := cfg.TLS; c != nil {
+			portMu.Lock()
+			p, err := FreePort(false)
+			portMu.Unlock()
+			if err != nil {
+				return "", err
+			}
+			tlsPort = p
+			body += fmt.Sprintf("tls-port %d\ntls-cert-file %s\ntls-key-file %s\ntls-ca-cert-file %s\ntls-auth-clients yes\ntls-replication yes\n",
+				p, c.ServerCert, c.ServerKey, c.CA)
+		}
 		return conf, os.WriteFile(conf, []byte(body), 0o644)
 	}
-	sent := newServer(t, false, "--sentinel", mkConf)
+	ss := &SentinelSrv{Master: master, MasterName: name}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	c := sent.Client(t)
-	waitFor(ctx, t, "sentinel to report "+name, func() (bool, error) {
-		addr, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).StringSlice()
-		return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(master.Port), err
-	})
-	return &SentinelSrv{Master: master, Sentinel: sent, SentinelAddr: sent.Addr, MasterName: name}
+	for range max(cfg.N, 1) {
+		sent := newServer(t, false, "--sentinel", mkConf)
+		if tlsPort != 0 {
+			sent.TLSPort, sent.TLSAddr = tlsPort, "127.0.0.1:"+strconv.Itoa(tlsPort)
+		}
+		c := sent.Client(t)
+		waitFor(ctx, t, "sentinel to report "+name, func() (bool, error) {
+			addr, err := c.Do(ctx, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", name).StringSlice()
+			return err == nil && len(addr) == 2 && addr[1] == strconv.Itoa(monitored), err
+		})
+		if cfg.Password != "" {
+			// The password is set once the sentinel is up: start() polls
+			// it without credentials.
+			if err := c.Do(ctx, "ACL", "SETUSER", "default", "resetpass", ">"+cfg.Password).Err(); err != nil {
+				t.Fatalf("redistest: setting the password of sentinel %s: %v", sent.Addr, err)
+			}
+		}
+		ss.Sentinels = append(ss.Sentinels, sent)
+	}
+	ss.Sentinel, ss.SentinelAddr = ss.Sentinels[0], ss.Sentinels[0].Addr
+	return ss
 }
 
 // ACLUser creates (or resets) the ACL user user with password pass on s and

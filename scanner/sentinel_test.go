@@ -1,0 +1,131 @@
+package scanner_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/scanner"
+)
+
+// TestSentinelAuth scans a master behind two sentinels that require a
+// password of their own, the first of them down: the sentinel password
+// goes to the sentinels, the URL's to the master, and the live sentinel is
+// found. No error holds either password.
+func TestSentinelAuth(t *testing.T) {
+	t.Parallel()
+	const sentPW, masterPW = "Zq9#Sx/Wv7", "Kv4?Lm@Jp2"
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{N: 2, Password: sentPW})
+	w := seed(t, ss.Master.Client(t), "sa:", 60)
+	redistest.ACLUser(t, ss.Master, "audit", masterPW, strings.Fields(scanner.MinimalACL)...)
+	ss.Sentinels[0].Stop()
+	url := "redis://audit:" + strings.NewReplacer("?", "%3F", "@", "%40").Replace(masterPW) + "@" + ss.Sentinels[0].Addr
+	o := scanner.Options{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{ss.Sentinels[1].Addr},
+		SentinelPassword: sentPW, Count: 10, Timeout: 2 * time.Second}
+	conn := connect(t, o)
+	got, st, err := collect(t, conn)
+	if err != nil || st.Partial {
+		t.Fatalf("scan: %v, stats %+v", err, st)
+	}
+	checkKeys(t, got, 0, w)
+	if ki, err := conn.Probe(context.Background(), "sa:1"); err != nil || ki.Type != "string" {
+		t.Errorf("probe: %+v, %v", ki, err)
+	}
+
+	fails := func(name string, o scanner.Options, want string) {
+		t.Helper()
+		_, err := scanner.Connect(context.Background(), o)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, want)
+			return
+		}
+		for _, pw := range []string{sentPW, masterPW} {
+			if f := leak(err.Error(), pw); f != "" {
+				t.Errorf("%s: error %q holds %q", name, err, f)
+			}
+		}
+		var ue *scanner.UsageError
+		if errors.As(err, &ue) {
+			t.Errorf("%s: a usage error: %v", name, err)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: the error spans lines: %q", name, err)
+		}
+	}
+	noPW := o
+	noPW.SentinelPassword = ""
+	fails("no sentinel password", noPW, "NOAUTH")
+	wrong := o
+	wrong.SentinelPassword = sentPW + "-wrong"
+	fails("wrong sentinel password", wrong, "WRONGPASS")
+	onlyDown := o
+	onlyDown.SentinelAddrs = nil
+	fails("only the sentinel that is down", onlyDown, "unreachable")
+
+	var ue *scanner.UsageError
+	for _, bad := range []scanner.Options{
+		{URL: url, SentinelAddrs: []string{ss.Sentinels[1].Addr}},
+		{URL: url, SentinelPassword: sentPW},
+		{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{"nohost"}},
+		{URL: url, SentinelMaster: ss.MasterName, SentinelAddrs: []string{"h:port"}},
+	} {
+		if _, err := scanner.Connect(context.Background(), bad); !errors.As(err, &ue) {
+			t.Errorf("%+v: %v, want a usage error", bad.SentinelAddrs, err)
+		}
+	}
+}
+
+// TestSentinelTLS resolves the master through a sentinel reached over
+// mutual TLS: the TLS options must reach the sentinel connections as well
+// as the master's and the probe's.
+func TestSentinelTLS(t *testing.T) {
+	t.Parallel()
+	certs := redistest.NewCerts(t)
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{TLS: certs})
+	w := seed(t, ss.Master.Client(t), "st:", 40)
+	o := scanner.Options{URL: "rediss://" + ss.Sentinel.TLSAddr, SentinelMaster: ss.MasterName, Count: 10, Timeout: 2 * time.Second,
+		TLS: scanner.TLSOptions{CACert: certs.CA, Cert: certs.ClientCert, Key: certs.ClientKey}}
+	conn := connect(t, o)
+	got, st, err := collect(t, conn)
+	if err != nil || st.Partial {
+		t.Fatalf("scan: %v, stats %+v", err, st)
+	}
+	checkKeys(t, got, 0, w)
+	if ki, err := conn.Probe(context.Background(), "st:1"); err != nil || ki.Type != "string" {
+		t.Errorf("probe: %+v, %v", ki, err)
+	}
+	// Without the client certificate the sentinel refuses the handshake.
+	o.TLS.Cert, o.TLS.Key = "", ""
+	if _, err := scanner.Connect(context.Background(), o); err == nil {
+		t.Error("connected to a mutual-TLS sentinel without a client certificate")
+	}
+}
+
+// TestSentinelACLUser authenticates to the sentinel as an ACL user of its
+// own (SentinelUsername), not as its default user.
+func TestSentinelACLUser(t *testing.T) {
+	t.Parallel()
+	const defaultPW, userPW = "Zq9-default-Wv7", "Kv4-watcher-Jp2"
+	ss := redistest.Sentinels(t, redistest.SentinelConfig{Password: defaultPW})
+	seed(t, ss.Master.Client(t), "su:", 10)
+	admin := redis.NewClient(&redis.Options{Addr: ss.SentinelAddr, Password: defaultPW, DisableIdentity: true})
+	defer admin.Close()
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "watcher", "on", ">"+userPW, "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	o := scanner.Options{URL: "redis://" + ss.SentinelAddr, SentinelMaster: ss.MasterName, SentinelUsername: "watcher", SentinelPassword: userPW, Timeout: 2 * time.Second}
+	conn := connect(t, o)
+	if _, st, err := collect(t, conn); err != nil || st.Keys == 0 {
+		t.Fatalf("scan as a sentinel ACL user: %v, %+v", err, st)
+	}
+	o.SentinelUsername = ""
+	if _, err := scanner.Connect(ctx, o); err == nil || !strings.Contains(err.Error(), "WRONGPASS") || leak(err.Error(), userPW) != "" {
+		t.Errorf("the user's password as the default user's: %v", err)
+	}
+}
