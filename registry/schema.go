@@ -10,7 +10,6 @@ import (
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
 )
 
 // compileSchemas reads and compiles every family's payload schema. A
@@ -19,7 +18,8 @@ import (
 func (l *loader) compileSchemas(r *Registry) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(fsLoader{l.fsys})
+	ld := &fsLoader{fsys: l.fsys}
+	c.UseLoader(ld)
 	compiled := map[string]*Schema{} // by URL, so a file shared by families compiles once
 	for _, f := range r.Families {
 		s := f.Schema
@@ -27,6 +27,7 @@ func (l *loader) compileSchemas(r *Registry) {
 			continue
 		}
 		pos := f.PosOf("schema")
+		ld.left = MaxSchemaNodes
 		var url string
 		if s.Path != "" {
 			if !fs.ValidPath(s.File) {
@@ -38,7 +39,7 @@ func (l *loader) compileSchemas(r *Registry) {
 				s.Doc, s.Compiled = prev.Doc, prev.Compiled
 				continue
 			}
-			doc, err := readSchemaFile(l.fsys, s.File)
+			doc, err := ld.read(s.File)
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema file %q not found (paths are relative to %s)", s.Path, l.file)
@@ -50,6 +51,10 @@ func (l *loader) compileSchemas(r *Registry) {
 			s.Doc = doc
 		} else {
 			url = "keyreg:///" + l.file + "/families/" + f.Name + "/schema.json"
+			if err := ld.count(s.Doc, 0); err != nil {
+				l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema (inline): %v", err)
+				continue
+			}
 		}
 		if err := c.AddResource(url, s.Doc); err != nil {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s: %v", schemaName(s), oneLine(err))
@@ -76,44 +81,80 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// readSchemaFile reads a JSON or YAML schema file as JSON values.
-func readSchemaFile(fsys fs.FS, name string) (any, error) {
-	data, err := fs.ReadFile(fsys, name)
+// fsLoader reads schema files inside the registry's file system: the
+// schema: files of families and the files their references name. It
+// resolves file:/// references; other URLs are refused, so the loader never
+// goes to the network. left is what remains of the current family's budget
+// of MaxSchemaNodes values.
+type fsLoader struct {
+	fsys fs.FS
+	left int
+}
+
+// Load implements jsonschema.URLLoader.
+func (f *fsLoader) Load(url string) (any, error) {
+	name, ok := strings.CutPrefix(url, "file:///")
+	if !ok {
+		return nil, fmt.Errorf("cannot load %q: only local schema files can be referenced", url)
+	}
+	return f.read(name)
+}
+
+// read reads a JSON or YAML schema file as JSON values, and charges its
+// values to the budget.
+func (f *fsLoader) read(name string) (any, error) {
+	data, err := readFile(f.fsys, name, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
+	var v any
 	switch path.Ext(name) {
 	case ".yaml", ".yml":
-		var n yaml.Node
-		if err := yaml.Unmarshal(data, &n); err != nil {
+		n, err := decodeYAML(data)
+		if err != nil {
 			return nil, fmt.Errorf("invalid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 		if len(n.Content) == 0 {
 			return nil, fmt.Errorf("file is empty")
 		}
-		l := &loader{file: name, pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}}
-		v, ok := l.toJSON(n.Content[0], "")
-		if !ok {
+		l := &loader{file: name, pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: f.left}
+		var ok bool
+		if v, ok = l.toJSON(n.Content[0], ""); !ok {
 			return nil, fmt.Errorf("%s", l.diags[0].Message)
 		}
-		return v, nil
+	default:
+		if v, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+	if err := f.count(v, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return v, nil
 }
 
-// fsLoader resolves file:/// references between schema files inside the
-// registry's file system. Other URLs are refused: the loader never goes to
-// the network.
-type fsLoader struct{ fsys fs.FS }
-
-func (f fsLoader) Load(url string) (any, error) {
-	name, ok := strings.CutPrefix(url, "file:///")
-	if !ok {
-		return nil, fmt.Errorf("cannot load %q: only local schema files can be referenced", url)
+// count charges the values of v to the budget. It fails once the budget is
+// spent, or when v is nested more than maxDepth levels deep.
+func (f *fsLoader) count(v any, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("schema is nested more than %d levels deep", maxDepth)
 	}
-	return readSchemaFile(f.fsys, name)
+	if f.left--; f.left < 0 {
+		return fmt.Errorf("schema has more than %d values, counting the files it references and YAML aliases expanded", MaxSchemaNodes)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			if err := f.count(c, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if err := f.count(c, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
