@@ -209,3 +209,21 @@ func TestMatcherDeepTrie(t *testing.T) {
 		t.Fatalf("Match without a placeholder value = %v, want nil", f.Name)
 	}
 }
+
+// TestLoadMultiDocument: a second YAML document used to be dropped without
+// a word; it is an error at the "---" that starts it.
+func TestLoadMultiDocument(t *testing.T) {
+	one := "version: 1\nfamilies: []\n"
+	second := "version: 1\nfamilies:\n  - {name: a, pattern: \"a:{x}\"}\n"
+	wantDiag(t, diagnostics(t, one+"---\n"+second), `keys.yaml:3:1: error: a second YAML document starts here, but a registry is one document (remove the "---" line and what follows, or merge it into the first) (schema-invalid)`)
+	wantDiag(t, diagnostics(t, one+"--- # more\n---\n"+second), "keys.yaml:4:1: error: a second YAML document starts here")
+	wantDiag(t, diagnostics(t, one+"---\n- {a: [}\n"), "error: invalid YAML: ")
+	for _, ok := range []string{"---\n" + one, one + "...\n", one + "---\n", "--- # registry\n" + one + "...\n---\n# nothing\n"} {
+		if _, err := load(t, ok); err != nil {
+			t.Errorf("load(%q): %v", ok, err)
+		}
+	}
+	// A schema file is one document too.
+	got := diagnostics(t, "version: 1\nfamilies:\n  - {name: a, pattern: \"a:{x}\", schema: s.yaml}\n", "s.yaml", "type: string\n---\ntype: integer\n")
+	wantDiag(t, got, `keys.yaml:3:41: error: schema file "s.yaml": invalid YAML: line 2, column 1: a second YAML document starts here, but the file must hold exactly one`)
+}

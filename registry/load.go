@@ -216,23 +216,31 @@ func (l *loader) load(data []byte) *Registry {
 	return l.decode(root)
 }
 
-// decodeYAML parses data, which must hold exactly one YAML document. A
-// second document ("---") is an error at its position: keyreg would read
-// only the first and silently drop the rest.
+// decodeYAML parses data, which must hold one YAML document. A second
+// document with content ("---" and more) is an error at its position:
+// keyreg would read only the first and silently drop the rest. Empty
+// documents after the first (a trailing "---") drop nothing and are allowed.
 func decodeYAML(data []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return &doc, nil
+		}
 		return nil, err
 	}
-	var next yaml.Node
-	switch err := dec.Decode(&next); {
-	case err == io.EOF:
-		return &doc, nil
-	case err != nil:
-		return nil, err
+	for {
+		var next yaml.Node
+		if err := dec.Decode(&next); err != nil {
+			if err == io.EOF {
+				return &doc, nil
+			}
+			return nil, err
+		}
+		if c := next.Content; len(c) > 0 && !(c[0].Kind == yaml.ScalarNode && c[0].ShortTag() == "!!null" && c[0].Value == "") {
+			return nil, &multiDocError{line: next.Line, col: next.Column}
+		}
 	}
-	return nil, &multiDocError{line: next.Line, col: next.Column}
 }
 
 // multiDocError reports a second YAML document in a file.
