@@ -146,7 +146,7 @@ func Parse(fsys fs.FS, name string, data []byte) (*Registry, error) {
 // parse loads the registry called name inside fsys; display is the file
 // name that positions carry.
 func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
-	l := &loader{data: data, fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: MaxNodes}
+	l := &loader{data: data, lines: &lines{data: data}, fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: MaxNodes}
 	reg := l.load(data)
 	if len(l.diags) > 0 {
 		l.diags.Sort()
@@ -158,6 +158,7 @@ func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
 
 type loader struct {
 	data     []byte // the registry file
+	lines    *lines // its line index, for positions inside scalars
 	fsys     fs.FS
 	file     string
 	dir      string
@@ -661,6 +662,9 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			f.Description = v.Value
 		case "pattern":
 			pattern = v
+			if l.lines != nil && v.Kind == yaml.ScalarNode {
+				f.patternSrc = &scalar{file: l.lines, line: v.Line, col: v.Column, style: v.Style, value: v.Value, start: l.nodePos(v)}
+			}
 		case "version":
 			f.Version, _ = strconv.Atoi(v.Value)
 		case "owner":
@@ -721,15 +725,7 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			pos := l.nodePos(pattern)
 			msg := err.Error()
 			if errors.As(err, &pe) {
-				// Point at the offending byte when the source is written
-				// as the value reads: quoted values with escapes shift.
-				if !strings.ContainsAny(pattern.Value[:pe.Offset], "\\'\"\n") {
-					pos.Col += pe.Offset
-					if pattern.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-						pos.Col++
-					}
-					pos.EndLine, pos.EndCol = pos.Line, pos.Col+1
-				}
+				pos = f.PatternPos(pe.Offset, 1)
 				msg = pe.Msg
 			}
 			l.errorf(pos, RulePatternInvalid, f.Name, "pattern %s: %s", quoteShort(pattern.Value), msg)
