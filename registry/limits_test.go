@@ -227,3 +227,49 @@ func TestLoadMultiDocument(t *testing.T) {
 	got := diagnostics(t, "version: 1\nfamilies:\n  - {name: a, pattern: \"a:{x}\", schema: s.yaml}\n", "s.yaml", "type: string\n---\ntype: integer\n")
 	wantDiag(t, got, `keys.yaml:3:41: error: schema file "s.yaml": invalid YAML: line 2, column 1: a second YAML document starts here, but the file must hold exactly one`)
 }
+
+// TestLoadRefCycle: a schema whose references apply to the same value in a
+// loop used to load, and then every sampled key failed with "schema
+// reference cycle". Recursion into properties or items is a tree, not a
+// cycle.
+func TestLoadRefCycle(t *testing.T) {
+	fam := "version: 1\nfamilies:\n  - name: a\n    pattern: \"v1:a:{id:int}\"\n"
+	for _, tc := range []struct {
+		name   string
+		schema string // the schema: value
+		files  []string
+		want   string
+	}{
+		{"self", `{$ref: "#"}`, nil, `keys.yaml:5:13: error: schema (inline) has a reference cycle: # -> # applies to the same value again, so validating it never ends (payload-schema-invalid)`},
+		{"through allOf", `{allOf: [{$ref: "#"}]}`, nil, `cycle: # -> #/allOf/0 -> #`},
+		{"through anyOf and not", `{anyOf: [{type: string}, {not: {$ref: "#/$defs/x"}}], $defs: {x: {$ref: "#"}}}`, nil, `cycle: # -> #/anyOf/1 -> #/anyOf/1/not -> #/$defs/x -> #`},
+		{"through if/then", `{if: {type: string}, then: {$ref: "#"}}`, nil, `cycle: # -> #/then -> #`},
+		{"two files", `a.json`, []string{"a.json", `{"$ref":"b.json"}`, "b.json", `{"allOf":[{"$ref":"a.json"}]}`}, `keys.yaml:5:13: error: schema "a.json" has a reference cycle: a.json# -> b.json# -> b.json#/allOf/0 -> a.json#`},
+		{"dynamic ref", `{$dynamicAnchor: n, $dynamicRef: "#n"}`, nil, `has a reference cycle: # -> #`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantDiag(t, diagnostics(t, fam+"    schema: "+tc.schema+"\n", tc.files...), tc.want)
+		})
+	}
+	// Trees and lists recurse through properties and items.
+	tree := map[string]any{"children": []any{map[string]any{"children": []any{}}}}
+	list := map[string]any{"next": map[string]any{"next": map[string]any{}}}
+	for _, tc := range []struct {
+		schema string
+		value  any
+	}{
+		{`{type: object, properties: {children: {type: array, items: {$ref: "#"}}}}`, tree},
+		{`{$defs: {node: {type: object, properties: {next: {$ref: "#/$defs/node"}}}}, $ref: "#/$defs/node"}`, list},
+		{`{$dynamicAnchor: n, type: object, additionalProperties: {$dynamicRef: "#n"}}`, list},
+		{`{allOf: [{$ref: "#/$defs/a"}, {$ref: "#/$defs/a"}], $defs: {a: {type: object}}}`, list},
+	} {
+		r, err := load(t, fam+"    schema: "+tc.schema+"\n")
+		if err != nil {
+			t.Errorf("schema %s: %v", tc.schema, err)
+			continue
+		}
+		if err := r.Families[0].Schema.Compiled.Validate(tc.value); err != nil {
+			t.Errorf("schema %s: validating %v: %v", tc.schema, tc.value, err)
+		}
+	}
+}

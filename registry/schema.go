@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/keyreg/keyreg/diag"
@@ -65,9 +67,91 @@ func (l *loader) compileSchemas(r *Registry) {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s does not compile: %v", schemaName(s), oneLine(err))
 			continue
 		}
+		if cycle := refCycle(sch); cycle != nil {
+			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s has a reference cycle: %s applies to the same value again, so validating it never ends", schemaName(s), strings.Join(cycle, " -> "))
+			continue
+		}
 		s.Compiled = sch
 		compiled[url] = s
 	}
+}
+
+// refCycle finds a chain of subschemas that apply to the same value (through
+// $ref, $dynamicRef, $recursiveRef, allOf, anyOf, oneOf, not, if, then,
+// else, dependentSchemas or dependencies) and leads back to where it
+// started: validating a value that reaches it would loop, which jsonschema
+// reports as a "reference cycle" on every such value. Recursion through
+// properties or items moves to a smaller value and is fine. It returns the
+// locations along the cycle, the first repeated at the end, or nil.
+func refCycle(root *jsonschema.Schema) []string {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*jsonschema.Schema]int{}
+	var path []*jsonschema.Schema
+	var visit func(s *jsonschema.Schema) []string
+	visit = func(s *jsonschema.Schema) []string {
+		switch state[s] {
+		case active:
+			i := slices.Index(path, s)
+			var out []string
+			for _, p := range append(path[i:], s) {
+				out = append(out, schemaLoc(p.Location))
+			}
+			return out
+		case done:
+			return nil
+		}
+		state[s] = active
+		path = append(path, s)
+		for _, c := range inPlace(s) {
+			if c != nil {
+				if cycle := visit(c); cycle != nil {
+					return cycle
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[s] = done
+		return nil
+	}
+	return visit(root)
+}
+
+// inPlace returns the subschemas of s that apply to the same value as s.
+func inPlace(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else}
+	if s.DynamicRef != nil {
+		out = append(out, s.DynamicRef.Ref)
+	}
+	out = append(out, s.AllOf...)
+	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
+	for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
+		out = append(out, s.DependentSchemas[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
+		if d, ok := s.Dependencies[k].(*jsonschema.Schema); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// schemaLoc shortens a schema location for a message: "a.json#/allOf/0",
+// or "#/allOf/0" inside an inline schema.
+func schemaLoc(loc string) string {
+	if rest, ok := strings.CutPrefix(loc, "file:///"); ok {
+		return rest
+	}
+	if strings.HasPrefix(loc, "keyreg:///") {
+		if i := strings.IndexByte(loc, '#'); i >= 0 {
+			return loc[i:]
+		}
+	}
+	return loc
 }
 
 func schemaName(s *Schema) string {
