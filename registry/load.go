@@ -62,7 +62,11 @@ const maxDepth = 100
 // An invalid registry yields a *diag.ListError whose diagnostics carry the
 // file:line:col of each problem. Other errors come from reading fsys.
 func Load(fsys fs.FS, name string) (*Registry, error) {
-	data, err := readFile(fsys, name, MaxFileSize)
+	resolved, err := resolveIn(fsys, ".", name)
+	if err != nil {
+		return nil, registryReadError(name, err)
+	}
+	data, err := readFile(fsys, resolved, MaxFileSize)
 	if err != nil {
 		return nil, registryReadError(name, err)
 	}
@@ -70,17 +74,24 @@ func Load(fsys fs.FS, name string) (*Registry, error) {
 }
 
 // LoadFile loads the registry at a path of the operating system. Payload
-// schema files must sit in the registry's directory or below it, and
-// positions name the file as p is written.
+// schema files must sit in the registry's directory or below it, also
+// after following symbolic links (they are read through an os.Root of that
+// directory), and positions name the file as p is written. The registry
+// file itself may be a symbolic link to anywhere: it is what the caller
+// named.
 func LoadFile(p string) (*Registry, error) {
-	fsys := os.DirFS(filepath.Dir(p))
-	name := filepath.Base(p)
+	dir, name := filepath.Dir(p), filepath.Base(p)
 	display := filepath.ToSlash(filepath.Clean(p))
-	data, err := readFile(fsys, name, MaxFileSize)
+	data, err := readFile(os.DirFS(dir), name, MaxFileSize)
 	if err != nil {
 		return nil, registryReadError(display, err)
 	}
-	return parse(fsys, name, display, data)
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading registry: %w", err)
+	}
+	defer root.Close()
+	return parse(root.FS(), name, display, data)
 }
 
 // tooLargeError says that a file is over its size limit. Size is -1 when

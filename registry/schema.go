@@ -20,7 +20,7 @@ import (
 func (l *loader) compileSchemas(r *Registry) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	ld := &fsLoader{fsys: l.fsys}
+	ld := &fsLoader{fsys: l.fsys, dir: l.dir}
 	c.UseLoader(ld)
 	compiled := map[string]*Schema{} // by URL, so a file shared by families compiles once
 	for _, f := range r.Families {
@@ -32,7 +32,7 @@ func (l *loader) compileSchemas(r *Registry) {
 		ld.left = MaxSchemaNodes
 		var url string
 		if s.Path != "" {
-			if !fs.ValidPath(s.File) {
+			if !fs.ValidPath(s.File) || !within(l.dir, s.File) {
 				l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema path %q leaves the registry's directory tree", s.Path)
 				continue
 			}
@@ -168,10 +168,12 @@ func oneLine(err error) string {
 // fsLoader reads schema files inside the registry's file system: the
 // schema: files of families and the files their references name. It
 // resolves file:/// references; other URLs are refused, so the loader never
-// goes to the network. left is what remains of the current family's budget
+// goes to the network. Symbolic links are followed only while they stay in
+// the registry's directory tree. left is what remains of the current family's budget
 // of MaxSchemaNodes values.
 type fsLoader struct {
 	fsys fs.FS
+	dir  string // the directory of keys.yaml: files must resolve inside it
 	left int
 }
 
@@ -187,7 +189,11 @@ func (f *fsLoader) Load(url string) (any, error) {
 // read reads a JSON or YAML schema file as JSON values, and charges its
 // values to the budget.
 func (f *fsLoader) read(name string) (any, error) {
-	data, err := readFile(f.fsys, name, MaxFileSize)
+	resolved, err := resolveIn(f.fsys, f.dir, name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := readFile(f.fsys, resolved, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
