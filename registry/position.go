@@ -12,14 +12,14 @@ import (
 // A scalar is a YAML scalar as written in a file, so that a byte offset in
 // its value (such as the offset of a pattern error) maps back to the line
 // and column where that byte is written: after escapes ("\"", "\u00e9",
-// "”"), folded line breaks and block indentation. Columns count characters,
-// as yaml.v3 and editors do.
+// '' in single quotes), folded line breaks and block indentation. Columns
+// count characters, as yaml.v3 and editors do.
 type scalar struct {
-	file       *lines // the file it is written in
-	line, col  int    // where the node starts: its first character, quote or block indicator
-	style      yaml.Style
-	value      string
-	start, end diag.Pos // the node's own position, the fallback
+	file      *lines // the file it is written in
+	line, col int    // where the node starts: its first character, quote or block indicator
+	style     yaml.Style
+	value     string
+	start     diag.Pos // the node's own position, the fallback
 }
 
 // cursor walks the source of a scalar, keeping the line and column.
