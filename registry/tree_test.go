@@ -140,3 +140,30 @@ func TestLoadSymlinks(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadGitBlobTooLarge: at a git ref (keyreg breaking --against), an
+// oversized keys.yaml is refused from the tree's size column.
+func TestLoadGitBlobTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	big := "version: 1\n# " + strings.Repeat("x", MaxFileSize) + "\nfamilies: []\n"
+	if err := os.WriteFile(filepath.Join(dir, "keys.yaml"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "keys.yaml"}, {"commit", "-q", "-m", "big"}} {
+		cmd := exec.Command("git", append([]string{"-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	fsys, err := gitfs.Open(context.Background(), dir, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(fsys, "keys.yaml")
+	var le *diag.ListError
+	want := "keys.yaml:1:1: error: file is 4194331 bytes, larger than the 4194304-byte limit for a registry (schema-invalid)"
+	if !errors.As(err, &le) || le.List[0].String() != want {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+}
