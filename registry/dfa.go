@@ -201,21 +201,64 @@ func (a *nfa) edge(from int32, bytes matchBytes, to int32) {
 	a.pos[from].edges = append(a.pos[from].edges, nfaEdge{bytes: bytes, to: to})
 }
 
-// node adds the positions of trie node b and everything below it, and
-// returns the position of b.
-func (a *nfa) node(b *buildNode, sep byte) int32 {
-	id := a.add(b.term)
-	for _, c := range slices.Sorted(maps.Keys(b.lits)) {
-		var set matchBytes
-		set.add(c)
-		a.edge(id, set, a.node(b.lits[c], sep))
+// node adds the positions of trie node root and everything below it, and
+// returns the position of root. Positions are numbered depth first: a node,
+// then the subtree of each literal edge in byte order, then the subtree and
+// the value positions of each placeholder edge in type order. The walk
+// keeps its own stack, so a trie as deep as a long pattern cannot overflow
+// the goroutine's stack.
+func (a *nfa) node(root *buildNode, sep byte) int32 {
+	type frame struct {
+		b    *buildNode
+		id   int32
+		lits []byte // the literal edges' bytes, sorted
+		li   int    // the next literal edge to descend
+		pt   int    // the next placeholder type to descend
+		// How the parent reaches this node: by literal byte lit, or by a
+		// value of type typ when viaPh is set.
+		lit   byte
+		typ   PlaceholderType
+		viaPh bool
 	}
-	for t, c := range b.phs {
-		if c != nil {
-			a.placeholder(id, PlaceholderType(t), a.node(c, sep), sep)
+	enter := func(b *buildNode) frame {
+		return frame{b: b, id: a.add(b.term), lits: slices.Sorted(maps.Keys(b.lits))}
+	}
+	stack := []frame{enter(root)}
+	for {
+		f := &stack[len(stack)-1]
+		if f.li < len(f.lits) {
+			c := f.lits[f.li]
+			f.li++
+			child := enter(f.b.lits[c])
+			child.lit = c
+			stack = append(stack, child)
+			continue
 		}
+		for f.pt < numTypes && f.b.phs[f.pt] == nil {
+			f.pt++
+		}
+		if f.pt < numTypes {
+			t := PlaceholderType(f.pt)
+			f.pt++
+			child := enter(f.b.phs[t])
+			child.typ, child.viaPh = t, true
+			stack = append(stack, child)
+			continue
+		}
+		done := *f
+		stack = stack[:len(stack)-1]
+		if len(stack) == 0 {
+			return done.id
+		}
+		parent := stack[len(stack)-1].id
+		if done.viaPh {
+			a.placeholder(parent, done.typ, done.id, sep)
+			continue
+		}
+		var set matchBytes
+		set.add(done.lit)
+		a.edge(parent, set, done.id)
 	}
-	return id
 }
 
 // acceptSet returns the bytes that type t accepts at index i of a value.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/schemas"
@@ -33,13 +35,26 @@ const (
 	RulePayloadSchemaInvalid = "payload-schema-invalid"
 )
 
-// MaxFileSize is the largest keys.yaml Load accepts. A registry of 1,000
-// families is about 300 KiB.
+// MaxFileSize is the largest keys.yaml, and the largest payload schema file,
+// that Load accepts. A registry of 1,000 families is about 300 KiB. Files
+// are read through a bounded reader, so a device or a pipe that never ends
+// costs at most this much.
 const MaxFileSize = 4 << 20
 
-// maxNodes bounds the values a registry expands to, so that YAML aliases
-// cannot turn a small file into a huge document.
-const maxNodes = 1_000_000
+// MaxNodes bounds the values (mappings, sequences and scalars) a registry
+// document expands to once YAML aliases are followed, so that a small file
+// cannot turn into a huge document. A registry of 1,000 families is about
+// 30,000 nodes.
+const MaxNodes = 200_000
+
+// MaxSchemaNodes bounds the JSON values of one family's payload schema: its
+// inline schema or schema file, YAML aliases expanded, plus the schema files
+// its references load. Compiling a schema costs more than linear time in its
+// size, so this keeps loading fast.
+const MaxSchemaNodes = 10_000
+
+// maxDepth bounds the nesting of a document or schema.
+const maxDepth = 100
 
 // Load reads and validates the registry at name inside fsys. Payload schema
 // files are resolved relative to the directory of name, inside fsys.
@@ -47,24 +62,90 @@ const maxNodes = 1_000_000
 // An invalid registry yields a *diag.ListError whose diagnostics carry the
 // file:line:col of each problem. Other errors come from reading fsys.
 func Load(fsys fs.FS, name string) (*Registry, error) {
-	data, err := fs.ReadFile(fsys, name)
+	resolved, err := resolveIn(fsys, ".", name)
 	if err != nil {
-		return nil, fmt.Errorf("reading registry: %w", err)
+		return nil, registryReadError(name, err)
+	}
+	data, err := readFile(fsys, resolved, MaxFileSize)
+	if err != nil {
+		return nil, registryReadError(name, err)
 	}
 	return Parse(fsys, name, data)
 }
 
 // LoadFile loads the registry at a path of the operating system. Payload
-// schema files must sit in the registry's directory or below it, and
-// positions name the file as p is written.
+// schema files must sit in the registry's directory or below it, also
+// after following symbolic links (they are read through an os.Root of that
+// directory), and positions name the file as p is written. The registry
+// file itself may be a symbolic link to anywhere: it is what the caller
+// named.
 func LoadFile(p string) (*Registry, error) {
-	fsys := os.DirFS(filepath.Dir(p))
-	name := filepath.Base(p)
-	data, err := fs.ReadFile(fsys, name)
+	dir, name := filepath.Dir(p), filepath.Base(p)
+	display := filepath.ToSlash(filepath.Clean(p))
+	data, err := readFile(os.DirFS(dir), name, MaxFileSize)
+	if err != nil {
+		return nil, registryReadError(display, err)
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("reading registry: %w", err)
 	}
-	return parse(fsys, name, filepath.ToSlash(filepath.Clean(p)), data)
+	defer root.Close()
+	return parse(root.FS(), name, display, data)
+}
+
+// tooLargeError says that a file is over its size limit. Size is -1 when
+// the file does not say how large it is (a pipe or a device).
+type tooLargeError struct {
+	size, limit int64
+}
+
+func (e *tooLargeError) Error() string {
+	if e.size < 0 {
+		return fmt.Sprintf("file is larger than the %d-byte limit", e.limit)
+	}
+	return fmt.Sprintf("file is %d bytes, larger than the %d-byte limit", e.size, e.limit)
+}
+
+// readFile reads name from fsys, reading at most limit+1 bytes of it. A
+// file over limit bytes is a *tooLargeError, found from its size before
+// reading when fsys knows it (a git tree does, without reading the blob).
+func readFile(fsys fs.FS, name string, limit int64) ([]byte, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errors.New("is a directory")}
+	}
+	if st.Mode().IsRegular() && st.Size() > limit {
+		return nil, &tooLargeError{st.Size(), limit}
+	}
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &tooLargeError{-1, limit}
+	}
+	return data, nil
+}
+
+// registryReadError turns a failure to read keys.yaml into an error: an
+// oversized file is an invalid registry, anything else a read error.
+func registryReadError(file string, err error) error {
+	var tl *tooLargeError
+	if errors.As(err, &tl) {
+		var l diag.List
+		l.Add(diag.Pos{File: file, Line: 1, Col: 1}, diag.Error, RuleSchemaInvalid, "", "%s for a registry", tl.Error())
+		return &diag.ListError{List: l}
+	}
+	return fmt.Errorf("reading registry: %w", err)
 }
 
 // Parse is Load for a registry already read into data. fsys is used to read
@@ -76,7 +157,7 @@ func Parse(fsys fs.FS, name string, data []byte) (*Registry, error) {
 // parse loads the registry called name inside fsys; display is the file
 // name that positions carry.
 func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
-	l := &loader{fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}}
+	l := &loader{data: data, lines: &lines{data: data}, fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: MaxNodes}
 	reg := l.load(data)
 	if len(l.diags) > 0 {
 		l.diags.Sort()
@@ -87,15 +168,18 @@ func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
 }
 
 type loader struct {
-	fsys   fs.FS
-	file   string
-	dir    string
-	diags  diag.List
-	pos    map[string]diag.Pos // JSON pointer -> position of the value
-	keyPos map[string]diag.Pos // JSON pointer -> position of the mapping key naming it
-	value  any                 // the document as JSON values
-	nodes  int                 // nodes visited by toJSON, aliases expanded
-	depth  int
+	data     []byte // the registry file
+	lines    *lines // its line index, for positions inside scalars
+	fsys     fs.FS
+	file     string
+	dir      string
+	diags    diag.List
+	pos      map[string]diag.Pos // JSON pointer -> position of the value
+	keyPos   map[string]diag.Pos // JSON pointer -> position of the mapping key naming it
+	value    any                 // the document as JSON values
+	nodes    int                 // nodes visited by toJSON, aliases expanded
+	maxNodes int                 // the bound on nodes
+	depth    int
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -122,21 +206,9 @@ func (l *loader) load(data []byte) *Registry {
 		l.errorf(top, RuleSchemaInvalid, "", "file is %d bytes, larger than the %d-byte limit for a registry", len(data), MaxFileSize)
 		return nil
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		pos := top
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			pos.Line, _ = strconv.Atoi(m[1])
-			if m[2] != "" {
-				pos.Col, _ = strconv.Atoi(m[2])
-			}
-			msg = strings.Replace(msg, m[0], "", 1)
-		}
-		if bytes.Contains(data, []byte("\t")) && strings.Contains(msg, "cannot start any token") {
-			msg += " (YAML forbids tabs for indentation: use spaces)"
-		}
-		l.errorf(pos, RuleSchemaInvalid, "", "invalid YAML: %s", msg)
+	doc, err := decodeYAML(data)
+	if err != nil {
+		l.yamlError(err)
 		return nil
 	}
 	if len(doc.Content) == 0 {
@@ -156,18 +228,106 @@ func (l *loader) load(data []byte) *Registry {
 	return l.decode(root)
 }
 
+// decodeYAML parses data, which must hold one YAML document. A second
+// document with content ("---" and more) is an error at its position:
+// keyreg would read only the first and silently drop the rest. Empty
+// documents after the first (a trailing "---") drop nothing and are allowed.
+func decodeYAML(data []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err == io.EOF {
+			return &doc, nil
+		}
+		return nil, err
+	}
+	for {
+		var next yaml.Node
+		if err := dec.Decode(&next); err != nil {
+			if err == io.EOF {
+				return &doc, nil
+			}
+			return nil, err
+		}
+		if c := next.Content; len(c) > 0 && !(c[0].Kind == yaml.ScalarNode && c[0].ShortTag() == "!!null" && c[0].Value == "") {
+			return nil, &multiDocError{line: next.Line, col: next.Column}
+		}
+	}
+}
+
+// multiDocError reports a second YAML document in a file.
+type multiDocError struct{ line, col int }
+
+func (e *multiDocError) Error() string {
+	return fmt.Sprintf("line %d, column %d: a second YAML document starts here, but the file must hold exactly one (remove the \"---\" or split the file)", e.line, e.col)
+}
+
+// yamlError reports a YAML syntax error at the position it names.
+func (l *loader) yamlError(err error) {
+	pos := diag.Pos{File: l.file, Line: 1, Col: 1}
+	var md *multiDocError
+	if errors.As(err, &md) {
+		pos.Line, pos.Col = md.line, md.col
+		l.errorf(pos, RuleSchemaInvalid, "", "a second YAML document starts here, but a registry is one document (remove the \"---\" line and what follows, or merge it into the first)")
+		return
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		if m[2] != "" {
+			pos.Col, _ = strconv.Atoi(m[2])
+		}
+		msg = strings.Replace(msg, m[0], "", 1)
+	}
+	if strings.Contains(msg, "cannot start any token") || strings.Contains(msg, "tab character") {
+		// The scanner may name the line before the tab: point at the tab.
+		if line, col, ok := indentTab(l.data, pos.Line); ok {
+			pos.Line, pos.Col = line, col
+			msg += " (YAML forbids tabs for indentation: use spaces)"
+		}
+	}
+	l.errorf(pos, RuleSchemaInvalid, "", "invalid YAML: %s", msg)
+}
+
+// indentTab finds the tab that a YAML tab error on line is about: the first
+// tab in the indentation of that line or the next one (the scanner reports
+// some tab errors on the line before the tab).
+func indentTab(data []byte, line int) (tabLine, col int, ok bool) {
+	n := 1
+	for len(data) > 0 && n <= line+1 {
+		text := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			text, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if n >= line {
+			for i, c := range text {
+				if c == '\t' {
+					return n, i + 1, true
+				}
+				if c != ' ' {
+					break
+				}
+			}
+		}
+		n++
+	}
+	return 0, 0, false
+}
+
 // toJSON converts a YAML node to JSON-compatible values, recording the
 // position of every value and key by JSON pointer, and reporting duplicate
 // keys, which YAML forbids but the decoder accepts.
 func (l *loader) toJSON(n *yaml.Node, ptr string) (any, bool) {
 	l.depth++
 	defer func() { l.depth-- }()
-	if l.depth > 100 {
-		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document is nested more than 100 levels deep")
+	if l.depth > maxDepth {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document is nested more than %d levels deep", maxDepth)
 		return nil, false
 	}
-	if l.nodes++; l.nodes > maxNodes {
-		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document expands to more than %d nodes (too many aliases?)", maxNodes)
+	if l.nodes++; l.nodes > l.maxNodes {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "document expands to more than %d values (too many aliases?)", l.maxNodes)
 		return nil, false
 	}
 	l.pos[ptr] = l.nodePos(n)
@@ -513,6 +673,9 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			f.Description = v.Value
 		case "pattern":
 			pattern = v
+			if l.lines != nil && v.Kind == yaml.ScalarNode {
+				f.patternSrc = &scalar{file: l.lines, line: v.Line, col: v.Column, style: v.Style, value: v.Value, start: l.nodePos(v)}
+			}
 		case "version":
 			f.Version, _ = strconv.Atoi(v.Value)
 		case "owner":
@@ -573,23 +736,28 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			pos := l.nodePos(pattern)
 			msg := err.Error()
 			if errors.As(err, &pe) {
-				// Point at the offending byte when the source is written
-				// as the value reads: quoted values with escapes shift.
-				if !strings.ContainsAny(pattern.Value[:pe.Offset], "\\'\"\n") {
-					pos.Col += pe.Offset
-					if pattern.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-						pos.Col++
-					}
-					pos.EndLine, pos.EndCol = pos.Line, pos.Col+1
-				}
+				pos = f.PatternPos(pe.Offset, 1)
 				msg = pe.Msg
 			}
-			l.errorf(pos, RulePatternInvalid, f.Name, "pattern %q: %s", pattern.Value, msg)
+			l.errorf(pos, RulePatternInvalid, f.Name, "pattern %s: %s", quoteShort(pattern.Value), msg)
 		} else {
 			f.Pattern = p
 		}
 	}
 	return f
+}
+
+// quoteShort quotes s as %q does, cutting a long s to its first bytes.
+func quoteShort(s string) string {
+	const max = 100
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q... (%d bytes)", s[:cut], len(s))
 }
 
 func (l *loader) duration(n *yaml.Node) time.Duration {

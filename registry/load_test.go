@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -296,15 +297,26 @@ func FuzzLoad(f *testing.F) {
 	f.Add("version: 1\nfamilies:\n  - {name: a, pattern: \"v1:{a:any}\", ttl: 3 days}\n")
 	f.Add("a: &x [*x]\n")
 	f.Add("version: 1\nfamilies: [{name: a, pattern: x, schema: {$ref: \"#/x\"}}]\n")
+	f.Add("version: 1\nfamilies: [{name: a, pattern: 'q\\x06\\x16{p:int}', schema: schemas/link.json}]\n")
+	f.Add("version: 1\nfamilies: [{name: a, pattern: \"q\\x06{p}\", schema: schemas/cycle.json}]\n---\nb: 1\n")
+	f.Add("version: 1\nfamilies:\n  - name: a\n    pattern: >-\n      v1:\u00e9:\n      {id\n    schema: schemas/out.json\n")
+	f.Add("version: 1\nfamilies: [{name: a, pattern: \"caf\\u00e9:\\\"{id\"}]\n")
 	f.Fuzz(func(t *testing.T, src string) {
-		fsys := fstest.MapFS{"keys.yaml": {Data: []byte(src)}, "schemas/session.json": {Data: []byte(sessionSchema)}}
+		fsys := fstest.MapFS{
+			"keys.yaml":            {Data: []byte(src)},
+			"schemas/session.json": {Data: []byte(sessionSchema)},
+			"schemas/link.json":    {Data: []byte("session.json"), Mode: fs.ModeSymlink},
+			"schemas/out.json":     {Data: []byte("../../etc/passwd"), Mode: fs.ModeSymlink},
+			"schemas/cycle.json":   {Data: []byte(`{"allOf":[{"$ref":"#"}]}`)},
+		}
+		lines := strings.Count(src, "\n") + 1
 		r, err := Load(fsys, "keys.yaml")
 		if err != nil {
 			var le *diag.ListError
 			if errors.As(err, &le) {
 				for _, d := range le.List {
-					if !d.Pos.IsValid() {
-						t.Fatalf("diagnostic without position: %v", d)
+					if !d.Pos.IsValid() || d.Pos.Line > lines || d.Pos.Col < 1 {
+						t.Fatalf("diagnostic without a position in the file: %v", d)
 					}
 				}
 			}
@@ -313,6 +325,14 @@ func FuzzLoad(f *testing.F) {
 		for _, fam := range r.Families {
 			if fam.Pattern == nil {
 				t.Fatalf("valid registry with nil pattern for %q", fam.Name)
+			}
+			for i := 0; i < len(fam.Pattern.Source); i++ {
+				if isControl(fam.Pattern.Source[i]) {
+					t.Fatalf("pattern %q of %q holds a raw control byte", fam.Pattern.Source, fam.Name)
+				}
+			}
+			if s := fam.Schema; s != nil && s.Path != "" && strings.Contains(s.Path, "out") {
+				t.Fatalf("schema %q out of the tree loaded", s.Path)
 			}
 		}
 	})

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -42,11 +43,65 @@ func globParts(g string) []string {
 	return out
 }
 
+// escapeSource writes p back as a source in which every literal byte that
+// is not printable ASCII is a \xHH escape.
+func escapeSource(p *Pattern) string {
+	var b strings.Builder
+	for i, pt := range p.Parts {
+		if pt.IsPlaceholder() {
+			body := pt.Name
+			if pt.Typed {
+				body += ":" + pt.Type.String()
+			}
+			if pt.HashTag {
+				body = "{" + body + "}"
+			}
+			b.WriteString("{" + body + "}")
+			continue
+		}
+		lit := pt.Lit
+		// A hash tag's braces are the last byte of the literal before it
+		// and the first of the one after; the tag writes them.
+		if i > 0 && p.Parts[i-1].HashTag {
+			lit = lit[1:]
+		}
+		if i+1 < len(p.Parts) && p.Parts[i+1].HashTag {
+			lit = lit[:len(lit)-1]
+		}
+		for j := 0; j < len(lit); j++ {
+			switch c := lit[j]; {
+			case c == '{' || c == '}' || c == '\\':
+				b.WriteString(`\` + string(c))
+			case c < 0x20 || c >= 0x7f:
+				fmt.Fprintf(&b, `\x%02x`, c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+	}
+	return b.String()
+}
+
+// sameParts compares parts ignoring their offsets.
+func sameParts(a, b []Part) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Lit != y.Lit || x.Name != y.Name || x.Type != y.Type || x.Typed != y.Typed || x.HashTag != y.HashTag {
+			return false
+		}
+	}
+	return true
+}
+
 func FuzzParsePattern(f *testing.F) {
 	for _, s := range []string{
 		"v2:user:session:{session_id:uuid}", "cart:{{user_id:int}}:items", ":1:{key:any}",
 		`a\{b\}c\\d:{x}`, "{a}{b}", "{a}:{a}", "{A}", "{a:nope}", "{", "}", "{{a}", "{{a}}}", `\`, `\x`,
 		"x*y?[z]:{id:hex}", "{a:ulid}-{b:int}.{c:word}", "\x00\xff:{id}", "café:{n:int}", "{}", "{:int}",
+		`celery\x06\x16{p:int}`, `a\x2a\x5C\x7b{b}\x7D`, `\x0`, `\xg0`, `a\x`, "a\n{b}", "a\x7f", `\x00{a}\xff`,
 	} {
 		f.Add(s, byte(':'))
 	}
@@ -63,6 +118,19 @@ func FuzzParsePattern(f *testing.F) {
 		}
 		if len(p.Parts) == 0 {
 			t.Fatalf("ParsePattern(%q): no parts", src)
+		}
+		if len(src) > MaxPatternLen || len(p.Placeholders()) > MaxPlaceholders {
+			t.Fatalf("%q: parsed beyond the limits", src)
+		}
+		for i := 0; i < len(src); i++ {
+			if isControl(src[i]) {
+				t.Fatalf("%q: raw control byte at %d accepted", src, i)
+			}
+		}
+		// Written back with escapes, the pattern parses to the same parts:
+		// an escaped byte is exactly one literal byte.
+		if again, err := ParsePattern(escapeSource(p), sep); err != nil || !sameParts(again.Parts, p.Parts) {
+			t.Fatalf("%q: rewritten as %q parses to %+v, %v; want %+v", src, escapeSource(p), again, err, p.Parts)
 		}
 		lits, names := 0, map[string]bool{}
 		for i, pt := range p.Parts {

@@ -154,7 +154,8 @@ type Family struct {
 	Ignore       []Ignore
 	Pos          diag.Pos // the start of the family's mapping
 
-	fieldPos map[string]diag.Pos
+	fieldPos   map[string]diag.Pos
+	patternSrc *scalar // the pattern as written, for PatternPos
 }
 
 // Schema is a family's payload schema.
@@ -187,6 +188,19 @@ func (f *Family) PosOf(field string) diag.Pos {
 		return p
 	}
 	return f.Pos
+}
+
+// PatternPos returns the position in keys.yaml of the bytes [off, off+n)
+// of the pattern source (byte offsets, as in PatternError and Part.Offset).
+// It follows the YAML quoting: escapes such as "\"" or "\u00e9", '' in a
+// single-quoted pattern, folded and literal block scalars. Columns count
+// characters. When the bytes cannot be placed it returns the position of
+// the whole pattern.
+func (f *Family) PatternPos(off, n int) diag.Pos {
+	if f.patternSrc == nil {
+		return f.PosOf("pattern")
+	}
+	return f.patternSrc.pos(off, n)
 }
 
 // Has reports whether the family sets field itself.

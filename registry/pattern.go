@@ -2,7 +2,9 @@ package registry
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // PlaceholderType is the byte language of a placeholder.
@@ -94,6 +96,21 @@ func (t PlaceholderType) Valid(s string, sep byte) bool {
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
+// isControl reports whether b is an ASCII control byte, which a pattern
+// must spell as an escape.
+func isControl(b byte) bool { return b < 0x20 || b == 0x7f }
+
+// unhex returns the value of a hex digit.
+func unhex(b byte) byte {
+	switch {
+	case isDigit(b):
+		return b - '0'
+	case 'a' <= b && b <= 'f':
+		return b - 'a' + 10
+	}
+	return b - 'A' + 10
+}
+
 func isHex(b byte) bool {
 	return isDigit(b) || ('a' <= b && b <= 'f') || ('A' <= b && b <= 'F')
 }
@@ -143,11 +160,35 @@ type PatternError struct {
 // Error returns the message with the offset, counted from 1.
 func (e *PatternError) Error() string { return fmt.Sprintf("column %d: %s", e.Offset+1, e.Msg) }
 
+// Limits on a pattern, so that a hostile registry cannot make loading,
+// matching or the overlap proof slow or large. Real key patterns are a few
+// dozen bytes with a handful of placeholders.
+const (
+	// MaxPatternLen is the longest pattern source, in bytes as written
+	// (escapes count as written, so "\x06" is four bytes).
+	MaxPatternLen = 1024
+	// MaxPlaceholders is the largest number of placeholders in a pattern.
+	MaxPlaceholders = 32
+)
+
 // ParsePattern parses src. sep is the registry's segment separator.
+//
+// Besides placeholders, the grammar has the escapes "\{", "\}", "\\" and
+// "\xHH" (exactly two hex digits, either case) for any byte. A raw control
+// byte (0x00-0x1F or 0x7F) is an error: it must be written as "\xHH", so
+// that a pattern never hides a line break or another invisible byte.
 func ParsePattern(src string, sep byte) (*Pattern, error) {
 	p := &Pattern{Source: src, Sep: sep}
 	if src == "" {
 		return nil, &PatternError{0, "pattern is empty"}
+	}
+	if len(src) > MaxPatternLen {
+		return nil, &PatternError{0, fmt.Sprintf("pattern is %d bytes long, more than the limit of %d", len(src), MaxPatternLen)}
+	}
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; isControl(c) {
+			return nil, &PatternError{i, fmt.Sprintf(`control byte %s in the pattern: write it as "\x%02x" (in a double-quoted YAML string "\\x%02x", or single-quote the pattern)`, strconv.QuoteRune(rune(c)), c, c)}
+		}
 	}
 	var lit strings.Builder
 	litStart := 0
@@ -174,8 +215,15 @@ func ParsePattern(src string, sep byte) (*Pattern, error) {
 			case '{', '}', '\\':
 				addLit(i, string(n))
 				i += 2
+			case 'x':
+				if i+3 >= len(src) || !isHex(src[i+2]) || !isHex(src[i+3]) {
+					return nil, &PatternError{i, `bad escape: "\x" takes exactly two hex digits, such as "\x06"`}
+				}
+				addLit(i, string([]byte{unhex(src[i+2])<<4 | unhex(src[i+3])}))
+				i += 4
 			default:
-				return nil, &PatternError{i, fmt.Sprintf(`unknown escape "\%c" (want "\{", "\}" or "\\")`, n)}
+				_, size := utf8.DecodeRuneInString(src[i+1:])
+				return nil, &PatternError{i, fmt.Sprintf(`unknown escape "\%s" (want "\{", "\}", "\\" or "\xHH")`, src[i+1:i+1+size])}
 			}
 		case '}':
 			return nil, &PatternError{i, `unbalanced "}" (write "\}" for a literal brace)`}
@@ -197,6 +245,9 @@ func ParsePattern(src string, sep byte) (*Pattern, error) {
 			ph, err := parsePlaceholder(src[body:end], body)
 			if err != nil {
 				return nil, err
+			}
+			if len(seen) == MaxPlaceholders {
+				return nil, &PatternError{i, fmt.Sprintf("pattern has more than %d placeholders", MaxPlaceholders)}
 			}
 			if seen[ph.Name] {
 				return nil, &PatternError{body, fmt.Sprintf("placeholder %q appears twice", ph.Name)}
@@ -279,7 +330,9 @@ func (p *Pattern) LiteralPrefix() string {
 
 // Glob returns a Redis SCAN MATCH glob that matches every key of p (and
 // possibly more: placeholders become "*"). Glob metacharacters in literals
-// are escaped.
+// are escaped. A byte written as an escape ("\x06", "\{") stands in the
+// glob as itself, since a glob has no hex escapes and SCAN MATCH is binary
+// safe: the result may hold control bytes, so escape it before printing.
 func (p *Pattern) Glob() string {
 	var b strings.Builder
 	for _, pt := range p.Parts {

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
 )
 
 // compileSchemas reads and compiles every family's payload schema. A
@@ -19,7 +20,8 @@ import (
 func (l *loader) compileSchemas(r *Registry) {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(fsLoader{l.fsys})
+	ld := &fsLoader{fsys: l.fsys, dir: l.dir}
+	c.UseLoader(ld)
 	compiled := map[string]*Schema{} // by URL, so a file shared by families compiles once
 	for _, f := range r.Families {
 		s := f.Schema
@@ -27,9 +29,10 @@ func (l *loader) compileSchemas(r *Registry) {
 			continue
 		}
 		pos := f.PosOf("schema")
+		ld.left = MaxSchemaNodes
 		var url string
 		if s.Path != "" {
-			if !fs.ValidPath(s.File) {
+			if !fs.ValidPath(s.File) || !within(l.dir, s.File) {
 				l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema path %q leaves the registry's directory tree", s.Path)
 				continue
 			}
@@ -38,7 +41,7 @@ func (l *loader) compileSchemas(r *Registry) {
 				s.Doc, s.Compiled = prev.Doc, prev.Compiled
 				continue
 			}
-			doc, err := readSchemaFile(l.fsys, s.File)
+			doc, err := ld.read(s.File)
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema file %q not found (paths are relative to %s)", s.Path, l.file)
@@ -50,6 +53,10 @@ func (l *loader) compileSchemas(r *Registry) {
 			s.Doc = doc
 		} else {
 			url = "keyreg:///" + l.file + "/families/" + f.Name + "/schema.json"
+			if err := ld.count(s.Doc, 0); err != nil {
+				l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema (inline): %v", err)
+				continue
+			}
 		}
 		if err := c.AddResource(url, s.Doc); err != nil {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s: %v", schemaName(s), oneLine(err))
@@ -60,9 +67,91 @@ func (l *loader) compileSchemas(r *Registry) {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s does not compile: %v", schemaName(s), oneLine(err))
 			continue
 		}
+		if cycle := refCycle(sch); cycle != nil {
+			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s has a reference cycle: %s applies to the same value again, so validating it never ends", schemaName(s), strings.Join(cycle, " -> "))
+			continue
+		}
 		s.Compiled = sch
 		compiled[url] = s
 	}
+}
+
+// refCycle finds a chain of subschemas that apply to the same value (through
+// $ref, $dynamicRef, $recursiveRef, allOf, anyOf, oneOf, not, if, then,
+// else, dependentSchemas or dependencies) and leads back to where it
+// started: validating a value that reaches it would loop, which jsonschema
+// reports as a "reference cycle" on every such value. Recursion through
+// properties or items moves to a smaller value and is fine. It returns the
+// locations along the cycle, the first repeated at the end, or nil.
+func refCycle(root *jsonschema.Schema) []string {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*jsonschema.Schema]int{}
+	var path []*jsonschema.Schema
+	var visit func(s *jsonschema.Schema) []string
+	visit = func(s *jsonschema.Schema) []string {
+		switch state[s] {
+		case active:
+			i := slices.Index(path, s)
+			var out []string
+			for _, p := range append(path[i:], s) {
+				out = append(out, schemaLoc(p.Location))
+			}
+			return out
+		case done:
+			return nil
+		}
+		state[s] = active
+		path = append(path, s)
+		for _, c := range inPlace(s) {
+			if c != nil {
+				if cycle := visit(c); cycle != nil {
+					return cycle
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[s] = done
+		return nil
+	}
+	return visit(root)
+}
+
+// inPlace returns the subschemas of s that apply to the same value as s.
+func inPlace(s *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else}
+	if s.DynamicRef != nil {
+		out = append(out, s.DynamicRef.Ref)
+	}
+	out = append(out, s.AllOf...)
+	out = append(out, s.AnyOf...)
+	out = append(out, s.OneOf...)
+	for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
+		out = append(out, s.DependentSchemas[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
+		if d, ok := s.Dependencies[k].(*jsonschema.Schema); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// schemaLoc shortens a schema location for a message: "a.json#/allOf/0",
+// or "#/allOf/0" inside an inline schema.
+func schemaLoc(loc string) string {
+	if rest, ok := strings.CutPrefix(loc, "file:///"); ok {
+		return rest
+	}
+	if strings.HasPrefix(loc, "keyreg:///") {
+		if i := strings.IndexByte(loc, '#'); i >= 0 {
+			return loc[i:]
+		}
+	}
+	return loc
 }
 
 func schemaName(s *Schema) string {
@@ -76,44 +165,86 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// readSchemaFile reads a JSON or YAML schema file as JSON values.
-func readSchemaFile(fsys fs.FS, name string) (any, error) {
-	data, err := fs.ReadFile(fsys, name)
+// fsLoader reads schema files inside the registry's file system: the
+// schema: files of families and the files their references name. It
+// resolves file:/// references; other URLs are refused, so the loader never
+// goes to the network. Symbolic links are followed only while they stay in
+// the registry's directory tree. left is what remains of the current family's budget
+// of MaxSchemaNodes values.
+type fsLoader struct {
+	fsys fs.FS
+	dir  string // the directory of keys.yaml: files must resolve inside it
+	left int
+}
+
+// Load implements jsonschema.URLLoader.
+func (f *fsLoader) Load(url string) (any, error) {
+	name, ok := strings.CutPrefix(url, "file:///")
+	if !ok {
+		return nil, fmt.Errorf("cannot load %q: only local schema files can be referenced", url)
+	}
+	return f.read(name)
+}
+
+// read reads a JSON or YAML schema file as JSON values, and charges its
+// values to the budget.
+func (f *fsLoader) read(name string) (any, error) {
+	resolved, err := resolveIn(f.fsys, f.dir, name)
 	if err != nil {
 		return nil, err
 	}
+	data, err := readFile(f.fsys, resolved, MaxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	var v any
 	switch path.Ext(name) {
 	case ".yaml", ".yml":
-		var n yaml.Node
-		if err := yaml.Unmarshal(data, &n); err != nil {
+		n, err := decodeYAML(data)
+		if err != nil {
 			return nil, fmt.Errorf("invalid YAML: %v", strings.TrimPrefix(err.Error(), "yaml: "))
 		}
 		if len(n.Content) == 0 {
 			return nil, fmt.Errorf("file is empty")
 		}
-		l := &loader{file: name, pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}}
-		v, ok := l.toJSON(n.Content[0], "")
-		if !ok {
+		l := &loader{file: name, pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: f.left}
+		var ok bool
+		if v, ok = l.toJSON(n.Content[0], ""); !ok {
 			return nil, fmt.Errorf("%s", l.diags[0].Message)
 		}
-		return v, nil
+	default:
+		if v, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
 	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
+	if err := f.count(v, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return v, nil
 }
 
-// fsLoader resolves file:/// references between schema files inside the
-// registry's file system. Other URLs are refused: the loader never goes to
-// the network.
-type fsLoader struct{ fsys fs.FS }
-
-func (f fsLoader) Load(url string) (any, error) {
-	name, ok := strings.CutPrefix(url, "file:///")
-	if !ok {
-		return nil, fmt.Errorf("cannot load %q: only local schema files can be referenced", url)
+// count charges the values of v to the budget. It fails once the budget is
+// spent, or when v is nested more than maxDepth levels deep.
+func (f *fsLoader) count(v any, depth int) error {
+	if depth > maxDepth {
+		return fmt.Errorf("schema is nested more than %d levels deep", maxDepth)
 	}
-	return readSchemaFile(f.fsys, name)
+	if f.left--; f.left < 0 {
+		return fmt.Errorf("schema has more than %d values, counting the files it references and YAML aliases expanded", MaxSchemaNodes)
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, c := range v {
+			if err := f.count(c, depth+1); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if err := f.count(c, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

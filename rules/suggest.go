@@ -2,7 +2,6 @@ package rules
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
@@ -54,37 +53,9 @@ func editDistance(a, b string) int {
 }
 
 // patternPos returns the position of the bytes [off, off+n) of f's pattern
-// source when it can be told exactly: the pattern is a single-line scalar of
-// ASCII bytes that no quoting style escapes. Otherwise it returns the
-// position of the whole pattern.
+// source in keys.yaml, or of the whole pattern when they cannot be placed.
 func patternPos(f *registry.Family, off, n int) diag.Pos {
-	pos := f.PosOf("pattern")
-	if !f.Has("pattern") || f.Pattern == nil || pos.EndLine != pos.Line {
-		return pos
-	}
-	src := f.Pattern.Source
-	var open int
-	switch pos.EndCol - pos.Col - len(src) {
-	case 0:
-	case 2:
-		// Quoted. The loader measures the value, not the text as written,
-		// so a value that a quoted scalar may have escaped ("\\", "''") can
-		// put the bytes elsewhere.
-		if strings.ContainsAny(src, `\"'`) {
-			return pos
-		}
-		open = 1
-	default:
-		return pos
-	}
-	for i := 0; i < len(src); i++ {
-		if src[i] >= 0x80 {
-			return pos // YAML columns count characters, not bytes
-		}
-	}
-	pos.Col += open + off
-	pos.EndCol = pos.Col + n
-	return pos
+	return f.PatternPos(off, n)
 }
 
 // quote formats s as %q does.

@@ -209,7 +209,7 @@ func Open(ctx context.Context, repoDir, ref string) (fs.FS, error) {
 }
 
 // FS is the tree of one commit. It implements fs.FS, fs.ReadFileFS,
-// fs.ReadDirFS and fs.StatFS.
+// fs.ReadDirFS, fs.StatFS and fs.ReadLinkFS.
 type FS struct {
 	ctx    context.Context
 	dir    string
@@ -312,9 +312,42 @@ func (f *FS) Open(name string) (fs.File, error) {
 	return &file{info: info{e}, r: bytes.NewReader(data)}, nil
 }
 
+// MaxBlobSize is the largest file the file system reads. Larger blobs are
+// an error, found from the tree's size column before the blob is read.
+const MaxBlobSize = 64 << 20
+
 func (f *FS) blob(e entry) ([]byte, error) {
+	if e.size > MaxBlobSize {
+		return nil, fmt.Errorf("file is %d bytes, larger than the %d-byte limit", e.size, MaxBlobSize)
+	}
 	return run(f.ctx, f.dir, "cat-file", "blob", e.object)
 }
+
+// ReadLink returns the target of the symbolic link at name, as git stores
+// it. The file system never follows links itself: Open, ReadFile and Stat
+// see a link as a small file holding its target, so a caller that follows
+// links (as registry.Load does, inside the tree) uses ReadLink and Lstat.
+func (f *FS) ReadLink(name string) (string, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	e, err := f.stat("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	if e.mode != 0o120000 || e.size > 4096 {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: errors.New("not a symbolic link")}
+	}
+	data, err := f.blob(e)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return string(data), nil
+}
+
+// Lstat returns the file info of name without following a link: the same
+// as Stat, since the file system follows none.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) { return f.Stat(name) }
 
 // ReadFile returns the content of the file at name.
 func (f *FS) ReadFile(name string) ([]byte, error) {
