@@ -192,7 +192,7 @@ func (f *Family) PosOf(field string) diag.Pos {
 
 // PatternPos returns the position in keys.yaml of the bytes [off, off+n)
 // of the pattern source (byte offsets, as in PatternError and Part.Offset).
-// It follows the YAML quoting: escapes such as "\"" or "\u00e9", '' in a
+// It follows the YAML quoting: escapes such as "\"" or "\u00e9", a doubled quote in a
 // single-quoted pattern, folded and literal block scalars. Columns count
 // characters. When the bytes cannot be placed it returns the position of
 // the whole pattern.

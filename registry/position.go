@@ -12,7 +12,7 @@ import (
 // A scalar is a YAML scalar as written in a file, so that a byte offset in
 // its value (such as the offset of a pattern error) maps back to the line
 // and column where that byte is written: after escapes ("\"", "\u00e9",
-// '' in single quotes), folded line breaks and block indentation. Columns
+// a doubled quote in single quotes), folded line breaks and block indentation. Columns
 // count characters, as yaml.v3 and editors do.
 type scalar struct {
 	file      *lines // the file it is written in
