@@ -62,8 +62,6 @@ type Matcher struct {
 	dfa *dfa // matches most keys without the trie
 }
 
-const numTypes = int(Any) + 1
-
 // trieTerm is a family at the end of a trie path.
 type trieTerm struct {
 	fam     *Family

@@ -20,7 +20,26 @@ const (
 	Any                         // one or more bytes of any kind, separator included
 )
 
-var placeholderTypeNames = [...]string{"word", "int", "uuid", "hex", "ulid", "any"}
+// placeholderTypeNames is the one table of placeholder types, indexed by
+// PlaceholderType: its length is the number of types, so a type added to
+// the constants above and named here is known to every table built from
+// it (the matcher's byte classes, the automaton, the overlap proof).
+// AcceptsAt and FixedLen say what its values are; codegen's runtime and the
+// demo's value generator have tests that fail when they miss a type of
+// PlaceholderTypes.
+var placeholderTypeNames = [...]string{Word: "word", Int: "int", UUID: "uuid", Hex: "hex", ULID: "ulid", Any: "any"}
+
+// numTypes is the number of placeholder types.
+const numTypes = len(placeholderTypeNames)
+
+// PlaceholderTypes returns every placeholder type, in declaration order.
+func PlaceholderTypes() []PlaceholderType {
+	ts := make([]PlaceholderType, numTypes)
+	for i := range ts {
+		ts[i] = PlaceholderType(i)
+	}
+	return ts
+}
 
 // String returns the name used in patterns, such as "uuid".
 func (t PlaceholderType) String() string {

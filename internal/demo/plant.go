@@ -209,15 +209,28 @@ func (s *seeder) wrongType(f *registry.Family) (string, error) {
 	return key, s.write(key, v, s.ttl(f))
 }
 
+// wrongValues are the mistakes writers make, per placeholder type whose
+// language a wrong value misses: a user ID where the session UUID belongs,
+// "undefined" from JavaScript, a room's name instead of its ULID. Word and
+// Any accept nearly any value, so they have none; a test fails when another
+// type of registry.PlaceholderTypes has none.
+var wrongValues = map[registry.PlaceholderType]func(g *gen) string{
+	registry.UUID: func(g *gen) string { return fmt.Sprint(1000 + g.r.IntN(2_000_000)) },
+	registry.Int: func(g *gen) string {
+		return pick(g.r, "undefined", "null", fmt.Sprintf("SKU-%05d", g.r.IntN(100_000)))
+	},
+	registry.Hex:  func(g *gen) string { return "tok_" + g.hex(12) },
+	registry.ULID: func(g *gen) string { return pick(g.r, "general", "random", "lobby", "support") },
+}
+
 // typedPlaceholder returns the first placeholder of f whose type a wrong
-// value can fail: int, uuid, hex or ulid.
+// value can fail (one of wrongValues).
 func typedPlaceholder(f *registry.Family) *registry.Part {
 	if f.Pattern == nil {
 		return nil
 	}
 	for _, pt := range f.Pattern.Placeholders() {
-		switch pt.Type {
-		case registry.Int, registry.UUID, registry.Hex, registry.ULID:
+		if wrongValues[pt.Type] != nil {
 			return &pt
 		}
 	}
@@ -225,9 +238,7 @@ func typedPlaceholder(f *registry.Family) *registry.Part {
 }
 
 // wrongPlaceholder writes a key with f's shape whose typed placeholder
-// holds a value of the wrong type, the mistakes writers make: a user ID
-// where the session UUID belongs, "undefined" from JavaScript, a room's
-// name instead of its ULID.
+// holds a value of the wrong type (wrongValues).
 func (s *seeder) wrongPlaceholder(f *registry.Family) (string, error) {
 	bad := typedPlaceholder(f)
 	g := s.g
@@ -236,16 +247,7 @@ func (s *seeder) wrongPlaceholder(f *registry.Family) (string, error) {
 		for _, pt := range f.Pattern.Placeholders() {
 			vals[pt.Name] = s.placeholder(pt, 0)
 		}
-		switch bad.Type {
-		case registry.UUID:
-			vals[bad.Name] = fmt.Sprint(1000 + g.r.IntN(2_000_000))
-		case registry.Int:
-			vals[bad.Name] = pick(g.r, "undefined", "null", fmt.Sprintf("SKU-%05d", g.r.IntN(100_000)))
-		case registry.Hex:
-			vals[bad.Name] = "tok_" + g.hex(12)
-		case registry.ULID:
-			vals[bad.Name] = pick(g.r, "general", "random", "lobby", "support")
-		}
+		vals[bad.Name] = wrongValues[bad.Type](g)
 		key := join(f.Pattern, vals)
 		if s.used[key] || s.match.Match(key) != nil || s.shape.Match(key) != f {
 			continue
