@@ -407,6 +407,11 @@ func TestAuditFlags(t *testing.T) {
 		if r := parseAudit(t, out); code != exitClean || r.Totals.Keys != sd.db7 {
 			t.Errorf("url /7: exit %d, %d keys, want %d\n%s", code, r.Totals.Keys, sd.db7, errs)
 		}
+		// --db wins over the URL's database, 0 included.
+		code, out, errs = cli(t, "audit", "--registry", auditRegistry, "--url", url+"/7", "--db", "0", "--format", "json")
+		if r := parseAudit(t, out); code == exitUsage || code == exitRuntime || r.Totals.Keys != all {
+			t.Errorf("url /7 --db 0: exit %d, %d keys, want db 0's %d\n%s", code, r.Totals.Keys, all, errs)
+		}
 	})
 }
 

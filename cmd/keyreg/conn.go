@@ -106,6 +106,11 @@ func (a *app) scannerOptions(o *connOptions, plan scanner.Plan) (scanner.Options
 	switch {
 	case o.dbSet:
 		so.DB = o.db
+		if o.db == 0 {
+			// scanner.Options.DB 0 means the URL's database: --db 0
+			// must mean database 0 even when the URL names another.
+			so.URL = withoutDB(so.URL)
+		}
 	case urlHasDB(so.URL):
 		so.DB = 0 // the database in the URL path
 	}
@@ -129,6 +134,30 @@ func redisURL(flag string) string {
 func urlHasDB(u string) bool {
 	p, err := url.Parse(u)
 	return err == nil && p.Scheme != "unix" && strings.Trim(p.Path, "/") != ""
+}
+
+// withoutDB returns u without its database: the path of a redis:// or
+// rediss:// URL, the db parameter of a unix:// one. A URL that does not
+// parse is returned as it is, for the scanner to describe.
+func withoutDB(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	if p.Scheme == "unix" {
+		q := p.Query()
+		if !q.Has("db") {
+			return u
+		}
+		q.Del("db")
+		p.RawQuery = q.Encode()
+		return p.String()
+	}
+	if strings.Trim(p.Path, "/") == "" {
+		return u
+	}
+	p.Path, p.RawPath = "", ""
+	return p.String()
 }
 
 func urlSkipsVerify(u string) bool {
