@@ -288,9 +288,19 @@ func WriteBaseline(path string, b *Baseline) error {
 
 // LoadBaseline reads and checks the baseline file at path.
 func LoadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	defer f.Close()
+	// Read at most one byte past the limit, whatever the file is (a pipe,
+	// /dev/zero), so a huge one is refused without being read whole.
+	data, err := io.ReadAll(io.LimitReader(f, MaxBaselineBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w", err)
+	}
+	if len(data) > MaxBaselineBytes {
+		return nil, fmt.Errorf("baseline %s: larger than %d MiB; a baseline holds one entry per finding and prefix group, so this is not one", path, MaxBaselineBytes>>20)
 	}
 	b, err := ParseBaseline(data)
 	if err != nil {
@@ -299,6 +309,11 @@ func LoadBaseline(path string) (*Baseline, error) {
 	b.Path = path
 	return b, nil
 }
+
+// MaxBaselineBytes bounds the size of a baseline file. Baselines are
+// bounded by the registry (one entry per finding and per unregistered prefix
+// group, whose count is capped), so real ones are far smaller.
+const MaxBaselineBytes = 16 << 20
 
 // ParseBaseline parses a baseline document: one JSON object of version
 // "1" whose entries carry valid fingerprints. Unknown fields are ignored,

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -277,5 +278,23 @@ func TestBaselineDocExample(t *testing.T) {
 	}
 	if found != 1 {
 		t.Errorf("docs/audit.md has %d baseline examples, want 1", found)
+	}
+}
+
+// TestLoadBaselineBounded refuses a file larger than MaxBaselineBytes
+// without reading it whole, /dev/zero included.
+func TestLoadBaselineBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(big, append([]byte(`{"version":"1","findings":[`), bytes.Repeat([]byte(" "), MaxBaselineBytes)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{big, "/dev/zero"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		_, err := LoadBaseline(p)
+		if err == nil || !strings.Contains(err.Error(), "larger than 16 MiB") {
+			t.Errorf("LoadBaseline(%s) = %v, want a size error", p, err)
+		}
 	}
 }
