@@ -255,8 +255,9 @@ func moduleRoot() (string, error) {
 }
 
 // leanRegistry writes to dir a copy of the registry at src without its
-// max_bytes, max_len and max_idle lines, with dir/schemas linked to the
-// schemas next to src, and returns the copy's path. Auditing with it, the
+// max_bytes, max_len and max_idle lines, with a copy of the schemas next to
+// src in dir/schemas (a link would leave the registry's tree, which the
+// loader refuses), and returns the copy's path. Auditing with it, the
 // probe of every key is TYPE and PTTL alone: the same commands as the
 // hand-written pipelines.
 func leanRegistry(src, dir string) (string, error) {
@@ -268,11 +269,8 @@ func leanRegistry(src, dir string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	schemas, err := filepath.Abs(filepath.Join(filepath.Dir(src), "schemas"))
-	if err != nil {
-		return "", err
-	}
-	if err := os.Symlink(schemas, filepath.Join(dir, "schemas")); err != nil {
+	schemas := os.DirFS(filepath.Join(filepath.Dir(src), "schemas"))
+	if err := os.CopyFS(filepath.Join(dir, "schemas"), schemas); err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "keys-lean.yaml")
