@@ -20,6 +20,7 @@ var layer = map[string]int{
 	"internal/synth":     0,
 	"internal/redistest": 0,
 	"internal/secret":    0,
+	"source":             0, // the key facts every audit.Source yields
 	"registry":           1,
 	"compat":             2,
 	"payload":            2,

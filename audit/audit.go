@@ -23,23 +23,6 @@ import (
 	"github.com/keyreg/keyreg/scanner"
 )
 
-// Source is where an audit reads keys: a *scanner.Conn.
-type Source interface {
-	Scan(ctx context.Context, fn func(batch []scanner.KeyInfo) error) (scanner.Stats, error)
-	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
-}
-
-// BatchSampler is implemented by a Source that reads many samples in a few
-// round trips (a *scanner.Conn). It hands them to fn in waves, reading the
-// next wave only after fn returned: ss[j] and errs[j] belong to
-// keys[idx[j]] and mean what Sample would return for that key; every key
-// is handed over once. The audit checks each wave before it returns, and
-// keeps two calls at most in flight, so the samples it holds at once are
-// two waves', bounded by twice the source's budget.
-type BatchSampler interface {
-	SampleEach(ctx context.Context, keys []scanner.KeyInfo, n int, maxBytes int64, fn func(idx []int, ss []payload.Sample, errs []error))
-}
-
 // Options tunes one run. The zero value samples nothing; see Defaults.
 type Options struct {
 	Registry string // keys.yaml path, for the report
@@ -61,6 +44,9 @@ type Options struct {
 	// ShowValues lets payload values into finding details. Off by default:
 	// reports never carry values.
 	ShowValues bool
+	// Memory measures the memory of every key, not only of families with
+	// max_bytes (--memory).
+	Memory bool
 	// Filtered says the scan covers part of the keyspace (--match), so an
 	// absent family does not mean an unused one.
 	Filtered bool
@@ -75,35 +61,6 @@ type Options struct {
 func Defaults() Options {
 	return Options{Sample: 100, SampleLen: 10, MaxValueBytes: 1 << 20, Examples: 3, MaxGroups: 1000}
 }
-
-// Plan returns the scanner plan for a registry: OBJECT IDLETIME for keys
-// of families with max_idle, MEMORY USAGE for families with max_bytes (or
-// every key when memory is set), and the length of collections whose family
-// has max_len. The scanner calls it once per key.
-//
-// The plan's Class carries the match to Run (family index + 1, or noFamily),
-// so Run does not match the key again: pass Run the same registry.
-func Plan(reg *registry.Registry, memory bool) func(key string) scanner.Plan {
-	m := reg.Matcher()
-	plans := make([]scanner.Plan, len(reg.Families))
-	for i, f := range reg.Families {
-		plans[i] = scanner.Plan{Idle: f.MaxIdle > 0, Memory: memory || f.MaxBytes > 0, Class: i + 1}
-		if f.MaxLen > 0 {
-			plans[i].Len = f.Type
-		}
-	}
-	none := scanner.Plan{Memory: memory, Class: noFamily}
-	return func(key string) scanner.Plan {
-		if f := m.Match(key); f != nil {
-			return plans[f.Index]
-		}
-		return none
-	}
-}
-
-// noFamily is the scanner.Plan Class of a key that matched no family; 0
-// means the key was not classified (no Plan, or another planner).
-const noFamily = -1
 
 // run is the state of one audit.
 type run struct {
@@ -121,7 +78,7 @@ type run struct {
 	// The batch received last waits here while its payloads are read and
 	// checked, and is evaluated when the next one arrives (or the scan
 	// ends), so that checking one batch overlaps reading the next one's
-	// samples: two BatchSampler calls at most are in flight.
+	// samples: two SampleEach calls at most are in flight.
 	pending *pendingBatch
 	ahead   map[int]int64 // by family index: samples planned for the pending batch
 }
@@ -133,7 +90,7 @@ type pendingBatch struct {
 	wait func() // returns when every check of pre is done
 }
 
-// presampled is a payload read ahead by BatchSampler and checked.
+// presampled is a payload read ahead by SampleEach and checked.
 type presampled struct {
 	ok  bool
 	res payload.Result // valid when err is nil
@@ -189,7 +146,7 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 		r.o.Sample = 0 // the reads would touch a primary's keys (touch.go)
 	}
 	started := time.Now()
-	stats, err := src.Scan(ctx, func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
+	stats, err := src.ScanKeys(ctx, Plan(reg, o.Memory), func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
 	}
@@ -337,7 +294,7 @@ func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famStat
 	if pre {
 		res, err = r.pre[i].res, r.pre[i].err
 	} else {
-		s, err = r.src.Sample(ctx, *k, r.o.SampleLen, r.o.MaxValueBytes)
+		s, err = sampleOne(ctx, r.src, *k, r.o.SampleLen, r.o.MaxValueBytes)
 	}
 	switch {
 	case errors.Is(err, scanner.ErrTooLarge):
@@ -367,7 +324,7 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) && samplable(f, k.Type)
 }
 
-// presample reads ahead, in one BatchSampler call, the payloads batch would
+// presample reads ahead, in one SampleEach call, the payloads batch would
 // sample key by key: the keys of each family up to its remaining quota,
 // counting what is planned for the batch still pending. It runs in the
 // background and returns at once: each wave of samples is checked on up to
@@ -379,8 +336,7 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 // those of a key-by-key run.
 func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBatch {
 	p := &pendingBatch{keys: batch, wait: func() {}}
-	bs, ok := r.src.(BatchSampler)
-	if !ok || r.o.Sample <= 0 {
+	if r.o.Sample <= 0 {
 		r.ahead = nil
 		return p
 	}
@@ -429,7 +385,7 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		bs.SampleEach(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes, check)
+		r.src.SampleEach(ctx, keys, r.o.SampleLen, r.o.MaxValueBytes, check)
 	}()
 	p.wait = func() { <-done }
 	return p

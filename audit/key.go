@@ -14,6 +14,7 @@ import (
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 // checker decides what the key rules say about one probed key: its family
@@ -40,14 +41,14 @@ func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
 	}
 }
 
-// family returns the family of a probed key, from the class Plan gave it
+// family returns the family of a probed key, from the tag Plan gave it
 // when there is one, else by matching.
 func (c *checker) family(k *scanner.KeyInfo) *registry.Family {
-	switch {
-	case k.Class == noFamily:
+	if k.Family == source.NoFamily {
 		return nil
-	case k.Class > 0 && k.Class <= len(c.reg.Families):
-		return c.reg.Families[k.Class-1]
+	}
+	if i, ok := k.Family.Index(); ok && i < len(c.reg.Families) {
+		return c.reg.Families[i]
 	}
 	return c.match.Match(k.Key)
 }

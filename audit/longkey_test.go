@@ -12,6 +12,7 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -23,7 +24,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // its policy wants.
 type longSource struct{ n, size int }
 
-func (s longSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
+func (s longSource) ScanKeys(ctx context.Context, _ source.Planner, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
 	var st scanner.Stats
 	for start := 0; start < s.n; start += 100 {
 		var batch []scanner.KeyInfo
@@ -45,9 +46,11 @@ func (s longSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) error) 
 	return st, nil
 }
 
-func (longSource) Sample(context.Context, scanner.KeyInfo, int, int64) (payload.Sample, error) {
-	return payload.Sample{}, scanner.ErrVanished
+func (longSource) SampleEach(_ context.Context, keys []scanner.KeyInfo, _ int, _ int64, fn func([]int, []payload.Sample, []error)) {
+	vanishAll(keys, fn)
 }
+
+func (longSource) Touch() source.TouchState { return source.TouchState{} }
 
 // TestLongKeyNames audits 3,000 keys of 100 KB names and checks that the
 // report keeps no more than audit.MaxKeyBytes of any key name or prefix,

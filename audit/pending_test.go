@@ -11,16 +11,17 @@ import (
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 // failingSource delivers two batches of counter keys. Its batch read says
 // the first key vanished, which frees a quota that a later key takes with
-// a plain Sample call, and that call fails.
+// a read of its own, and that read fails.
 type failingSource struct{ batches [][]scanner.KeyInfo }
 
 var errSample = errors.New("sample failed")
 
-func (s failingSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
+func (s failingSource) ScanKeys(ctx context.Context, _ source.Planner, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
 	var st scanner.Stats
 	for _, b := range s.batches {
 		if err := fn(b); err != nil {
@@ -32,11 +33,11 @@ func (s failingSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) erro
 	return st, nil
 }
 
-func (failingSource) Sample(context.Context, scanner.KeyInfo, int, int64) (payload.Sample, error) {
-	return payload.Sample{}, errSample
-}
-
 func (failingSource) SampleEach(_ context.Context, keys []scanner.KeyInfo, _ int, _ int64, fn func([]int, []payload.Sample, []error)) {
+	if len(keys) == 1 { // the read of the key that took the freed quota
+		fn([]int{0}, []payload.Sample{{}}, []error{errSample})
+		return
+	}
 	idx := make([]int, len(keys))
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
@@ -47,6 +48,8 @@ func (failingSource) SampleEach(_ context.Context, keys []scanner.KeyInfo, _ int
 	errs[0] = scanner.ErrVanished
 	fn(idx, ss, errs)
 }
+
+func (failingSource) Touch() source.TouchState { return source.TouchState{} }
 
 // TestFailedEvaluationCountsOnce checks that a batch whose evaluation fails
 // (here a sample read fails) is not evaluated a second time when the scan

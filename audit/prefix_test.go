@@ -12,6 +12,7 @@ import (
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 func TestInferPrefix(t *testing.T) {
@@ -68,7 +69,7 @@ type listSource struct {
 	batch int
 }
 
-func (s listSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
+func (s listSource) ScanKeys(ctx context.Context, _ source.Planner, fn func([]scanner.KeyInfo) error) (scanner.Stats, error) {
 	var st scanner.Stats
 	for b := range slices.Chunk(s.keys, max(s.batch, 1)) {
 		if err := fn(slices.Clone(b)); err != nil {
@@ -80,8 +81,20 @@ func (s listSource) Scan(ctx context.Context, fn func([]scanner.KeyInfo) error) 
 	return st, nil
 }
 
-func (listSource) Sample(context.Context, scanner.KeyInfo, int, int64) (payload.Sample, error) {
-	return payload.Sample{}, scanner.ErrVanished
+func (listSource) SampleEach(_ context.Context, keys []scanner.KeyInfo, _ int, _ int64, fn func([]int, []payload.Sample, []error)) {
+	vanishAll(keys, fn)
+}
+
+func (listSource) Touch() source.TouchState { return source.TouchState{} }
+
+// vanishAll hands fn every key as vanished: a fake source without payloads.
+func vanishAll(keys []scanner.KeyInfo, fn func([]int, []payload.Sample, []error)) {
+	idx := make([]int, len(keys))
+	errs := make([]error, len(keys))
+	for i := range keys {
+		idx[i], errs[i] = i, scanner.ErrVanished
+	}
+	fn(idx, make([]payload.Sample, len(keys)), errs)
 }
 
 func stringKeys(names ...string) []scanner.KeyInfo {

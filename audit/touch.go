@@ -1,39 +1,18 @@
 package audit
 
-import (
-	"fmt"
-
-	"github.com/keyreg/keyreg/scanner"
-)
-
-// toucher is implemented by a Source that can tell whether its reads
-// change the eviction state of a primary's keys (a *scanner.Conn).
-type toucher interface {
-	Touch() scanner.TouchState
-}
+import "fmt"
 
 // touchBlocked reports whether src refuses the reads that would touch a
 // primary's keys (Redis before 7.2 without --allow-touch or a replica):
 // the audit then samples nothing.
-func touchBlocked(src Source) bool {
-	t, ok := src.(toucher)
-	if !ok {
-		return false
-	}
-	st := t.Touch()
-	return st.Touches && !st.Allowed
-}
+func touchBlocked(src Source) bool { return src.Touch().Blocked() }
 
 // touchNotes adds to rep what the eviction-state rule cost: the checks
 // left out because their reads would have touched a primary's keys, or
 // the keys touched under --allow-touch. sampled says payloads were asked
 // for (--sample above 0).
 func touchNotes(src Source, rep *Report, sampled bool) {
-	t, ok := src.(toucher)
-	if !ok {
-		return
-	}
-	st := t.Touch()
+	st := src.Touch()
 	if !st.Touches {
 		return
 	}

@@ -100,30 +100,6 @@ func (rc *rawConn) header(c byte, n int) {
 	_, _ = rc.w.WriteString("\r\n")
 }
 
-// The probe commands with their key argument still to come, in RESP.
-const (
-	respType     = "*2\r\n$4\r\nTYPE\r\n"
-	respPTTL     = "*2\r\n$4\r\nPTTL\r\n"
-	respIdle     = "*3\r\n$6\r\nOBJECT\r\n$8\r\nIDLETIME\r\n"
-	respMemUsage = "*3\r\n$6\r\nMEMORY\r\n$5\r\nUSAGE\r\n"
-)
-
-// lenCommands are the length commands of the collection types.
-var lenCommands = map[string]string{"hash": "HLEN", "list": "LLEN", "set": "SCARD", "zset": "ZCARD", "stream": "XLEN"}
-
-// respLens are lenCommands in RESP, key to come.
-var respLens = func() map[string]string {
-	m := map[string]string{}
-	for typ, name := range lenCommands {
-		m[typ] = "*2\r\n$" + strconv.Itoa(len(name)) + "\r\n" + name + "\r\n"
-	}
-	return m
-}()
-
-// respLen is the length command of a collection type, key to come; "" for
-// other types.
-func respLen(typ string) string { return respLens[typ] }
-
 // begin starts a round trip. Its deadline (timeout from now, or ctx's if
 // earlier; none when both are unset) is set before any command is queued,
 // since queueing flushes whenever the buffer fills: a deadline left over

@@ -7,17 +7,20 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/payload"
+	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
 
 // ErrTooLarge is returned by Sample when reading the value would exceed
-// the byte limit, or did: the rest of the reply was discarded unread.
-var ErrTooLarge = errors.New("value larger than the sampling limit")
+// the byte limit, or did: the rest of the reply was discarded unread. It is
+// source.ErrTooLarge.
+var ErrTooLarge = source.ErrTooLarge
 
 // ErrVanished is returned by Sample when the key was deleted or expired
 // after it was probed, or replaced by a key of another type (the read
-// answered WRONGTYPE): the probed key is gone either way.
-var ErrVanished = errors.New("key vanished")
+// answered WRONGTYPE): the probed key is gone either way. It is
+// source.ErrVanished.
+var ErrVanished = source.ErrVanished
 
 // DefaultSampleBudget is the Options.SampleBudget used when it is 0. The
 // audit keeps two SampleEach calls in flight (one batch's samples being
@@ -53,7 +56,6 @@ func (c *Conn) Sample(ctx context.Context, k KeyInfo, n int, maxBytes int64) (pa
 // keys[i]. It holds every sample at once; SampleEach hands them over in
 // waves, so that the memory held stays within the sample budget.
 func (c *Conn) SampleBatch(ctx context.Context, keys []KeyInfo, n int, maxBytes int64) ([]payload.Sample, []error) {
-	defer c.watcher.watch(ctx)()
 	ss := make([]payload.Sample, len(keys))
 	errs := make([]error, len(keys))
 	c.SampleEach(ctx, keys, n, maxBytes, func(idx []int, ws []payload.Sample, werrs []error) {
@@ -80,6 +82,7 @@ func (c *Conn) SampleEach(ctx context.Context, keys []KeyInfo, n int, maxBytes i
 	if len(keys) == 0 {
 		return
 	}
+	defer c.watcher.watch(ctx)()
 	if c.touchBlocked() {
 		idx := make([]int, len(keys))
 		ss := make([]payload.Sample, len(keys))

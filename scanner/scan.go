@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -108,6 +108,14 @@ func (c *Conn) targets(ctx context.Context) (groups [][]target, nodes int, uncov
 // whose healthy masters leave slots unserved is scanned on those masters,
 // then Scan returns a *SlotsError naming the slots it could not scan.
 func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats, error) {
+	return c.ScanKeys(ctx, c.opts.Plan, fn)
+}
+
+// ScanKeys is Scan with plan in place of Options.Plan: it decides per key
+// what the probe adds to TYPE and PTTL, on top of Options.Idle and
+// Options.Memory (nil adds nothing), and tags the key's KeyInfo. With
+// SampleEach and Touch it makes a *Conn an audit.Source.
+func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch []KeyInfo) error) (Stats, error) {
 	defer c.watcher.watch(ctx)()
 	start := time.Now()
 	var st Stats
@@ -159,7 +167,7 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 			case <-inner.Done():
 				return
 			}
-			if err := c.scanGroup(inner, g, depth, lim, out); err != nil {
+			if err := c.scanGroup(inner, g, plan, depth, lim, out); err != nil {
 				errOnce.Do(func() { firstErr = err })
 				cancel()
 			}
@@ -228,9 +236,9 @@ func (c *Conn) Scan(ctx context.Context, fn func(batch []KeyInfo) error) (Stats,
 }
 
 // scanGroup scans the targets of one group in order.
-func (c *Conn) scanGroup(ctx context.Context, g []target, depth int, lim *limiter, out chan<- batch) error {
+func (c *Conn) scanGroup(ctx context.Context, g []target, plan source.Planner, depth int, lim *limiter, out chan<- batch) error {
 	for i, t := range g {
-		if err := c.scanTarget(ctx, t, i == len(g)-1, depth, lim, out); err != nil {
+		if err := c.scanTarget(ctx, t, plan, i == len(g)-1, depth, lim, out); err != nil {
 			return err
 		}
 	}
@@ -256,7 +264,7 @@ type inflight struct {
 // the probed batches to out in SCAN order, so the consumer sees exactly the
 // sequence a strictly sequential loop would produce; the group's final marker
 // is sent only after every batch and the run_id check.
-func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, depth int, lim *limiter, out chan<- batch) error {
+func (c *Conn) scanTarget(ctx context.Context, t target, plan source.Planner, lastOfGroup bool, depth int, lim *limiter, out chan<- batch) error {
 	where := t.node
 	if c.mode != modeCluster {
 		where += " db " + strconv.Itoa(t.db)
@@ -268,7 +276,7 @@ func (c *Conn) scanTarget(ctx context.Context, t target, lastOfGroup bool, depth
 	queue := make(chan *inflight, depth-1)
 	fwd := make(chan error, 1)
 	go func() { fwd <- forward(ctx, cancel, queue, out) }()
-	err := c.scanLoop(ctx, t, where, lim, queue)
+	err := c.scanLoop(ctx, t, plan, where, lim, queue)
 	close(queue)
 	ferr := <-fwd
 	switch {
@@ -316,7 +324,7 @@ func forward(ctx context.Context, cancel context.CancelFunc, queue <-chan *infli
 // probing. A SCAN cursor means nothing to a restarted (or failed-over)
 // server: the scan would end early and look complete. The run_id, read
 // before the first SCAN and after the last, tells.
-func (c *Conn) scanLoop(ctx context.Context, t target, where string, lim *limiter, queue chan<- *inflight) error {
+func (c *Conn) scanLoop(ctx context.Context, t target, plan source.Planner, where string, lim *limiter, queue chan<- *inflight) error {
 	match := PrefixGlob(c.opts.Match)
 	var (
 		cursor    uint64
@@ -352,7 +360,7 @@ func (c *Conn) scanLoop(ctx context.Context, t target, where string, lim *limite
 			if len(uniq) == 0 {
 				return
 			}
-			infos, vanished, notes, err := c.probe(ctx, t.client, t.node, t.db, uniq)
+			infos, vanished, notes, err := c.probePlanned(ctx, t.client, t.node, t.db, uniq, plan)
 			if err != nil {
 				p.err = fmt.Errorf("probing keys on %s: %w", where, err)
 				return
@@ -410,253 +418,6 @@ func dedupe(keys []string, prev, cur map[string]struct{}) ([]string, int) {
 		uniq = append(uniq, k)
 	}
 	return uniq, dups
-}
-
-// probe sends one pipeline with the probe commands for every key and returns
-// the live keys, the number of vanished keys, and non-fatal notes. The
-// commands go out on one of the probe's own connections (see resp.go), in
-// this order per key: OBJECT IDLETIME (when planned), TYPE, PTTL, MEMORY
-// USAGE (when planned).
-//
-// A key whose plan asks for the length of a collection type gets that
-// length command instead of TYPE: HLEN, LLEN, SCARD, ZCARD or XLEN answers
-// WRONGTYPE for a key of any other type, so a length above 0 proves the
-// type, and one command per key is saved. A WRONGTYPE answer, a length of 0
-// (a missing key, or an empty stream) or any other error is settled by a
-// TYPE in a second round trip, for those keys only.
-func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
-	pool := c.rawPool(cl)
-	rc, err := pool.get(ctx)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	ioErr := true // cleared once the replies were read
-	defer func() { pool.put(rc, ioErr) }()
-	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
-		return nil, 0, nil, err
-	}
-
-	plans := make([]Plan, len(keys))
-	at := make([]int, len(keys)) // index of each key's TYPE (or length) reply
-	n := 0
-	for i, k := range keys {
-		p := Plan{Idle: c.opts.Idle, Memory: c.opts.Memory}
-		if c.opts.Plan != nil {
-			kp := c.opts.Plan(k)
-			p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Class: kp.Class}
-		}
-		lenResp := respLen(p.Len)
-		switch {
-		case lenResp == "":
-			p.Len = ""
-		case c.touchBlocked():
-			// A length command would touch the key (see touch.go).
-			p.Len, lenResp = "", ""
-			c.touch.lenSkipped.Add(1)
-		case c.touchCounting():
-			c.touch.touched.Add(1)
-		}
-		plans[i] = p
-		if p.Idle {
-			rc.keyCmd(respIdle, k)
-			n++
-		}
-		at[i] = n
-		if lenResp != "" {
-			rc.keyCmd(lenResp, k)
-		} else {
-			rc.keyCmd(respType, k)
-		}
-		rc.keyCmd(respPTTL, k)
-		n += 2
-		if p.Memory {
-			rc.keyCmd(respMemUsage, k)
-			n++
-		}
-	}
-	rs, err := rc.do(rc.replies[:0])
-	rc.replies = rs
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	var (
-		infos    = make([]KeyInfo, 0, len(keys))
-		vanished int
-		notes    []string
-		noted    = map[string]bool{}
-	)
-	note := func(cmd string, err error) {
-		n := fmt.Sprintf("%s on %s: %v", cmd, node, err)
-		if !noted[n] {
-			noted[n] = true
-			notes = append(notes, n)
-		}
-	}
-	types, err := c.settleTypes(ctx, rc, keys, plans, at, note)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	ioErr = false
-	for i, k := range keys {
-		p, j := &plans[i], at[i]
-		var idle *reply
-		if p.Idle {
-			idle = &rs[j-1]
-		}
-		first, pr := rs[j], rs[j+1] // TYPE or the length; PTTL
-		if pr.kind != ':' {
-			return nil, 0, nil, fmt.Errorf("pttl: %w", replyErr(pr))
-		}
-		typ := types[i]
-		// TYPE "none" or PTTL -2: the key was deleted or expired after SCAN
-		// returned it (or between the two commands).
-		if typ == "none" || pr.n == -2 {
-			vanished++
-			continue
-		}
-		ki := KeyInfo{Key: k, DB: db, Node: node, Type: typ, PTTL: NoExpiry, Class: p.Class}
-		if pr.n >= 0 {
-			ki.PTTL = time.Duration(pr.n) * time.Millisecond
-		}
-		if idle != nil {
-			switch {
-			case idle.kind == ':':
-				ki.Idle, ki.HasIdle = time.Duration(idle.n)*time.Second, true
-			case idle.isNil():
-				vanished++
-				continue
-			default:
-				note("object idletime", replyErr(*idle))
-			}
-		}
-		if p.Memory {
-			switch m := rs[j+2]; {
-			case m.kind == ':':
-				ki.Memory, ki.HasMemory = m.n, true
-			case m.isNil():
-				vanished++
-				continue
-			default:
-				note("memory usage", replyErr(m))
-			}
-		}
-		if p.Len != "" && typ == p.Len && first.kind == ':' {
-			ki.Len, ki.HasLen = first.n, true
-		}
-		infos = append(infos, ki)
-	}
-	return infos, vanished, notes, nil
-}
-
-// replyErr is the error of an error reply, or errProtocol for a reply of a
-// kind the command never answers.
-func replyErr(r reply) error {
-	if err := r.err(); err != nil {
-		return err
-	}
-	return errProtocol
-}
-
-// settleTypes returns the type of every probed key: TYPE's answer, or the
-// planned collection type when its length command answered a length above
-// 0. The keys left unsettled are asked TYPE in one more round trip on rc.
-func (c *Conn) settleTypes(ctx context.Context, rc *rawConn, keys []string, plans []Plan, at []int, note func(string, error)) ([]string, error) {
-	types := make([]string, len(keys))
-	var again []int
-	for i := range keys {
-		r := rc.replies[at[i]]
-		switch {
-		case plans[i].Len == "":
-			if r.kind != '+' {
-				return nil, fmt.Errorf("type: %w", replyErr(r))
-			}
-			types[i] = r.s
-			continue
-		case r.kind == ':' && r.n > 0:
-			types[i] = plans[i].Len
-			continue
-		case r.kind == '-' && !strings.HasPrefix(r.s, "WRONGTYPE"):
-			note(strings.ToLower(lenCommands[plans[i].Len]), r.err())
-		}
-		again = append(again, i)
-	}
-	if len(again) == 0 {
-		return types, nil
-	}
-	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
-		return nil, err
-	}
-	for _, i := range again {
-		rc.keyCmd(respType, keys[i])
-	}
-	rs, err := rc.do(nil)
-	if err != nil {
-		return nil, err
-	}
-	for j, i := range again {
-		if rs[j].kind != '+' {
-			return nil, fmt.Errorf("type: %w", replyErr(rs[j]))
-		}
-		types[i] = rs[j].s
-	}
-	return types, nil
-}
-
-// Probe reports the facts of one key with the same commands Scan uses (one
-// pipelined round trip). A missing key returns Vanished set and no error.
-// Outside cluster mode it looks in the database of Options.DB, or the URL's
-// database when Options.DB is AllDBs.
-func (c *Conn) Probe(ctx context.Context, key string) (KeyInfo, error) {
-	defer c.watcher.watch(ctx)()
-	ki, err := c.probeOne(ctx, key, true)
-	if err != nil {
-		return ki, redact(fmt.Errorf("probing key %q: %w", key, err))
-	}
-	return ki, nil
-}
-
-func (c *Conn) probeOne(ctx context.Context, key string, retry bool) (KeyInfo, error) {
-	db := c.firstDB()
-	var cl *redis.Client
-	node := c.base.Addr
-	switch c.mode {
-	case modeCluster:
-		c.mu.Lock()
-		topo := c.topo
-		c.mu.Unlock()
-		s, ok := topo.shardFor(key)
-		if !ok {
-			return KeyInfo{}, fmt.Errorf("slot %d is not served by a healthy master", keySlot(key))
-		}
-		node, db = s.scan, 0
-		cl = c.client(s.scan, 0, s.replica)
-	case modeSentinel:
-		node = c.opts.SentinelMaster
-		cl = c.client("", db, false)
-	default:
-		cl = c.client(node, db, false)
-	}
-	infos, vanished, _, err := c.probe(ctx, cl, node, db, []string{key})
-	if err != nil {
-		var rerr redis.Error
-		if retry && c.mode == modeCluster && errors.As(err, &rerr) && isRedirect(rerr.Error()) {
-			topo, terr := c.loadTopology(ctx)
-			if terr != nil {
-				return KeyInfo{}, terr
-			}
-			c.mu.Lock()
-			c.topo = topo
-			c.mu.Unlock()
-			return c.probeOne(ctx, key, false)
-		}
-		return KeyInfo{}, err
-	}
-	if vanished > 0 || len(infos) == 0 {
-		return KeyInfo{Key: key, DB: db, Node: node, Vanished: true, PTTL: -2}, nil
-	}
-	// A refused OBJECT IDLETIME or MEMORY USAGE (for example under an LFU
-	// policy) only leaves HasIdle or HasMemory false.
-	return infos[0], nil
 }
 
 func isRedirect(msg string) bool {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/internal/secret"
+	"github.com/keyreg/keyreg/source"
 )
 
 // AllDBs as Options.DB scans every logical database listed in INFO keyspace
@@ -112,91 +113,27 @@ type Options struct {
 	// before 7.2): samples, STRLEN and length commands. Off, they are not
 	// sent (see TouchState); on, they are sent and counted.
 	AllowTouch bool
-	// Plan, when set, decides per key what the probe adds to TYPE and PTTL,
-	// on top of Idle and Memory. The audit uses it to measure only what a
-	// key's family has limits for.
-	Plan func(key string) Plan
+	// Plan, when set, decides per key what Scan and Probe add to TYPE and
+	// PTTL, on top of Idle and Memory. ScanKeys takes its plan as an
+	// argument instead.
+	Plan source.Planner
 }
 
-// Plan is what one probe reads about a key beyond TYPE and PTTL.
-type Plan struct {
-	Idle   bool // OBJECT IDLETIME, sent first: later reads reset it
-	Memory bool // MEMORY USAGE
-	// Len is the collection type whose length to read: hash, list, set,
-	// zset or stream. Its length command (HLEN, LLEN, SCARD, ZCARD, XLEN)
-	// is sent instead of TYPE; TYPE follows only when it does not prove
-	// the key is of type Len.
-	Len string
-	// Class is an opaque tag of the caller, copied into KeyInfo.Class. The
-	// audit stores the family it matched there, so that it does not match
-	// each key a second time.
-	Class int
-}
+// Plan is what one probe reads about a key beyond TYPE and PTTL (see
+// source.Plan): OBJECT IDLETIME (sent first: later reads reset it), MEMORY
+// USAGE, and the length command of a collection type, sent instead of
+// TYPE; TYPE follows only when the length does not prove the key's type.
+type Plan = source.Plan
 
-// KeyInfo is what one probe learned about one key.
-type KeyInfo struct {
-	// Key is the key name; keys are binary-safe, so it may hold any bytes.
-	Key string
-	// DB is the logical database the key lives in.
-	DB int
-	// Node is the "host:port" address of the node the key was read from.
-	Node string
-	// Type is the Redis type as TYPE reports it: string, hash, list, set,
-	// zset, stream, or a module type name such as ReJSON-RL.
-	Type string
-	// PTTL is the remaining time to live with millisecond precision, or -1
-	// (exactly time.Duration(-1)) when the key has no expiry.
-	PTTL time.Duration
-	// Idle is the OBJECT IDLETIME (second precision); valid when HasIdle.
-	Idle time.Duration
-	// HasIdle reports whether Idle was collected. It is false when
-	// Options.Idle is off or the server refused (for example under an LFU
-	// maxmemory-policy).
-	HasIdle bool
-	// Memory is the MEMORY USAGE in bytes; valid when HasMemory.
-	Memory int64
-	// HasMemory reports whether Memory was collected.
-	HasMemory bool
-	// Len is the number of elements of a collection; valid when HasLen.
-	Len int64
-	// HasLen reports whether Len was collected: the plan asked for it and
-	// the key has the planned type.
-	HasLen bool
-	// Class is Plan.Class of the plan the key was probed with; 0 without
-	// Options.Plan.
-	Class int
-	// Vanished reports that the key did not exist when probed. Scan never
-	// passes vanished keys to its callback (it only counts them); Probe
-	// sets it for a missing key.
-	Vanished bool
-}
+// KeyInfo is what one probe learned about one key (see source.KeyInfo).
+type KeyInfo = source.KeyInfo
 
 // NoExpiry is the KeyInfo.PTTL of a key without a TTL.
-const NoExpiry = time.Duration(-1)
+const NoExpiry = source.NoExpiry
 
-// Stats summarizes one Scan.
-type Stats struct {
-	// Nodes is the number of nodes scanned.
-	Nodes int
-	// Scanned is the number of key names SCAN returned, duplicates included.
-	Scanned int64
-	// Keys is the number of keys passed to the callback.
-	Keys int64
-	// Duplicates is the number of SCAN replies dropped as duplicates.
-	Duplicates int64
-	// Vanished is the number of keys that disappeared between SCAN and the
-	// probe (deleted or expired); they are not passed to the callback.
-	Vanished int64
-	// Duration is the wall time of the scan.
-	Duration time.Duration
-	// Partial reports that the scan did not cover the whole keyspace:
-	// MaxKeys was reached, the context was cancelled, an error occurred, or
-	// cluster slots are not all served.
-	Partial bool
-	// Errors holds distinct non-fatal problems, such as OBJECT IDLETIME
-	// being refused under an LFU policy. At most maxNotes are kept.
-	Errors []string
-}
+// Stats summarizes one Scan (see source.Stats). Stats.Errors keeps at most
+// maxNotes notes.
+type Stats = source.Stats
 
 // maxNotes caps Stats.Errors.
 const maxNotes = 20

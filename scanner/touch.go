@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -25,30 +26,9 @@ import (
 var ErrTouch = errors.New("reading the value would reset its LRU/LFU state (redis before 7.2 has no CLIENT NO-TOUCH)")
 
 // TouchState says whether the reads that touch keys change the eviction
-// state of a primary's keys, and what the scanner did about it.
-type TouchState struct {
-	// Touches reports that value reads and length commands would land on
-	// a primary that has no CLIENT NO-TOUCH. It is false on Redis 7.2 and
-	// later, and when the scanner reads a replica (Options.Replica, or a
-	// URL that points at a replica).
-	Touches bool
-	// Allowed reports that Options.AllowTouch is set: when Touches, the
-	// reads are made anyway and counted in Touched.
-	Allowed bool
-	// Version is the redis_version of the node read ("" when unknown).
-	Version string
-	// Why says why the reads touch, when Touches: "redis 7.0.15 has no
-	// CLIENT NO-TOUCH", or that connections through Sentinel do not send
-	// it.
-	Why string
-	// Touched counts the keys whose LRU/LFU state was touched: each key
-	// once, whether by its length command or by sampling. Only when
-	// Touches and Allowed.
-	Touched int64
-	// LenSkipped counts the keys whose planned length command was not sent
-	// because it would have touched them (Touches without Allowed).
-	LenSkipped int64
-}
+// state of a primary's keys, and what the scanner did about it (see
+// source.TouchState). Allowed is Options.AllowTouch.
+type TouchState = source.TouchState
 
 // touchState is the Conn's view of TouchState, set once by initTouch.
 type touchState struct {

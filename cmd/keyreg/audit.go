@@ -149,7 +149,6 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		return err
 	}
 	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
-	so.Plan = audit.Plan(reg, o.memory)
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -164,7 +163,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao := audit.Defaults()
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
-	ao.Filtered = o.match != ""
+	ao.Filtered, ao.Memory = o.match != "", o.memory
 	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
 }
 

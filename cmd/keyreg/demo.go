@@ -97,7 +97,7 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 	// Memory of every key, as --memory does, so the report shows it per
 	// family and owner (miniredis estimates it roughly).
 	// An in-process miniredis has no eviction state to disturb.
-	so := scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true), AllowTouch: true}
+	so := scanner.Options{URL: srv.URL(), AllowTouch: true}
 	conn, err := scanner.Connect(ctx, so)
 	if err != nil {
 		return runtimeError(fmt.Errorf("connecting to the embedded redis: %w", err), "")
@@ -106,7 +106,7 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 
 	ao := audit.Defaults()
 	ao.Registry, ao.Target, ao.Mode = reg.File, so.URL, conn.Mode()
-	ao.Now = now
+	ao.Now, ao.Memory = now, true
 	// Read every key's payload, so every planted payload problem shows.
 	ao.Sample = max(ao.Sample, planted.MaxFamilyKeys())
 	return a.audit(ctx, conn, reg, ao, format, threshold)
