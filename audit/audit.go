@@ -166,6 +166,12 @@ type hit struct {
 // (a node failed, the context was cancelled) it still returns the report
 // of what was seen, marked partial, together with the error.
 func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*Report, error) {
+	return runRules(ctx, src, reg, o, rules.KeyRules())
+}
+
+// runRules is Run with the key rules rs, so that a test can add a rule
+// without adding it to the rules package.
+func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options, rs []*rules.Rule) (*Report, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
@@ -179,6 +185,7 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 		fams:    make([]famState, len(reg.Families)),
 		groups:  map[string]*Group{},
 	}
+	r.checker.rules = rs
 	for i, f := range reg.Families {
 		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
 		r.fams[i].init(reg, r.rules, f.Name)
