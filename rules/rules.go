@@ -5,7 +5,10 @@
 // A rule lives in its own file (ttl_missing.go for ttl-missing) and is listed
 // explicitly below; there is no init() registration. Each rule has a test
 // case in testdata/<rule-id>.txtar, and a guard test fails when one lacks a
-// doc or a case.
+// doc or a case. A key rule also declares its phase (per key, per sample,
+// per run), its unit of counting and the facts it reads, so the audit runs
+// and counts it without knowing it by name (docs/architecture.md, "Rule
+// kinds and phases").
 package rules
 
 import (
