@@ -123,6 +123,12 @@ type hit struct {
 // (a node failed, the context was cancelled) it still returns the report
 // of what was seen, marked partial, together with the error.
 func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*Report, error) {
+	return runRules(ctx, src, reg, o, rules.KeyRules())
+}
+
+// runRules is Run with the key rules rs, so that a test can add a rule
+// without adding it to the rules package.
+func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options, rs []*rules.Rule) (*Report, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
@@ -136,6 +142,7 @@ func Run(ctx context.Context, src Source, reg *registry.Registry, o Options) (*R
 		fams:    make([]famState, len(reg.Families)),
 		groups:  map[string]*Group{},
 	}
+	r.checker.rules = rs
 	for i, f := range reg.Families {
 		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
 		r.fams[i].init(reg, r.rules, f.Name)
@@ -209,6 +216,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 	for i := range batch {
 		k := &batch[i]
 		*facts = keyFacts(k, r.o.Now)
+		facts.ShowValues = r.o.ShowValues
 		r.classify(k, facts)
 		var st *famState
 		if f := facts.Family; f != nil {
@@ -250,7 +258,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			}
 			h.count++
 			if len(h.examples) < r.o.Examples {
-				h.examples = append(h.examples, r.example(rule, facts))
+				h.examples = append(h.examples, Example{Key: shortKey(facts.Key), Detail: detail(rule, facts)})
 			}
 			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
 				active = true
@@ -264,18 +272,6 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		r.o.Progress.Add(int64(len(batch)))
 	}
 	return nil
-}
-
-func (r *run) example(rule *rules.Rule, k *rules.KeyFacts) Example {
-	e := Example{Key: shortKey(k.Key)}
-	if rule.Detail != nil {
-		e.Detail = rule.Detail(k)
-	}
-	if r.o.ShowValues && k.Payload != nil && len(k.Payload.Violations) > 0 && rule.ID == rules.PayloadInvalid.ID {
-		e.Detail += fmt.Sprintf(" (value %s)", k.Payload.Violations[0].Value)
-	}
-	e.Detail = clip(e.Detail, maxDetailBytes, true)
-	return e
 }
 
 // sample reads and checks the payload of a key while its family is under
@@ -538,7 +534,6 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		o.WithTTL += fs.rep.WithTTL
 		o.Memory += fs.rep.Memory
 		o.Findings += fs.rep.Findings
-		r.findings(rep, fs, f)
 	}
 	for _, o := range owners {
 		rep.Owners = append(rep.Owners, o)
@@ -557,6 +552,12 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	slices.SortFunc(rep.Unregistered.Groups, func(a, b *Group) int {
 		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Prefix, b.Prefix))
 	})
+
+	// Findings come once the totals are known: a rule may count over
+	// every key (rules.UnitAllKeys).
+	for i, f := range r.reg.Families {
+		r.findings(rep, &r.fams[i], f)
+	}
 	r.findings(rep, &r.unreg, nil)
 
 	for _, f := range rep.Findings {
@@ -593,42 +594,51 @@ func (r *run) findings(rep *Report, fs *famState, f *registry.Family) {
 			continue
 		}
 		h := fs.hits[j]
-		if rule.ID == rules.FamilyUnused.ID && f != nil && fs.rep.Keys == 0 && !rep.Partial && !r.o.Filtered {
-			h = &hit{}
-		} else if h == nil || h.count == 0 {
+		if rule.Phase == rules.PhaseRun {
+			h = nil
+			if f != nil && rule.Run(&rules.RunFacts{Family: f, Keys: fs.rep.Keys, Sampled: fs.rep.Sampled, Complete: !rep.Partial && !r.o.Filtered}) {
+				h = &hit{}
+			}
+		}
+		if h == nil {
 			continue
 		}
 		fd := &Finding{
 			Rule: rule.ID, Severity: e.sev, Family: name, Pos: pos, Position: pos.String(),
-			Count: h.count, Of: fs.rep.Keys, Examples: h.examples,
+			Count: h.count, Of: of(rule.Unit, rep, fs), Examples: h.examples,
 			Suppressed: e.suppressed, Reason: e.reason,
 		}
 		if fd.Examples == nil {
 			fd.Examples = []Example{}
 		}
-		switch rule.ID {
-		case rules.PayloadInvalid.ID, rules.EncodingMismatch.ID:
-			fd.Of = fs.rep.Sampled
-		case rules.PlaceholderInvalid.ID:
-			fd.Of = fs.rep.Keys
-		case rules.UnregisteredKey.ID:
-			fd.Of = rep.Totals.Keys
-		default:
-			fd.Of = fs.rep.Keys - fs.shaped
+		fd.Message = rule.Summary(f)
+		if rule.Unit != rules.UnitNone {
+			fd.Message += fmt.Sprintf(": %d of %d", fd.Count, fd.Of)
 		}
-		switch {
-		case rule.Key == nil:
-			fd.Message = rule.Summary(f)
-		case rule.ID == rules.UnregisteredKey.ID:
-			fd.Message = fmt.Sprintf("%s: %d of %d", rule.Summary(f), fd.Count, fd.Of)
+		if f == nil {
+			// Keys of no family: say which prefixes they have.
 			if gs := topPrefixes(r.groups, 3); gs != "" {
 				fd.Message += "; top prefixes: " + gs
 			}
-		default:
-			fd.Message = fmt.Sprintf("%s: %d of %d", rule.Summary(f), fd.Count, fd.Of)
 		}
 		rep.Findings = append(rep.Findings, fd)
 	}
+}
+
+// of is the M of a finding's "N of M" for a rule counting in unit u on the
+// keys fs aggregates, once rep's totals are summed.
+func of(u rules.Unit, rep *Report, fs *famState) int64 {
+	switch u {
+	case rules.UnitSamples:
+		return fs.rep.Sampled
+	case rules.UnitFamilyKeys:
+		return fs.rep.Keys
+	case rules.UnitAllKeys:
+		return rep.Totals.Keys
+	case rules.UnitNone:
+		return 0
+	}
+	return fs.rep.Keys - fs.shaped // rules.UnitKeys
 }
 
 func topPrefixes(groups map[string]*Group, n int) string {

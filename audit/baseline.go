@@ -172,10 +172,10 @@ func activeFinding(f *Finding) bool {
 }
 
 // findingEntries returns the baseline entries of one active finding: one,
-// or for unregistered keys one per prefix group plus one for the keys
-// beyond the group cap.
+// or for a finding on keys of no family (unregistered-key) one per prefix
+// group plus one for the keys beyond the group cap.
 func (r *Report) findingEntries(f *Finding) []Entry {
-	if f.Rule != rules.UnregisteredKey.ID {
+	if f.Family != "" {
 		e := Entry{Rule: f.Rule, Severity: f.Severity, Family: f.Family, Count: f.Count}
 		e.Fingerprint = e.fingerprint()
 		return []Entry{e}
@@ -425,8 +425,8 @@ func (c *Comparison) IsNewGroup(g *Group) bool {
 
 // Filter returns a shallow copy of r (the compared report) whose findings
 // are only the new ones, plus the suppressed and off ones, which a baseline
-// does not record. The unregistered-key finding is narrowed to the keys of
-// its new prefix groups. Everything else is r's.
+// does not record. A finding on keys of no family (unregistered-key) is
+// narrowed to the keys of its new prefix groups. Everything else is r's.
 func (c *Comparison) Filter(r *Report) *Report {
 	out := *r
 	out.Findings = make([]*Finding, 0, len(c.newFindings))
@@ -435,7 +435,7 @@ func (c *Comparison) Filter(r *Report) *Report {
 		case !activeFinding(f):
 			out.Findings = append(out.Findings, f)
 		case !c.newFindings[f]:
-		case f.Rule == rules.UnregisteredKey.ID:
+		case f.Family == "":
 			out.Findings = append(out.Findings, c.narrow(r, f))
 		default:
 			out.Findings = append(out.Findings, f)
@@ -444,7 +444,7 @@ func (c *Comparison) Filter(r *Report) *Report {
 	return &out
 }
 
-// narrow returns a copy of the unregistered-key finding f that covers only
+// narrow returns a copy of f, a finding on keys of no family, that covers only
 // the keys of the new prefix groups.
 func (c *Comparison) narrow(r *Report, f *Finding) *Finding {
 	n := *f
@@ -476,7 +476,10 @@ func (c *Comparison) narrow(r *Report, f *Finding) *Finding {
 		}
 		parts = append(parts, fmt.Sprintf("other prefixes (%d)", r.Unregistered.Other))
 	}
-	n.Message = fmt.Sprintf("%s: %d of %d under new prefixes: %s",
-		rules.UnregisteredKey.Summary(nil), n.Count, f.Of, strings.Join(parts, ", "))
+	summary := f.Rule
+	if rule, ok := rules.Lookup(f.Rule); ok && rule.Summary != nil {
+		summary = rule.Summary(nil)
+	}
+	n.Message = fmt.Sprintf("%s: %d of %d under new prefixes: %s", summary, n.Count, f.Of, strings.Join(parts, ", "))
 	return &n
 }

@@ -80,14 +80,29 @@ func samplable(f *registry.Family, typ string) bool {
 	return f != nil && (f.Schema != nil || f.Encoding != "") && (f.Type == "" || typ == f.Type)
 }
 
-// fire calls fn with the index in c.rules of every key rule that fires on
-// facts, in rule order. It allocates nothing.
+// fire decides the findings of one key: it calls fn with the index in
+// c.rules of every key rule that fires on facts, in rule order. PhaseKey
+// rules run on every key, PhaseSample rules on keys whose payload was
+// checked (facts.Payload set), PhaseRun rules not at all (the audit runs
+// them per family at the end). It allocates nothing.
 func (c *checker) fire(facts *rules.KeyFacts, fn func(j int, r *rules.Rule)) {
 	for j, r := range c.rules {
-		if r.Key != nil && r.Key(facts) {
+		switch {
+		case r.Key == nil, r.Phase == rules.PhaseRun:
+		case r.Phase == rules.PhaseSample && facts.Payload == nil:
+		case r.Key(facts):
 			fn(j, r)
 		}
 	}
+}
+
+// detail is what rule r says about a key it fired on, bounded like a key
+// name: it may quote part of the key, or a value with ShowValues.
+func detail(r *rules.Rule, facts *rules.KeyFacts) string {
+	if r.Detail == nil {
+		return ""
+	}
+	return clip(r.Detail(facts), maxDetailBytes, true)
 }
 
 // Prober reads one key: a *scanner.Conn. Probe should read what the audit
@@ -137,6 +152,7 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 	}
 	c := newChecker(reg)
 	facts := keyFacts(&ki, o.Now)
+	facts.ShowValues = o.ShowValues
 	c.classify(&ki, &facts)
 	f := facts.Family
 	if o.Sample > 0 && ki.Type != "" {
@@ -174,11 +190,7 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 		if sev == diag.Off {
 			return
 		}
-		kf := KeyFinding{Rule: r.ID, Severity: sev, Suppressed: sup}
-		if r.Detail != nil {
-			kf.Detail = r.Detail(&facts)
-		}
-		kc.Findings = append(kc.Findings, kf)
+		kc.Findings = append(kc.Findings, KeyFinding{Rule: r.ID, Severity: sev, Detail: detail(r, &facts), Suppressed: sup})
 	})
 	return kc, nil
 }

@@ -1,6 +1,11 @@
 package audit
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/keyreg/keyreg/rules"
+)
 
 // touchBlocked reports whether src refuses the reads that would touch a
 // primary's keys (Redis before 7.2 without --allow-touch or a replica):
@@ -24,10 +29,10 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 	}
 	var what []string
 	if sampled {
-		what = append(what, "no payload was sampled (payload-invalid and encoding-mismatch not checked)")
+		what = append(what, fmt.Sprintf("no payload was sampled (%s not checked)", andList(rules.Reading(rules.FactPayload))))
 	}
 	if st.LenSkipped > 0 {
-		what = append(what, fmt.Sprintf("the length of %d keys of families with max_len was not read (collection-too-long not checked)", st.LenSkipped))
+		what = append(what, fmt.Sprintf("the length of %d keys of families with max_len was not read (%s not checked)", st.LenSkipped, andList(rules.Reading(rules.FactLen))))
 	}
 	if len(what) == 0 {
 		return
@@ -39,4 +44,12 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 	rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
 		"%s: %s, so reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",
 		msg, st.Why))
+}
+
+// andList joins words as "a", "a and b" or "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

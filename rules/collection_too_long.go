@@ -15,6 +15,9 @@ var CollectionTooLong = &Rule{
 	Doc:      "a live collection has more elements than its family's max_len",
 	Kind:     KindKey,
 	Severity: diag.Warn,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
+	Reads:    FactLen,
 	Key: func(k *KeyFacts) bool {
 		return k.Family != nil && k.Family.MaxLen > 0 && k.HasLen && k.Len > k.Family.MaxLen
 	},

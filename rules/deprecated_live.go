@@ -14,6 +14,8 @@ var DeprecatedLive = &Rule{
 	Doc:      "a live key belongs to a deprecated family whose sunset has passed",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
 	Key: func(k *KeyFacts) bool {
 		if k.Family == nil || k.Family.Deprecated == nil {
 			return false

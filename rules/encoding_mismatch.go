@@ -17,6 +17,9 @@ var EncodingMismatch = &Rule{
 	Doc:      "a sampled value does not decode as its family's declared encoding",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseSample,
+	Unit:     UnitSamples,
+	Reads:    FactPayload,
 	Key:      func(k *KeyFacts) bool { return k.Payload != nil && k.Payload.DecodeErrors > 0 },
 	Detail: func(k *KeyFacts) string {
 		var found []string

@@ -7,11 +7,14 @@ import (
 
 // FamilyUnused reports families without a single live key after a complete
 // audit: perhaps a removed feature whose entry can go, or a typo in the
-// pattern. The audit decides it over the whole run, so it has no Key func.
+// pattern. It decides once per family, after a run over the whole keyspace.
 var FamilyUnused = &Rule{
 	ID:       "family-unused",
 	Doc:      "a complete audit found no live key of a family",
 	Kind:     KindKey,
 	Severity: diag.Info,
+	Phase:    PhaseRun,
+	Unit:     UnitNone,
+	Run:      func(r *RunFacts) bool { return r.Complete && r.Keys == 0 },
 	Summary:  func(*registry.Family) string { return "no live key found: the family may be unused" },
 }

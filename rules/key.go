@@ -30,6 +30,9 @@ type KeyFacts struct {
 	Payload *payload.Result
 	// Now is the time of the audit, for deprecation sunsets.
 	Now time.Time
+	// ShowValues lets a rule's Detail quote payload values: the user asked
+	// for them (--show-values).
+	ShowValues bool
 }
 
 // hasMaxTTL reports whether k's family has a max TTL policy.

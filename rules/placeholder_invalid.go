@@ -15,6 +15,8 @@ var PlaceholderInvalid = &Rule{
 	Doc:      "a live key has a family's shape but fails one of its typed placeholders",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitFamilyKeys,
 	Key:      func(k *KeyFacts) bool { return k.Family == nil && k.Shape != nil },
 	Detail:   func(k *KeyFacts) string { return k.ShapeReason },
 	Summary: func(f *registry.Family) string {

@@ -5,7 +5,10 @@
 // A rule lives in its own file (ttl_missing.go for ttl-missing) and is listed
 // explicitly below; there is no init() registration. Each rule has a test
 // case in testdata/<rule-id>.txtar, and a guard test fails when one lacks a
-// doc or a case.
+// doc or a case. A key rule also declares its phase (per key, per sample,
+// per run), its unit of counting and the facts it reads, so the audit runs
+// and counts it without knowing it by name (docs/architecture.md, "Rule
+// kinds and phases").
 package rules
 
 import (
@@ -29,8 +32,8 @@ const (
 	KindLoad Kind = "load"
 	// KindLint rules check a loaded registry.
 	KindLint Kind = "lint"
-	// KindKey rules check one live key during an audit. A key rule without
-	// a Key func (family-unused) is decided by the audit over the whole run.
+	// KindKey rules check one live key during an audit, or, in PhaseRun,
+	// what the audit counted for a family over the whole run.
 	KindKey Kind = "key"
 	// KindBreaking rules compare an old registry with a new one in
 	// `keyreg breaking`.
@@ -78,16 +81,103 @@ type Rule struct {
 	// one (KindBreaking).
 	Breaking func(*BreakingPass)
 
-	// Key reports whether the rule fires on one live key (KindKey). It runs
-	// on every audited key, so it must not allocate.
+	// Phase says when a key rule (KindKey) decides: on every key
+	// (PhaseKey), on every key whose payload was checked (PhaseSample), or
+	// once per family after the whole run (PhaseRun).
+	Phase Phase
+	// Unit is what a key rule's findings are counted against: the M of a
+	// finding's "N of M".
+	Unit Unit
+	// Reads says which probe facts beyond the key's family, type and TTL
+	// a key rule reads, so that a run that could not read them can say
+	// which rules went unchecked.
+	Reads Fact
+	// Key reports whether the rule fires on one live key (PhaseKey and
+	// PhaseSample). It runs on every audited key, so it must not allocate.
+	// A PhaseSample rule runs only on keys whose Payload is set.
 	Key func(*KeyFacts) bool
-	// Detail says, without any payload value, why the rule fired on k, such
-	// as "ttl 30d". It runs only for the few example keys a report shows.
+	// Run reports whether the rule fires on a family after the whole run
+	// (PhaseRun).
+	Run func(*RunFacts) bool
+	// Detail says why the rule fired on k, such as "ttl 30d", and never
+	// quotes a payload value unless k.ShowValues is set. It runs only for
+	// the few example keys a report shows; the audit bounds its length.
 	Detail func(k *KeyFacts) string
 	// Summary names what the rule counts for a family, as a plural noun
 	// phrase such as "keys without a TTL (policy: max 24h)"; the audit
-	// adds "N of M". f is nil for keys of no family.
+	// adds "N of M" unless Unit is UnitNone. f is nil for keys of no family.
 	Summary func(f *registry.Family) string
+}
+
+// Phase says when a key rule decides.
+type Phase string
+
+// Phases of key rules.
+const (
+	// PhaseKey rules decide on every key, from its probe: type, TTL,
+	// idle time, memory, length, and its family or shape.
+	PhaseKey Phase = "key"
+	// PhaseSample rules decide on every key whose payload was read and
+	// checked (KeyFacts.Payload set): at most --sample keys per family.
+	PhaseSample Phase = "sample"
+	// PhaseRun rules decide once per family, after a run over the whole
+	// keyspace, from what the run counted (RunFacts).
+	PhaseRun Phase = "run"
+)
+
+// Unit is what a key rule's findings are counted against: the M of a
+// finding's "N of M".
+type Unit string
+
+// Units of key rules.
+const (
+	// UnitKeys counts the keys that match the family.
+	UnitKeys Unit = "keys"
+	// UnitFamilyKeys counts the keys of the family: those that match it
+	// and those with only its shape (placeholder-invalid).
+	UnitFamilyKeys Unit = "family keys"
+	// UnitSamples counts the family's keys whose payload was checked.
+	UnitSamples Unit = "sampled keys"
+	// UnitAllKeys counts every key audited, of any family or none.
+	UnitAllKeys Unit = "all keys"
+	// UnitNone is for PhaseRun rules, which count no keys: the finding's
+	// message is the summary alone.
+	UnitNone Unit = "none"
+)
+
+// Fact is a set of the facts a probe or a sample reads about a key.
+type Fact uint8
+
+// Facts a key rule may read.
+const (
+	FactIdle    Fact = 1 << iota // OBJECT IDLETIME: KeyFacts.Idle
+	FactMemory                   // MEMORY USAGE: KeyFacts.Memory
+	FactLen                      // the collection's length: KeyFacts.Len
+	FactPayload                  // the sampled value: KeyFacts.Payload
+)
+
+// Reading returns the IDs of the key rules that read any of facts, in
+// the order the audit applies them.
+func Reading(facts Fact) []string {
+	var out []string
+	for _, r := range keyRules {
+		if r.Reads&facts != 0 {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// RunFacts is what an audit counted for one family over the whole run,
+// when the PhaseRun rules decide on it.
+type RunFacts struct {
+	Family *registry.Family
+	// Keys counts the family's keys, those with only its shape included;
+	// Sampled those whose payload was checked.
+	Keys, Sampled int64
+	// Complete says the run covered the whole keyspace: it was not
+	// interrupted or cut short, and no --match narrowed it.
+	Complete bool
 }
 
 // loadRules are reported by registry.Load; they are listed for docs,

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -148,14 +149,82 @@ func TestRuleSpecs(t *testing.T) {
 		if (r.Kind == KindBreaking) != slices.Contains(Categories(), r.Category) {
 			t.Errorf("rule %q: kind %s with category %q (breaking rules need one of %v, others none)", r.ID, r.Kind, r.Category, Categories())
 		}
-		if r.Kind == KindKey && r.Summary == nil {
-			t.Errorf("key rule %q has no Summary", r.ID)
+		for _, e := range keySpecErrors(r) {
+			t.Errorf("rule %q: %s", r.ID, e)
 		}
 		if r.Kind != KindLoad {
 			src := strings.ReplaceAll(r.ID, "-", "_") + ".go"
 			if _, err := os.Stat(src); err != nil {
 				t.Errorf("rule %q must live in %s", r.ID, src)
 			}
+		}
+	}
+}
+
+// keySpecErrors says what is wrong with the semantics a key rule must
+// declare so that the audit driver, which knows no rule by name, counts
+// and runs it right: its phase, its unit of counting and what it reads.
+func keySpecErrors(r *Rule) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if r.Kind != KindKey {
+		if r.Phase != "" || r.Unit != "" || r.Reads != 0 || r.Key != nil || r.Run != nil || r.Detail != nil || r.Summary != nil {
+			add("a %s rule has key-rule fields", r.Kind)
+		}
+		return errs
+	}
+	if r.Summary == nil {
+		add("a key rule has no Summary")
+	}
+	switch r.Phase {
+	case PhaseKey, PhaseSample:
+		if r.Key == nil || r.Run != nil {
+			add("phase %q needs Key and no Run", r.Phase)
+		}
+		if !slices.Contains([]Unit{UnitKeys, UnitFamilyKeys, UnitSamples, UnitAllKeys}, r.Unit) {
+			add("phase %q counts keys: unit %q is not one of keys, family keys, sampled keys, all keys", r.Phase, r.Unit)
+		}
+	case PhaseRun:
+		if r.Run == nil || r.Key != nil || r.Detail != nil {
+			add("phase %q needs Run, and no Key or Detail", r.Phase)
+		}
+		if r.Unit != UnitNone {
+			add("phase %q counts no keys: unit %q, want %q", r.Phase, r.Unit, UnitNone)
+		}
+	default:
+		add("a key rule needs a phase (key, sample or run), not %q", r.Phase)
+	}
+	// A rule that reads the payload decides on sampled keys only, and
+	// counts against them; else its "N of M" would count keys never read.
+	sample := r.Phase == PhaseSample
+	if sample != (r.Unit == UnitSamples) || sample != (r.Reads&FactPayload != 0) {
+		add("phase %q, unit %q and reads payload = %v disagree: a rule reads payloads exactly when it runs on and counts sampled keys",
+			r.Phase, r.Unit, r.Reads&FactPayload != 0)
+	}
+	return errs
+}
+
+// TestKeySpecGuard shows that the guard catches a key rule that does not
+// say how it counts or when it runs.
+func TestKeySpecGuard(t *testing.T) {
+	ok := *TTLMissing
+	if errs := keySpecErrors(&ok); len(errs) > 0 {
+		t.Fatalf("a well-formed key rule fails the guard: %v", errs)
+	}
+	noUnit := ok
+	noUnit.Unit = ""
+	noPhase := ok
+	noPhase.Phase = ""
+	samples := *PayloadInvalid
+	samples.Unit = UnitKeys // counts over keys it never read
+	unread := *PayloadInvalid
+	unread.Reads = 0
+	run := *FamilyUnused
+	run.Key = TTLMissing.Key
+	for name, r := range map[string]*Rule{"no unit": &noUnit, "no phase": &noPhase, "sample rule counting keys": &samples,
+		"sample rule not reading the payload": &unread, "run rule with Key": &run} {
+		if errs := keySpecErrors(r); len(errs) == 0 {
+			t.Errorf("%s: the guard finds nothing", name)
 		}
 	}
 }
@@ -207,8 +276,8 @@ var keyNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 // describes one live key: a quoted key name, then name=value facts:
 // type=hash, ttl=30m (or ttl=none), idle=40d, mem=5000, len=12 and
 // value="…" (a string value, checked by the payload package). The output
-// has one line per key the rule fires on, with its detail. A rule without
-// a Key func (family-unused) lists the families that no key matched.
+// has one line per key the rule fires on, with its detail. A PhaseRun rule
+// (family-unused) lists the families it fires on after a complete run.
 func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
 	t.Helper()
 	fsys := fstest.MapFS{}
@@ -224,7 +293,7 @@ func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
 		t.Fatal(err)
 	}
 	shape := reg.ShapeMatcher()
-	used := map[string]bool{}
+	used := map[string]int64{} // keys per family, as the audit counts them
 	var out strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(string(keys)), "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -235,12 +304,16 @@ func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
 		if k.Family == nil {
 			k.Shape = shape.Match(k.Key)
 			_, k.ShapeReason = reg.Matcher().Closest(k.Key)
-		} else {
-			used[k.Family.Name] = true
+		}
+		if f := cmp.Or(k.Family, k.Shape); f != nil {
+			used[f.Name]++
 		}
 		if k.Payload != nil {
 			res := payload.Check(k.Family, payload.Sample{Type: k.Type, String: []byte(k.Payload.DecodeError)}, payload.Options{})
 			k.Payload = &res
+		}
+		if r.Phase == PhaseSample && k.Payload == nil {
+			continue // the audit runs sample rules on sampled keys only
 		}
 		if r.Key != nil && r.Key(k) {
 			fmt.Fprintf(&out, "%q: %s", k.Key, r.ID)
@@ -250,9 +323,9 @@ func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
 			out.WriteString("\n")
 		}
 	}
-	if r.Key == nil {
+	if r.Phase == PhaseRun {
 		for _, f := range reg.Families {
-			if !used[f.Name] {
+			if r.Run(&RunFacts{Family: f, Keys: used[f.Name], Complete: true}) {
 				fmt.Fprintf(&out, "family %s: %s: %s\n", f.Name, r.ID, r.Summary(f))
 			}
 		}

@@ -12,6 +12,9 @@ var StaleKey = &Rule{
 	Doc:      "a live key has not been accessed for longer than its family's max_idle",
 	Kind:     KindKey,
 	Severity: diag.Warn,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
+	Reads:    FactIdle,
 	Key: func(k *KeyFacts) bool {
 		return k.Family != nil && k.Family.MaxIdle > 0 && k.HasIdle && k.Idle > k.Family.MaxIdle
 	},

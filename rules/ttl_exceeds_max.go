@@ -12,6 +12,8 @@ var TTLExceedsMax = &Rule{
 	Doc:      "a live key's TTL is longer than its family's max",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
 	Key:      func(k *KeyFacts) bool { return hasMaxTTL(k) && k.PTTL > k.Family.TTL.Max },
 	Detail:   func(k *KeyFacts) string { return "ttl " + registry.FormatDuration(k.PTTL.Round(1e9)) },
 	Summary: func(f *registry.Family) string {

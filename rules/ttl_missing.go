@@ -12,6 +12,8 @@ var TTLMissing = &Rule{
 	Doc:      "a live key has no TTL, but its family's policy sets a max",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
 	Key:      func(k *KeyFacts) bool { return hasMaxTTL(k) && k.PTTL < 0 },
 	Detail:   func(*KeyFacts) string { return "no ttl" },
 	Summary: func(f *registry.Family) string {

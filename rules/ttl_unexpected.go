@@ -12,6 +12,8 @@ var TTLUnexpected = &Rule{
 	Doc:      "a live key of a persistent family has a TTL",
 	Kind:     KindKey,
 	Severity: diag.Warn,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
 	Key: func(k *KeyFacts) bool {
 		return k.Family != nil && k.Family.TTL.Kind == registry.TTLPersistent && k.PTTL >= 0
 	},

@@ -12,6 +12,8 @@ var TypeMismatch = &Rule{
 	Doc:      "a live key's Redis type differs from its family's type",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
 	Key: func(k *KeyFacts) bool {
 		return k.Family != nil && k.Family.Type != "" && k.Type != redisType(k.Family.Type)
 	},

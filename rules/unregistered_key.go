@@ -12,6 +12,8 @@ var UnregisteredKey = &Rule{
 	Doc:      "a live key matches no family in the registry",
 	Kind:     KindKey,
 	Severity: diag.Error,
+	Phase:    PhaseKey,
+	Unit:     UnitAllKeys,
 	Key:      func(k *KeyFacts) bool { return k.Family == nil && k.Shape == nil },
 	Summary:  func(*registry.Family) string { return "keys that match no family" },
 }

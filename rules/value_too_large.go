@@ -14,6 +14,9 @@ var ValueTooLarge = &Rule{
 	Doc:      "a live key uses more memory than its family's max_bytes",
 	Kind:     KindKey,
 	Severity: diag.Warn,
+	Phase:    PhaseKey,
+	Unit:     UnitKeys,
+	Reads:    FactMemory,
 	Key: func(k *KeyFacts) bool {
 		return k.Family != nil && k.Family.MaxBytes > 0 && k.HasMemory && k.Memory > k.Family.MaxBytes
 	},
