@@ -11,6 +11,12 @@
 // [WriteExplanation] describe one key; [Rules] lists the rules, and is what
 // docs/rules.md is generated from.
 //
+// Every format is one renderer, declared in its own file and listed once in
+// the table of formats (format.go); [Formats], [FormatList],
+// [FormatCompletions] and [FormatHelp] give a command the names, usage text,
+// completions and help of the formats for a [Document], and [ParseFormat]
+// validates against them.
+//
 // The package never writes to os.Stdout or os.Stderr: every destination is an
 // [io.Writer] passed in by the caller.
 package report
