@@ -183,7 +183,7 @@ func TestDocumentFormatErrors(t *testing.T) {
 
 func TestFormatHelp(t *testing.T) {
 	got := FormatHelp(DocExplain, 40)
-	want := "Formats: text (plain lines; findings\ngcc-style, summary on stderr) and json\n(one versioned document)."
+	want := "Formats: text (plain lines, findings\ngcc-style) and json (one versioned\ndocument)."
 	if got != want {
 		t.Errorf("FormatHelp = %q, want %q", got, want)
 	}

@@ -13,7 +13,7 @@ import (
 // explanation and the rule list as columns.
 var textFormat = renderer{
 	name:        Text,
-	help:        "plain lines; findings gcc-style, summary on stderr",
+	help:        "plain lines, findings gcc-style",
 	diagnostics: writeText,
 	audit:       buffered(writeAuditText),
 	explain:     writeExplanationText,
