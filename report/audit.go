@@ -18,22 +18,6 @@ import (
 	"github.com/keyreg/keyreg/internal/secret"
 )
 
-// Formats that only audit reports support.
-const (
-	// Table prints an audit report as boxed tables for a terminal. It is the
-	// default when stdout is a TTY.
-	Table Format = "table"
-	// Markdown prints an audit report as GitHub-flavoured markdown, for
-	// $GITHUB_STEP_SUMMARY or a pull-request comment.
-	Markdown Format = "markdown"
-	// Prometheus prints an audit report as gauges in the Prometheus text
-	// exposition format, for the node_exporter textfile collector.
-	Prometheus Format = "prometheus"
-)
-
-// AuditFormats lists the audit output formats.
-var AuditFormats = []Format{Table, Text, JSON, Markdown, GitHub, SARIF, Prometheus}
-
 // auditAutomation is the SARIF automationDetails.id of audit runs, unless
 // Options.Automation names another.
 const auditAutomation = "keyreg/audit/"
@@ -76,47 +60,30 @@ func AuditBaseline(w io.Writer, f Format, r *audit.Report, c *audit.Comparison, 
 	if r == nil {
 		return fmt.Errorf("writing %s report: no audit report", f)
 	}
+	rd, err := lookup(f, DocAudit)
+	if err != nil {
+		return err
+	}
 	if o.Tool.Name == "" {
 		o.Tool.Name = "keyreg"
 	}
-	switch f {
-	case GitHub:
-		return writeAuditGitHub(w, r, c, o)
-	case SARIF:
-		if o.Automation == "" {
-			o.Automation = auditAutomation
-		}
-		o.invocation = auditInvocation(r)
-		if c != nil {
-			return writeAuditSARIFBaseline(w, r, c, o)
-		}
-		return Diagnostics(w, SARIF, auditDiagnostics(r), o)
-	}
-	var (
-		b   bytes.Buffer
-		err error
-	)
-	switch f {
-	case Table:
-		err = writeAuditTable(&b, r, c)
-	case Text:
-		err = writeAuditText(&b, r, c, o)
-	case JSON:
-		err = encode(&b, auditDoc(r, c, o))
-	case Markdown:
-		writeAuditMarkdown(&b, r, c)
-	case Prometheus:
-		writeAuditPrometheus(&b, r, c)
-	default:
-		return fmt.Errorf("unsupported format %q (want %s)", f, orList(AuditFormats))
-	}
-	if err == nil {
-		_, err = w.Write(b.Bytes())
-	}
-	if err != nil {
+	if err := rd.audit(w, r, c, o); err != nil {
 		return fmt.Errorf("writing %s report: %w", f, err)
 	}
 	return nil
+}
+
+// buffered adapts an audit renderer that builds its output in memory, so
+// that it reaches w in one write.
+func buffered(write func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error) func(io.Writer, *audit.Report, *audit.Comparison, Options) error {
+	return func(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error {
+		var b bytes.Buffer
+		if err := write(&b, r, c, o); err != nil {
+			return err
+		}
+		_, err := w.Write(b.Bytes())
+		return err
+	}
 }
 
 // writeAuditGitHub prints annotations through the github renderer and the
@@ -126,7 +93,7 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Optio
 		// A file-less warning, so the run page says the counts are incomplete.
 		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("partial audit"), ghData.Replace(partialBanner(r)))
 		if _, err := io.WriteString(w, line); err != nil {
-			return fmt.Errorf("writing %s report: %w", GitHub, err)
+			return err
 		}
 	}
 	step := o.StepSummary
@@ -141,20 +108,34 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Optio
 		shown = c.Filter(r)
 		line := fmt.Sprintf("::notice title=%s::%s\n", ghProperty.Replace("keyreg baseline"), ghData.Replace(baselineLine(c)))
 		if _, err := io.WriteString(w, line); err != nil {
-			return fmt.Errorf("writing %s report: %w", GitHub, err)
+			return err
 		}
 	}
-	if err := Diagnostics(w, GitHub, auditDiagnostics(shown), o); err != nil {
+	if err := renderList(w, writeGitHub, auditDiagnostics(shown), o); err != nil {
 		return err
 	}
 	if step != nil {
 		var md bytes.Buffer
 		writeAuditMarkdown(&md, r, c)
 		if _, err := step.Write(md.Bytes()); err != nil {
-			return fmt.Errorf("writing %s report: writing step summary: %w", GitHub, err)
+			return fmt.Errorf("writing step summary: %w", err)
 		}
 	}
 	return nil
+}
+
+// writeAuditSARIF prints r as a SARIF log whose automationDetails.id
+// defaults to auditAutomation, with one invocation saying whether the audit
+// covered the whole keyspace.
+func writeAuditSARIF(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error {
+	if o.Automation == "" {
+		o.Automation = auditAutomation
+	}
+	o.invocation = auditInvocation(r)
+	if c != nil {
+		return writeAuditSARIFBaseline(w, r, c, o)
+	}
+	return renderList(w, writeSARIF, auditDiagnostics(r), o)
 }
 
 // auditView is the content that the table, text and markdown formats share,

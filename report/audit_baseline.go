@@ -129,12 +129,12 @@ type (
 // "new" or "unchanged" against the baseline.
 func writeAuditSARIFBaseline(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error {
 	var plain bytes.Buffer
-	if err := Diagnostics(&plain, SARIF, auditDiagnostics(r), o); err != nil {
+	if err := renderList(&plain, writeSARIF, auditDiagnostics(r), o); err != nil {
 		return err
 	}
 	var log sarifBaselineLog
 	if err := json.Unmarshal(plain.Bytes(), &log); err != nil {
-		return fmt.Errorf("writing %s report: %w", SARIF, err)
+		return err
 	}
 	// Results are found by rule and family, which name one finding.
 	type key struct{ rule, family string }
@@ -159,8 +159,5 @@ func writeAuditSARIFBaseline(w io.Writer, r *audit.Report, c *audit.Comparison, 
 			}
 		}
 	}
-	if err := encode(w, log); err != nil {
-		return fmt.Errorf("writing %s report: %w", SARIF, err)
-	}
-	return nil
+	return encode(w, log)
 }

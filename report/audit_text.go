@@ -3,12 +3,8 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/keyreg/keyreg/audit"
 )
@@ -39,7 +35,7 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	// the only line a reader sees.
 	summary := o.Summary
 	o.Summary = nil
-	if err := Diagnostics(b, Text, auditDiagnostics(shown), o); err != nil {
+	if err := renderList(b, writeText, auditDiagnostics(shown), o); err != nil {
 		return err
 	}
 	if summary != nil {
@@ -60,44 +56,6 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 		fmt.Fprintf(b, "\nresolved since baseline: %s\n", bv.resolvedTitle)
 		if len(bv.resolved.rows) > 0 {
 			writeTabbed(b, bv.resolved)
-		}
-	}
-	writeFooter(b, v)
-	return nil
-}
-
-// writeAuditTable prints the report as tables for a terminal.
-func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) error {
-	v := newAuditViewFor(r, c)
-	writeHeader(b, v)
-
-	sections := []struct {
-		title string
-		g     grid
-	}{
-		{"families", v.families},
-		{"owners", v.owners},
-		{"unregistered: " + v.unregistered, v.groups},
-		{v.findingsTitle + ": " + v.summary, v.findings},
-	}
-	if bv := v.baseline; bv != nil {
-		sections = append(sections,
-			struct {
-				title string
-				g     grid
-			}{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
-			struct {
-				title string
-				g     grid
-			}{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
-	}
-	for _, s := range sections {
-		fmt.Fprintf(b, "\n%s\n", s.title)
-		if len(s.g.rows) == 0 {
-			continue
-		}
-		if err := renderTable(b, s.g); err != nil {
-			return err
 		}
 	}
 	writeFooter(b, v)
@@ -140,36 +98,4 @@ func writeTabbed(b *bytes.Buffer, g grid) {
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}
 	tw.Flush()
-}
-
-// renderTable draws g with tablewriter.
-func renderTable(w io.Writer, g grid) error {
-	align := make([]tw.Align, len(g.head))
-	for i, right := range g.right {
-		align[i] = tw.AlignLeft
-		if right {
-			align[i] = tw.AlignRight
-		}
-	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft, PerColumn: align}),
-	)
-	head := make([]any, len(g.head))
-	for i, h := range g.head {
-		head[i] = h
-	}
-	t.Header(head...)
-	rows := make([][]string, len(g.rows))
-	for i, row := range g.rows {
-		rows[i] = make([]string, len(row))
-		for j, c := range row {
-			rows[i][j] = exampleText(c)
-		}
-	}
-	if err := t.Bulk(rows); err != nil {
-		return err
-	}
-	return t.Render()
 }

@@ -205,17 +205,21 @@ func typeOf(m map[string]any) string {
 
 // WriteExplanation writes e in format "text" or "json".
 func WriteExplanation(w io.Writer, format string, e *Explanation) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(e)
-	case "text":
-		return writeExplanationText(w, e)
+	r, err := parse(format, DocExplain)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("unsupported format %q (want text or json)", format)
+	return r.explain(w, e)
 }
 
+// writeExplanationJSON prints e as one JSON object.
+func writeExplanationJSON(w io.Writer, e *Explanation) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(e)
+}
+
+// writeExplanationText prints e as aligned "label  value" lines.
 func writeExplanationText(w io.Writer, e *Explanation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }

@@ -9,6 +9,16 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
+// githubFormat is GitHub Actions workflow commands, which GitHub shows as
+// annotations, with a markdown step summary.
+var githubFormat = renderer{
+	name:        GitHub,
+	aliases:     []string{"github-actions"},
+	help:        "workflow commands; with $GITHUB_STEP_SUMMARY set, a markdown table there too",
+	diagnostics: writeGitHub,
+	audit:       writeAuditGitHub,
+}
+
 // defaultMaxAnnotations is how many annotations of each level GitHub shows
 // per step.
 const defaultMaxAnnotations = 10
@@ -110,32 +120,21 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// mdCell escapes text for a cell of a GitHub markdown table.
-var mdCell = strings.NewReplacer(
-	"|", `\|`,
-	"&", "&amp;",
-	"<", "&lt;",
-	">", "&gt;",
-	"\r\n", "<br>",
-	"\n", "<br>",
-	"\r", "<br>",
-)
-
 // writeStepSummary writes a markdown heading with the counts of all and a
 // table of active, which is already in annotation order.
 func writeStepSummary(w io.Writer, all, active diag.List, o Options) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "### %s: %s\n\n", mdCell.Replace(o.Tool.Name), all.Count())
+	fmt.Fprintf(&b, "### %s: %s\n\n", md(o.Tool.Name, mdData), all.Count())
 	if len(active) > 0 {
 		b.WriteString("| Severity | Location | Rule | Family | Message |\n")
 		b.WriteString("| --- | --- | --- | --- | --- |\n")
 		for _, d := range active {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n",
 				d.Severity.Label(),
-				mdCell.Replace(slashPath(d.Pos.String())),
-				mdCell.Replace(d.Rule),
-				mdCell.Replace(d.Family),
-				mdCell.Replace(d.Message))
+				md(slashPath(d.Pos.String()), mdData),
+				md(d.Rule, mdData),
+				md(d.Family, mdData),
+				md(d.Message, mdData))
 		}
 		b.WriteString("\n")
 	}

@@ -1,11 +1,25 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 
+	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
 )
+
+// jsonFormat is one versioned JSON document per run.
+var jsonFormat = renderer{
+	name:        JSON,
+	help:        "one versioned document",
+	diagnostics: writeJSON,
+	audit: buffered(func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
+		return encode(b, auditDoc(r, c, o))
+	}),
+	explain: writeExplanationJSON,
+	rules:   writeRulesJSON,
+}
 
 // jsonVersion is the version of the json format's document schema.
 const jsonVersion = "1"

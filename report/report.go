@@ -11,6 +11,12 @@
 // [WriteExplanation] describe one key; [Rules] lists the rules, and is what
 // docs/rules.md is generated from.
 //
+// Every format is one renderer, declared in its own file and listed once in
+// the table of formats (format.go); [Formats], [FormatList],
+// [FormatCompletions] and [FormatHelp] give a command the names, usage text,
+// completions and help of the formats for a [Document], and [ParseFormat]
+// validates against them.
+//
 // The package never writes to os.Stdout or os.Stderr: every destination is an
 // [io.Writer] passed in by the caller.
 package report
@@ -27,10 +33,7 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
-// Format names an output format.
-type Format string
-
-// The output formats.
+// The formats of diagnostics; the audit adds its own (see audit.go).
 const (
 	// Text prints one gcc-style line per active finding, such as
 	// keys.yaml:12:5: error: message (rule-id), and a summary line to
@@ -45,37 +48,6 @@ const (
 	// SARIF prints a SARIF 2.1.0 log for GitHub code scanning.
 	SARIF Format = "sarif"
 )
-
-var allFormats = []Format{Text, JSON, GitHub, SARIF}
-
-// ParseFormat parses a format name, case-insensitively. "github-actions" is
-// accepted as an alias of "github". When allowed is empty every format is
-// allowed; otherwise s must name one of allowed, and the error lists them.
-func ParseFormat(s string, allowed ...Format) (Format, error) {
-	if len(allowed) == 0 {
-		allowed = allFormats
-	}
-	name := strings.ToLower(strings.TrimSpace(s))
-	if name == "github-actions" {
-		name = string(GitHub)
-	}
-	if f := Format(name); slices.Contains(allowed, f) {
-		return f, nil
-	}
-	return "", fmt.Errorf("unsupported format %q (want %s)", s, orList(allowed))
-}
-
-// orList joins formats as "a, b or c".
-func orList(fs []Format) string {
-	names := make([]string, len(fs))
-	for i, f := range fs {
-		names[i] = string(f)
-	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
 
 // Tool identifies the program that produced the findings.
 type Tool struct {
@@ -126,27 +98,24 @@ type Options struct {
 // diag.Off. Suppressed diagnostics are counted, and appear in the json and
 // sarif formats marked as suppressed, but are never shown as active findings.
 func Diagnostics(w io.Writer, f Format, l diag.List, o Options) error {
-	l = prepare(l)
-	if o.Tool.Name == "" {
-		o.Tool.Name = "keyreg"
-	}
-	var err error
-	switch f {
-	case Text:
-		err = writeText(w, l, o)
-	case JSON:
-		err = writeJSON(w, l, o)
-	case GitHub:
-		err = writeGitHub(w, l, o)
-	case SARIF:
-		err = writeSARIF(w, l, o)
-	default:
-		return fmt.Errorf("unsupported format %q (want %s)", f, orList(allFormats))
-	}
+	r, err := lookup(f, DocDiagnostics)
 	if err != nil {
+		return err
+	}
+	if err := renderList(w, r.diagnostics, l, o); err != nil {
 		return fmt.Errorf("writing %s report: %w", f, err)
 	}
 	return nil
+}
+
+// renderList runs a diagnostics renderer on a prepared copy of l, with the
+// tool name defaulted. Renderers of other documents that print findings
+// (the audit's text, github and sarif) call it directly.
+func renderList(w io.Writer, write func(io.Writer, diag.List, Options) error, l diag.List, o Options) error {
+	if o.Tool.Name == "" {
+		o.Tool.Name = "keyreg"
+	}
+	return write(w, prepare(l), o)
 }
 
 // prepare returns a sorted copy of l without diagnostics that are off.

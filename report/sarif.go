@@ -10,6 +10,14 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
+// sarifFormat is a SARIF 2.1.0 log for GitHub code scanning.
+var sarifFormat = renderer{
+	name:        SARIF,
+	help:        "2.1.0, for GitHub code scanning",
+	diagnostics: writeSARIF,
+	audit:       writeAuditSARIF,
+}
+
 // SARIF constants. The fingerprint key is versioned so that its recipe can
 // change without colliding with alerts made by an older keyreg.
 const (

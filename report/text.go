@@ -9,6 +9,17 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
+// textFormat is plain text: gcc-style findings, aligned audit lines, the
+// explanation and the rule list as columns.
+var textFormat = renderer{
+	name:        Text,
+	help:        "plain lines, findings gcc-style",
+	diagnostics: writeText,
+	audit:       buffered(writeAuditText),
+	explain:     writeExplanationText,
+	rules:       writeRulesText,
+}
+
 // textIndent indents continuation lines of a multi-line message, so that
 // problem matchers do not read them as findings of their own.
 var textIndent = strings.NewReplacer("\r\n", "\n\t", "\n", "\n\t", "\r", "\n\t")

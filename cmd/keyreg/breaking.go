@@ -53,13 +53,13 @@ or new registry or usage error, 3 git ref missing (or a shallow clone).`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().StringVar(&o.against, "against", "", "older registry to compare with: a git ref or a file path (default in GitHub Actions: the merge base with origin/$GITHUB_BASE_REF)")
-	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, github or sarif")
+	formatFlag(c, &o.format, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
 
 func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
-	format, err := report.ParseFormat(o.format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	format, err := report.ParseFormat(o.format, report.Formats(report.DocDiagnostics)...)
 	if err != nil {
 		return usageError(err, "")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/internal/demo"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/scanner"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +65,7 @@ To audit your own Redis: keyreg audit --url redis://host:6379 --registry keys.ya
 	f := c.Flags()
 	f.Uint64Var(&o.seed, "seed", demo.DefaultSeed, "random seed of the keyspace: the same seed gives the same keys")
 	f.IntVar(&o.keys, "keys", demo.DefaultKeys, "clean keys per family")
-	f.StringVarP(&o.format, "format", "f", "", "table, text, json, markdown, github, sarif or prometheus (default: table on a terminal, else text)")
+	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "never", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }

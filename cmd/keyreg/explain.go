@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
@@ -49,13 +48,14 @@ the one in the URL, else 0.`,
 	o.conn.flags(c.Flags())
 	// Explain reads one key, so one database, unlike the audit.
 	c.Flags().Lookup("db").Usage = "logical database to read the key from (default: the URL's, else 0)"
-	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text or json")
+	formatFlag(c, &o.format, "text", report.DocExplain, "output format: "+report.FormatList(report.DocExplain))
 	return c
 }
 
 func (a *app) runExplain(ctx context.Context, key string, o explainOptions) error {
-	if o.format != "text" && o.format != "json" {
-		return usageError(fmt.Errorf("unsupported format %q (want text or json)", o.format), "")
+	format, err := report.ParseFormat(o.format, report.Formats(report.DocExplain)...)
+	if err != nil {
+		return usageError(err, "")
 	}
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
@@ -86,7 +86,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}
 	}
-	if err := report.WriteExplanation(a.stdout, o.format, e); err != nil {
+	if err := report.WriteExplanation(a.stdout, string(format), e); err != nil {
 		return runtimeError(err, "")
 	}
 	if fail {

@@ -26,9 +26,7 @@ func (a *app) lintCmd() *cobra.Command {
 TTL policies, versions, payload schemas, and proves that no two patterns can
 match the same key. Run it in CI on every change to keys.yaml.
 
-Formats: text (gcc-style, summary on stderr), json, github (workflow
-commands; with $GITHUB_STEP_SUMMARY set, a markdown table there too) and
-sarif (2.1.0, for GitHub code scanning).
+` + report.FormatHelp(report.DocDiagnostics, 76) + `
 
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 invalid registry
 or usage error.`,
@@ -36,13 +34,13 @@ or usage error.`,
 		RunE: func(c *cobra.Command, _ []string) error { return a.runLint(o) },
 	}
 	registryFlag(c.Flags(), &o.registry)
-	c.Flags().StringVarP(&o.format, "format", "f", "text", "output format: text, json, github or sarif")
+	formatFlag(c, &o.format, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
 
 func (a *app) runLint(o lintOptions) error {
-	format, err := report.ParseFormat(o.format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	format, err := report.ParseFormat(o.format, report.Formats(report.DocDiagnostics)...)
 	if err != nil {
 		return usageError(err, "")
 	}

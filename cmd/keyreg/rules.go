@@ -23,6 +23,6 @@ ignore: [{rule: <id>, reason: "…"}].
 			return nil
 		},
 	}
-	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text, json or markdown")
+	formatFlag(c, &format, "text", report.DocRules, "output format: "+report.FormatList(report.DocRules))
 	return c
 }

@@ -13,6 +13,20 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
+// Prometheus prints an audit report as gauges in the Prometheus text
+// exposition format, for the node_exporter textfile collector.
+const Prometheus Format = "prometheus"
+
+// prometheusFormat is gauges for the node_exporter textfile collector.
+var prometheusFormat = renderer{
+	name: Prometheus,
+	help: "gauges for the node_exporter textfile collector",
+	audit: buffered(func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Options) error {
+		writeAuditPrometheus(b, r, c)
+		return nil
+	}),
+}
+
 // promMetric is one metric family of the exposition format: all gauges.
 type promMetric struct {
 	name, help string

@@ -1,0 +1,319 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyreg/keyreg/diag"
+)
+
+// goldenCases names, per document, the cases whose golden files every
+// format of that document must have: testdata/<prefix><case>.<format>.golden.
+var goldenCases = map[Document]struct {
+	prefix string
+	cases  []string
+}{
+	DocDiagnostics: {"", []string{"mixed", "empty"}},
+	DocAudit:       {"audit.", []string{"full", "partial", "empty"}},
+	DocExplain:     {"explain.", []string{"matched", "unmatched"}},
+	DocRules:       {"rules.", []string{"list"}},
+}
+
+// extraGoldens are the golden files of a format's side outputs.
+var extraGoldens = map[string]bool{}
+
+func init() {
+	for _, c := range []string{"mixed", "empty"} {
+		extraGoldens[c+".text-summary.golden"] = true
+		extraGoldens[c+".github-step-summary.golden"] = true
+	}
+	for _, c := range []string{"full", "partial", "empty"} {
+		extraGoldens["audit."+c+".text-summary.golden"] = true
+		extraGoldens["audit."+c+".github-step-summary.golden"] = true
+	}
+}
+
+func TestFormatTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range formats {
+		for _, name := range append([]string{string(r.name)}, r.aliases...) {
+			if seen[name] {
+				t.Errorf("format name %q is taken twice", name)
+			}
+			seen[name] = true
+			if name != strings.ToLower(name) || strings.ContainsAny(name, " \t\n,") {
+				t.Errorf("format name %q is not a lowercase word", name)
+			}
+		}
+		if r.help == "" || strings.HasSuffix(r.help, ".") || strings.Contains(r.help, "\n") {
+			t.Errorf("%s: help %q is empty, ends with a period or spans lines", r.name, r.help)
+		}
+		if !r.renders(DocDiagnostics) && !r.renders(DocAudit) && !r.renders(DocExplain) && !r.renders(DocRules) {
+			t.Errorf("%s renders no document", r.name)
+		}
+	}
+	// The formats keep the order --help has always shown; a new format may
+	// go anywhere between them.
+	for d, want := range map[Document][]Format{
+		DocDiagnostics: {Text, JSON, GitHub, SARIF},
+		DocAudit:       {Table, Text, JSON, Markdown, GitHub, SARIF, Prometheus},
+		DocExplain:     {Text, JSON},
+		DocRules:       {Text, JSON, Markdown},
+	} {
+		got := Formats(d)
+		kept := slices.DeleteFunc(slices.Clone(got), func(f Format) bool { return !slices.Contains(want, f) })
+		if !slices.Equal(kept, want) {
+			t.Errorf("Formats(%d) = %v, want %v in this order", d, got, want)
+		}
+	}
+	if got, want := join([]string{"a", "b", "c"}, "or"), "a, b or c"; got != want {
+		t.Errorf("join = %q, want %q", got, want)
+	}
+	comps := FormatCompletions(DocExplain)
+	if len(comps) != len(Formats(DocExplain)) || !slices.Contains(comps, "text\t"+textFormat.help) || !slices.Contains(comps, "json\t"+jsonFormat.help) {
+		t.Errorf("FormatCompletions(DocExplain) = %q", comps)
+	}
+}
+
+// TestFormatGoldens fails when a format of the table lacks a golden file for
+// a document it renders, or when testdata holds a golden file of no format.
+func TestFormatGoldens(t *testing.T) {
+	want := map[string]bool{}
+	for _, r := range formats {
+		for d, g := range goldenCases {
+			if !r.renders(d) {
+				continue
+			}
+			for _, c := range g.cases {
+				name := fmt.Sprintf("%s%s.%s.golden", g.prefix, c, r.name)
+				want[name] = true
+				if _, err := os.Stat("testdata/" + name); err != nil {
+					t.Errorf("format %s renders document %d but has no golden file: %v (add the case, run go test ./report -update)", r.name, d, err)
+				}
+			}
+		}
+	}
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if name := e.Name(); strings.HasSuffix(name, ".golden") && !want[name] && !extraGoldens[name] {
+			t.Errorf("testdata/%s belongs to no format of the table", name)
+		}
+	}
+}
+
+func explanations() map[string]*Explanation {
+	n := int64(3)
+	return map[string]*Explanation{
+		"matched": {
+			Key:     "v1:cart:{42}:items",
+			Matched: true,
+			Family: &FamilyFacts{
+				Name: "cart", Description: "Cart <items> | \"quoted\"", Position: "keys.yaml:20:5",
+				Pattern: "v1:cart:{{user_id:int}}:items", Glob: "v1:cart:{*}:items", Owner: "platform",
+				Contact: "platform@example.com", Type: "list", Encoding: "json", TTL: "max 30m", TTLSource: "defaults",
+				Schema:     &SchemaSummary{Path: "schemas/cart.json", Type: "object", Properties: []Property{{Name: "sku", Type: "string", Required: true}}},
+				MaxLen:     100,
+				MaxIdle:    "30d",
+				Deprecated: &Deprecation{Since: "2026-01-01", ReplacedBy: "cart-v2"},
+			},
+			Params: []ParamValue{{Name: "user_id", Type: "int", Value: "42"}},
+			Live: &LiveFacts{Exists: true, DB: 0, Type: "list", TTL: "12m0s", Memory: 512, Len: &n, Encoding: "json",
+				Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
+		},
+		"unmatched": {
+			Key:     "tmp:\x00x",
+			Closest: &ClosestFamily{Name: "cart", Pattern: "v1:cart:{{user_id:int}}:items", Position: "keys.yaml:20:5", Reason: `literal "v1:" does not match`},
+			Live:    &LiveFacts{Exists: false, DB: 2},
+		},
+	}
+}
+
+func TestExplainGolden(t *testing.T) {
+	for name, e := range explanations() {
+		for _, f := range Formats(DocExplain) {
+			t.Run(name+"/"+string(f), func(t *testing.T) {
+				var b bytes.Buffer
+				if err := WriteExplanation(&b, string(f), e); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, fmt.Sprintf("explain.%s.%s.golden", name, f), b.String())
+			})
+		}
+	}
+}
+
+func TestRulesGolden(t *testing.T) {
+	rules := []RuleInfo{
+		{ID: "ttl-missing", Kind: "key", Doc: "a key of a family with a `ttl` policy has no TTL", Default: diag.Error},
+		{ID: "description-missing", Kind: "lint", Doc: "a family has no description | <b>bold</b>\nsecond line", Default: diag.Info},
+	}
+	for _, f := range Formats(DocRules) {
+		t.Run(string(f), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Rules(&b, string(f), rules); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fmt.Sprintf("rules.list.%s.golden", f), b.String())
+		})
+	}
+}
+
+func TestDocumentFormatErrors(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteExplanation(&b, "sarif", &Explanation{}); err == nil || err.Error() != `unsupported format "sarif" (want `+FormatList(DocExplain)+`)` {
+		t.Errorf("WriteExplanation(sarif) error = %v", err)
+	}
+	if err := Rules(&b, "table", nil); err == nil || err.Error() != `unsupported format "table" (want `+FormatList(DocRules)+`)` {
+		t.Errorf("Rules(table) error = %v", err)
+	}
+	if err := Diagnostics(&b, Prometheus, nil, Options{}); err == nil || err.Error() != `unsupported format "prometheus" (want `+FormatList(DocDiagnostics)+`)` {
+		t.Errorf("Diagnostics(prometheus) error = %v", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("wrote %q for an unsupported format", b.String())
+	}
+}
+
+func TestFormatHelp(t *testing.T) {
+	got := FormatHelp(DocExplain, 40)
+	want := "Formats: text (plain lines, findings\ngcc-style) and json (one versioned\ndocument)."
+	if got != want {
+		t.Errorf("FormatHelp = %q, want %q", got, want)
+	}
+	for _, line := range strings.Split(FormatHelp(DocAudit, 76), "\n") {
+		if len(line) > 76 {
+			t.Errorf("line over 76 columns: %q", line)
+		}
+	}
+}
+
+// hostile is markdown an attacker would put in a key, a family name or a
+// Redis error.
+var hostile = []string{
+	"a|b",
+	"`code` and ``more``",
+	"line1\nline2\r\nline3\rline4",
+	"<img src=x onerror=alert(1)><script>x</script>",
+	"[x](javascript:alert(1))",
+	"![x](https://evil/pixel.png)",
+	"# heading",
+	"   ## heading",
+	"- item",
+	"+ item",
+	"1. item",
+	"12) item",
+	"**bold** _em_ ~~strike~~",
+	`back\slash &amp; entity`,
+}
+
+func TestMarkdownEscape(t *testing.T) {
+	for _, s := range hostile {
+		for _, m := range []mdMode{mdData, mdBlock, mdDoc} {
+			got := md(s, m)
+			if strings.ContainsAny(got, "<>\n\r") && !onlyBreaks(got) {
+				t.Errorf("md(%q, %d) = %q: raw HTML or a line break", s, m, got)
+			}
+			if strings.Contains(strings.ReplaceAll(got, `\|`, ""), "|") {
+				t.Errorf("md(%q, %d) = %q: an unescaped pipe splits the table cell", s, m, got)
+			}
+			if m == mdDoc {
+				continue
+			}
+			for _, syntax := range []string{"](", "**", "_em", "~~", "`", "&amp;amp"} {
+				if syntax == "&amp;amp" {
+					if strings.Contains(s, "&amp;") && !strings.Contains(got, "&amp;amp;") {
+						t.Errorf("md(%q, %d) = %q: an entity is not shown as typed", s, m, got)
+					}
+					continue
+				}
+				if strings.Contains(unescaped(got), syntax) {
+					t.Errorf("md(%q, %d) = %q: markdown syntax %q left live", s, m, got, syntax)
+				}
+			}
+		}
+	}
+	for in, want := range map[string]string{
+		"# heading":    `\# heading`,
+		"   ## h":      `   \## h`,
+		"- item":       `\- item`,
+		"+ item":       `\+ item`,
+		"1. item":      `1\. item`,
+		"12) item":     `12\) item`,
+		"1 error":      "1 error",
+		"    # code":   "    # code",
+		"":             "",
+		"a # b":        "a # b",
+		"PARTIAL: a_b": `PARTIAL: a\_b`,
+	} {
+		if got := md(in, mdBlock); got != want {
+			t.Errorf("md(%q, mdBlock) = %q, want %q", in, got, want)
+		}
+	}
+	// Data inside a cell keeps its leading # (a cell cannot be a heading).
+	if got := md("#identity-oncall", mdData); got != "#identity-oncall" {
+		t.Errorf("md(#identity-oncall, mdData) = %q", got)
+	}
+	// Rule docs keep their code spans.
+	if got := md("set `ttl` | <b>", mdDoc); got != "set `ttl` \\| &lt;b&gt;" {
+		t.Errorf("md(doc) = %q", got)
+	}
+}
+
+// onlyBreaks reports whether every < and > in s belongs to a <br>.
+func onlyBreaks(s string) bool {
+	return !strings.ContainsAny(strings.ReplaceAll(s, "<br>", ""), "<>\n\r")
+}
+
+// unescaped drops backslash-escaped characters from s, leaving the syntax
+// markdown would still read.
+func unescaped(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// TestStepSummaryEscapesMarkdown: a message quoting a hostile value must not
+// turn into a link, code or emphasis in the job summary.
+func TestStepSummaryEscapesMarkdown(t *testing.T) {
+	l := diag.List{{Pos: diag.Pos{File: "keys.yaml", Line: 3, Col: 5}, Severity: diag.Error, Rule: "owner-unknown",
+		Family: "a_b", Message: "owner \"[x](javascript:alert(1))\" is not declared, `see` **docs**"}}
+	var step bytes.Buffer
+	if err := Diagnostics(&bytes.Buffer{}, GitHub, l, Options{StepSummary: &step}); err != nil {
+		t.Fatal(err)
+	}
+	row := step.String()
+	for _, live := range []string{"[x](", "`see`", "**docs**"} {
+		if strings.Contains(row, live) {
+			t.Errorf("step summary keeps %q live:\n%s", live, row)
+		}
+	}
+	if !strings.Contains(row, `\[x\](javascript:alert(1))`) || !strings.Contains(row, `a\_b`) {
+		t.Errorf("step summary lost the text as typed:\n%s", row)
+	}
+}
+
+// TestAuditMarkdownBlockMarkers: a note that starts with # or - must not
+// become a heading or a list inside its quote block.
+func TestAuditMarkdownBlockMarkers(t *testing.T) {
+	r := emptyReport()
+	r.Scan.Notes = []string{"- injected list", "## injected heading"}
+	out, _, _ := renderAudit(t, Markdown, r)
+	for _, want := range []string{"> \\- injected list\n", "> \\## injected heading\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}
