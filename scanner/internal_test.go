@@ -3,20 +3,9 @@ package scanner
 import (
 	"bufio"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -227,107 +216,6 @@ func TestProbeAfterIdle(t *testing.T) {
 		}
 		time.Sleep(2 * timeout)
 	}
-}
-
-// TestProbeTLS scans over rediss:// (the server listens for TLS on a port of
-// its own), so SCAN, the probe's own connections and sampling all have to
-// speak TLS: a probe connection dialled in the clear would fail the scan.
-func TestProbeTLS(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cert, key := selfSigned(t, dir)
-	tlsPort, err := redistest.FreePort(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := redistest.Standalone(t, "--tls-port", strconv.Itoa(tlsPort), "--tls-cert-file", cert,
-		"--tls-key-file", key, "--tls-ca-cert-file", cert, "--tls-auth-clients", "no")
-	admin := s.Client(t)
-	ctx := context.Background()
-	for i := range 300 {
-		if err := admin.Set(ctx, fmt.Sprint("tls:", i), `{"a":1}`, time.Hour).Err(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// skip_verify: the scanner has no option for a private CA; the
-	// transport is what this test is about.
-	c, err := Connect(ctx, Options{URL: fmt.Sprintf("rediss://127.0.0.1:%d/0?skip_verify=true", tlsPort), Memory: true, AllowTouch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var n int
-	var sampled []KeyInfo
-	st, err := c.Scan(ctx, func(b []KeyInfo) error {
-		for _, k := range b {
-			if k.Type != "string" || !k.HasMemory || k.PTTL <= 0 {
-				t.Errorf("%+v", k)
-			}
-		}
-		n += len(b)
-		sampled = append(sampled, b[0])
-		return nil
-	})
-	if err != nil || n != 300 || st.Partial {
-		t.Fatalf("scanned %d keys of 300, stats %+v, err %v", n, st, err)
-	}
-	ss, errs := c.SampleBatch(ctx, sampled, 10, 1<<20)
-	if errs[0] != nil || string(ss[0].String) != `{"a":1}` {
-		t.Errorf("sample over TLS: %q, %v", ss[0].String, errs[0])
-	}
-	// Every connection the scanner opened came in on the TLS port.
-	list, err := admin.ClientList(ctx).Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tls := 0
-	for line := range strings.SplitSeq(strings.TrimSpace(list), "\n") {
-		if strings.Contains(line, fmt.Sprintf("laddr=127.0.0.1:%d ", tlsPort)) {
-			tls++
-		} else if !strings.Contains(line, "cmd=client|list") {
-			t.Errorf("a connection outside TLS: %s", line)
-		}
-	}
-	if tls < 2 {
-		t.Errorf("%d TLS connections, want the scan's and the probe's", tls)
-	}
-}
-
-// selfSigned writes a self-signed certificate for 127.0.0.1 and its key to
-// dir and returns their paths.
-func selfSigned(t *testing.T, dir string) (cert, key string) {
-	t.Helper()
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "keyreg test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, key = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
-	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return cert, key
 }
 
 // TestTopologyUnserved checks that unserved slots are found by slot, not by

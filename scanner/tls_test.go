@@ -94,6 +94,11 @@ func TestMutualTLS(t *testing.T) {
 	if st.Partial {
 		t.Error("the insecure note made the scan partial")
 	}
+	// The URL's own skip_verify=true does the same, with the note.
+	cu := connect(t, scanner.Options{URL: url + "?skip_verify=true", TLS: scanner.TLSOptions{Cert: certs.ClientCert, Key: certs.ClientKey}, Match: "tls:1"})
+	if st, err = cu.Scan(ctx, func([]scanner.KeyInfo) error { return nil }); err != nil || !slices.Contains(st.Errors, scanner.InsecureNote) {
+		t.Errorf("skip_verify scan: notes %q, %v; want %q", st.Errors, err, scanner.InsecureNote)
+	}
 }
 
 // TestTLSMismatch points rediss:// at a plain port and redis:// at a TLS
