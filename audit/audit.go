@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
@@ -52,9 +51,12 @@ type Options struct {
 	Filtered bool
 	// Now is the audit time, for deprecation sunsets; zero means time.Now.
 	Now time.Time
-	// Progress, when set, is increased by the number of keys of every batch
-	// audited, for a progress display.
-	Progress *atomic.Int64
+	// Progress, when set, is called with the number of keys of every batch
+	// once it is audited, before the audit takes the next one. It runs on
+	// the goroutine that audits the batches, one call at a time; while it
+	// blocks, so does the audit (and, through back-pressure, the scan), so
+	// a test can inject a fault at a known point of the audit.
+	Progress func(keys int)
 }
 
 // Defaults returns the options keyreg audit starts from.
@@ -269,7 +271,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		}
 	}
 	if r.o.Progress != nil {
-		r.o.Progress.Add(int64(len(batch)))
+		r.o.Progress(len(batch))
 	}
 	return nil
 }

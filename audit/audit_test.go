@@ -986,10 +986,51 @@ func TestReadOnlyACL(t *testing.T) {
 	}
 }
 
-// TestNodeFailure breaks the server under a running audit: a cluster
-// master is killed, a standalone server restarted (losing its keys). The
-// audit must end in an error with a partial report, never in a complete
-// looking one.
+// runFaulted runs the audit in the background and stops it at its progress
+// hook once it has audited at least n keys; fault runs then, on the test
+// goroutine, and the audit goes on once it returned. It returns the report,
+// the keys audited when the fault came, and the audit's error. Faults come at
+// a known point of the audit, however loaded the machine, never from a timer.
+func runFaulted(t *testing.T, src audit.Source, reg *registry.Registry, opts audit.Options, n int64, fault func()) (*audit.Report, int64, error) {
+	t.Helper()
+	reached, resume := make(chan int64, 1), make(chan struct{})
+	release := sync.OnceFunc(func() { close(resume) })
+	var total int64 // the hook runs on one goroutine at a time
+	var stop sync.Once
+	opts.Progress = func(keys int) {
+		if total += int64(keys); total >= n {
+			stop.Do(func() { reached <- total; <-resume })
+		}
+	}
+	type result struct {
+		rep *audit.Report
+		err error
+	}
+	done, finished := make(chan result, 1), make(chan struct{})
+	ctx := bounded(t)
+	go func() {
+		defer close(finished)
+		rep, err := audit.Run(ctx, src, reg, opts)
+		done <- result{rep, err}
+	}()
+	// A test that fails in fault still lets the audit end.
+	t.Cleanup(func() { release(); <-finished })
+	var at int64
+	select {
+	case at = <-reached:
+	case r := <-done:
+		t.Fatalf("the audit ended before its fault: %d keys, %v", r.rep.Totals.Keys, r.err)
+	}
+	fault()
+	release()
+	r := <-done
+	return r.rep, at, r.err
+}
+
+// TestNodeFailure breaks the server under a running audit, once it has
+// audited 50 keys: a cluster master is killed, a standalone server restarted
+// (losing its keys). The audit must end in an error with a partial report,
+// never in a complete looking one, and count the keys audited before.
 func TestNodeFailure(t *testing.T) {
 	t.Parallel()
 	reg := loadRegistry(t)
@@ -1002,24 +1043,17 @@ func TestNodeFailure(t *testing.T) {
 		ks := newKeyspace(false)
 		ks.seed(t, cc, 0)
 		conn := dial(t, reg, scanner.Options{URL: cs.URL(), Timeout: time.Second})
-		o := newObserver(conn)
 		dead := cs.Masters[2]
-		o.after = func(n int) error {
-			if n == 1 {
-				dead.Stop()
-			}
-			return nil
-		}
 		start := time.Now()
-		rep, err := audit.Run(bounded(t), o, reg, allOf())
+		rep, at, err := runFaulted(t, conn, reg, allOf(), 50, dead.Stop)
 		if err == nil {
 			t.Fatalf("audit with a killed master succeeded: %d of %d keys", rep.Totals.Keys, len(ks.specs))
 		}
 		if rep == nil || !rep.Partial || !strings.Contains(rep.PartialReason, dead.Addr) || !strings.Contains(err.Error(), dead.Addr) {
 			t.Fatalf("err %v; report partial %v (%q): want both to name %s", err, rep != nil && rep.Partial, rep.PartialReason, dead.Addr)
 		}
-		if rep.Totals.Keys >= int64(len(ks.specs)) {
-			t.Errorf("partial report counts %d of %d keys", rep.Totals.Keys, len(ks.specs))
+		if rep.Scan.Keys < at || rep.Totals.Keys >= int64(len(ks.specs)) {
+			t.Errorf("partial report counts %d of %d keys (%d scanned), the master was killed after %d", rep.Totals.Keys, len(ks.specs), rep.Scan.Keys, at)
 		}
 		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("failing took %v", d)
@@ -1031,21 +1065,17 @@ func TestNodeFailure(t *testing.T) {
 		ks := newKeyspace(false)
 		ks.seed(t, s.Client(t), 0)
 		conn := dial(t, reg, scanner.Options{URL: s.URL(), Timeout: time.Second})
-		o := newObserver(conn)
-		o.after = func(n int) error {
-			if n == 1 {
-				s.Restart(t)
-			}
-			return nil
-		}
-		rep, err := audit.Run(bounded(t), o, reg, allOf())
+		rep, at, err := runFaulted(t, conn, reg, allOf(), 50, func() { s.Restart(t) })
 		if err == nil && !rep.Partial {
 			t.Fatalf("audit across a restart looks complete: %d of %d keys, no error", rep.Totals.Keys, len(ks.specs))
 		}
 		if !rep.Partial || rep.PartialReason == "" {
 			t.Errorf("err %v, but the report is not marked partial: %q", err, rep.PartialReason)
 		}
-		t.Logf("err %v; partial reason %q; %d of %d keys", err, rep.PartialReason, rep.Totals.Keys, len(ks.specs))
+		if rep.Scan.Keys < at || rep.Totals.Keys >= int64(len(ks.specs)) {
+			t.Errorf("partial report counts %d of %d keys (%d scanned), the server restarted after %d", rep.Totals.Keys, len(ks.specs), rep.Scan.Keys, at)
+		}
+		t.Logf("err %v; partial reason %q; restarted after %d keys, %d of %d in the report", err, rep.PartialReason, at, rep.Totals.Keys, len(ks.specs))
 	})
 }
 

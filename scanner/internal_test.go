@@ -27,7 +27,7 @@ func TestProbeVanished(t *testing.T) {
 	if err := admin.Set(ctx, "short", "v", time.Millisecond).Err(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
+	waitExpired(t, admin, "short")
 	for _, opts := range []Options{{URL: s.URL()}, {URL: s.URL(), Idle: true, Memory: true}} {
 		c, err := Connect(ctx, opts)
 		if err != nil {
@@ -40,6 +40,30 @@ func TestProbeVanished(t *testing.T) {
 		}
 		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes) != 0 {
 			t.Errorf("opts %+v: infos %+v, vanished %d, notes %v", opts, infos, vanished, notes)
+		}
+	}
+}
+
+// waitExpired returns once key has expired by the server's own clock,
+// which is what decides expiry, rather than after a guessed sleep.
+func waitExpired(t *testing.T, c *redis.Client, key string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	at, err := c.PExpireTime(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at < 0 {
+		return // already expired (and deleted), or never had a TTL: -2, -1
+	}
+	for {
+		now, err := c.Time(ctx).Result()
+		if err != nil {
+			t.Fatalf("waiting for %q to expire: %v", key, err)
+		}
+		if now.UnixMilli() > at.Milliseconds() { // redis: expired when now > when
+			return
 		}
 	}
 }
@@ -214,6 +238,9 @@ func TestProbeAfterIdle(t *testing.T) {
 		if err != nil || len(infos) != len(keys) || vanished != 0 {
 			t.Fatalf("round %d: %d infos, %d vanished, %v", round, len(infos), vanished, err)
 		}
+		// The condition under test is time itself: the pooled connection
+		// must sit idle past its deadline. Sleep guarantees at least that
+		// long; nothing runs concurrently, so nothing is timed against it.
 		time.Sleep(2 * timeout)
 	}
 }

@@ -178,7 +178,12 @@ func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registr
 // the file writeTo when it is set and the audit is complete.
 func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
 	var progress atomic.Int64
-	ao.Progress = &progress
+	ao.Progress = func(keys int) {
+		total := progress.Add(int64(keys))
+		if a.audited != nil {
+			a.audited(total)
+		}
+	}
 	stop := a.progress(&progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -275,46 +274,34 @@ func TestAuditSentinelFlags(t *testing.T) {
 }
 
 // TestAuditCancelBlocked interrupts an audit whose server stopped answering
-// (paused with SIGSTOP once the audit is under way, cancelled once its
-// request is known to wait): the partial report must come within 1 s,
+// (paused with SIGSTOP once the audit has audited 100 keys, cancelled once
+// its request is known to wait): the partial report must come within 1 s,
 // exit 3, however long --command-timeout is.
 func TestAuditCancelBlocked(t *testing.T) {
 	s := redistest.Standalone(t)
-	admin := s.Client(t)
-	seedClean(t, admin, 3000)
+	seedClean(t, s.Client(t), 3000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var out, errb bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"audit", "--registry", cleanRegistry, "--url", s.URL(), "--count", "100", "--rate", "2000",
-			"--format", "json", "--command-timeout", "20s"}, &out, &errb)
-	}()
-	// Progress: the audit has sent a few SCANs.
-	for scans := 0; scans < 3; {
-		select {
-		case code := <-done:
-			t.Fatalf("the audit ended (exit %d) before the server was paused\n%s", code, errb.String())
-		default:
-		}
-		scans = redistest.CommandStats(t, admin)["scan"]
-	}
+	r := startFault(t, ctx, 100, "audit", "--registry", cleanRegistry, "--url", s.URL(), "--count", "100", "--rate", "2000",
+		"--format", "json", "--command-timeout", "20s")
+	r.at(t)
 	s.Pause(t)
 	defer s.Resume(t)
+	r.release()
 	s.WaitUnread(t)
 	at := time.Now()
 	cancel()
-	code := <-done
+	code, out, errs := r.finish()
 	took := time.Since(at)
 	t.Logf("the audit returned %v after cancel", took)
 	if code != exitRuntime || took > time.Second {
-		t.Fatalf("exit %d after %v, want 3 within 1s; stderr:\n%s", code, took, errb.String())
+		t.Fatalf("exit %d after %v, want 3 within 1s; stderr:\n%s", code, took, errs)
 	}
-	if !strings.Contains(errb.String(), "interrupted") {
-		t.Errorf("stderr does not say the audit was interrupted:\n%s", errb.String())
+	if !strings.Contains(errs, "interrupted") {
+		t.Errorf("stderr does not say the audit was interrupted:\n%s", errs)
 	}
-	rep := parseAudit(t, out.String())
-	if !rep.Partial || rep.Totals.Keys == 0 || rep.Totals.Keys >= 3000 {
-		t.Errorf("report partial=%v with %d keys; want a partial report of some keys", rep.Partial, rep.Totals.Keys)
+	rep := parseAudit(t, out)
+	if !rep.Partial || rep.Totals.Keys < 100 || rep.Totals.Keys >= 3000 {
+		t.Errorf("report partial=%v with %d keys; want a partial report of some keys (at least the 100 before the pause)", rep.Partial, rep.Totals.Keys)
 	}
 }

@@ -37,6 +37,10 @@ func main() {
 // app carries what every command needs.
 type app struct {
 	stdout, stderr io.Writer
+	// audited, when set, is called with the total of keys audited after
+	// every batch, on the audit's goroutine, which it blocks while it runs:
+	// tests inject faults there (after N keys), never from a timer.
+	audited func(total int64)
 }
 
 // exitError carries an exit code. A nil err means the command already
@@ -65,7 +69,12 @@ func runtimeError(err error, hint string) error {
 var errFindings = &exitError{code: exitFindings}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	return (&app{stdout: stdout, stderr: stderr}).run(ctx, args)
+}
+
+// run runs one command line and returns its exit code.
+func (a *app) run(ctx context.Context, args []string) int {
+	stdout, stderr := a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,9 +17,48 @@ import (
 // reports it stopped. Its sockets stay open: clients connect and send, but
 // nothing is answered, as with a server stuck in a long command. Resume
 // continues it; Stop and the test's cleanup kill a paused server too.
+//
+// The server is stopped only between event loop iterations (in epoll_wait),
+// where every request it read has been answered (replies that fit the
+// socket buffers are written before it waits): stopped between reading a
+// request and answering it, it would hold a waiting client that Unread
+// cannot see. Where /proc/<pid>/syscall cannot tell, the first stop stays.
 func (s *Server) Pause(t testing.TB) {
 	t.Helper()
-	s.signal(t, syscall.SIGSTOP, 'T')
+	for i := 0; ; i++ {
+		s.signal(t, syscall.SIGSTOP, 'T')
+		if i == maxRestops || s.idle() {
+			return
+		}
+		s.signal(t, syscall.SIGCONT, 0)
+	}
+}
+
+// maxRestops bounds how often Pause stops the server again to catch it
+// between iterations.
+const maxRestops = 1000
+
+// idle reports whether the stopped server sits in epoll_wait, or that it
+// cannot be told.
+func (s *Server) idle() bool {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/syscall")
+	if err != nil {
+		return true
+	}
+	nr, _, _ := strings.Cut(string(b), " ")
+	switch runtime.GOARCH + " " + nr {
+	case "amd64 232", "amd64 281", "amd64 441": // epoll_wait, epoll_pwait, epoll_pwait2
+		return true
+	case "arm64 22", "arm64 441": // epoll_pwait, epoll_pwait2
+		return true
+	}
+	return !strings.Contains("amd64 arm64", runtime.GOARCH)
 }
 
 // Resume continues a server stopped by Pause and returns once it runs.
