@@ -61,7 +61,7 @@ func redactUserinfo(s string) string {
 }
 
 func redactParams(s string) string {
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(lower); {
@@ -107,6 +107,20 @@ func secretParam(before string) bool {
 		}
 	}
 	return false
+}
+
+// asciiLower lowercases the ASCII letters of s and keeps every other byte,
+// so that an index into the result is an index into s. strings.ToLower
+// would not: it turns a byte of invalid UTF-8 into a 3-byte U+FFFD and
+// changes the length of some letters (İ), and the indices would drift.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 func isNameByte(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }

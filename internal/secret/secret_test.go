@@ -27,6 +27,9 @@ func TestRedact(t *testing.T) {
 		{"sentinel_password=hunter2 rejected", "sentinel_password=xxxxx rejected"},
 		{"PASSWORD=a DB_PASS=b pwd=c", "PASSWORD=xxxxx DB_PASS=xxxxx pwd=xxxxx"},
 		{"bypass=1 compass=2 ratio=3", "bypass=1 compass=2 ratio=3"},
+		// Bytes that strings.ToLower would widen must not shift the mask.
+		{"\xff\xff\xff\xffpassword=abcdef and more", "\xff\xff\xff\xffpassword=xxxxx and more"},
+		{"İİİİpassword=abc&x=1", "İİİİpassword=xxxxx&x=1"},
 		{"", ""},
 	} {
 		if got := Redact(tc.in); got != tc.want {
@@ -89,4 +92,19 @@ func TestURLString(t *testing.T) {
 	if got, want := URLString("see redis://a:b@h:1 there"), "see redis://a:xxxxx@h:1 there"; got != want {
 		t.Errorf("URLString of text = %q, want %q", got, want)
 	}
+}
+
+// FuzzRedact checks, for any text around a password parameter, that the
+// password never survives and Redact never panics.
+func FuzzRedact(f *testing.F) {
+	f.Add("\xff\xff", " tail")
+	f.Add("İ", "&x=1")
+	f.Add("redis://u:", "@h")
+	f.Fuzz(func(t *testing.T, before, after string) {
+		const pw = "Zq7Wv9Kp"
+		out := Redact(before + " password=" + pw + " " + after)
+		if strings.Contains(out, pw) && !strings.Contains(before+after, pw) {
+			t.Fatalf("password survived: %q", out)
+		}
+	})
 }
