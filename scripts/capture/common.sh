@@ -38,3 +38,18 @@ dump() {
 
 # npm_dir: a temp dir outside the repo where the node packages are installed.
 NPM_DIR=${CAPTURE_NPM_DIR:-/tmp/keyreg-capture-npm}
+
+# npm_setup PKG@VERSION...: installs the node packages into $NPM_DIR (outside
+# the repository) and points NODE_PATH at them.
+npm_setup() {
+	mkdir -p "$NPM_DIR"
+	(cd "$NPM_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } &&
+		npm install --no-audit --no-fund --loglevel error "$@" >/dev/null)
+	export NODE_PATH="$NPM_DIR/node_modules"
+}
+
+# node_env: the environment a node script needs to call dump.py itself while
+# its workers still hold their jobs (locks, heartbeats exist only then).
+node_env() {
+	export REDIS_PORT PY DUMP_PY="$CAPTURE_DIR/dump.py" OUT_DIR
+}
