@@ -1,6 +1,7 @@
 // Bull (v4) capture: completed, failed after retries, delayed, prioritized,
 // waiting, active (locked), job logs, progress, a repeatable job, a rate
-// limiter and a paused queue.
+// limiter and a paused queue. Queue names differ from the bullmq capture's so
+// both files restore into one Redis under the shared prefix "bull".
 const Queue = require("bull");
 const dump = require("./dump");
 
@@ -8,8 +9,8 @@ const redis = { host: "127.0.0.1", port: Number(process.env.REDIS_PORT) };
 const version = require("bull/package.json").version;
 
 async function main() {
-  const mail = new Queue("mail", { redis, limiter: { max: 100, duration: 1000 } });
-  const reports = new Queue("reports", { redis }); // no processor: jobs stay waiting
+  const mail = new Queue("newsletter", { redis, limiter: { max: 100, duration: 1000 } });
+  const reports = new Queue("exports", { redis }); // no processor: jobs stay waiting
   const archive = new Queue("archive", { redis });
   let release, started;
   const held = new Promise((r) => { release = r; });
