@@ -41,5 +41,10 @@ for _ in range(300):
         break
     time.sleep(0.1)
 assert s.state == "STARTED", s.state
+# more than the worker prefetches (4 with the solo pool) while it is busy: the
+# rest stays in the default queue's lists "celery" and "celery\x06\x166"
+for i in range(6):
+    add.apply_async((i, i), priority=0)
+    add.apply_async((i, i), priority=6)
 PY
 dump celery "$VERSION"

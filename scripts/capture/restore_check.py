@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Restore every capture in testdata/frameworks into a scratch redis-server and
 check that each key comes back with its type and TTL class (none / some).
+All files go into one database: RESTORE without REPLACE fails on a key that
+two captures share, so the captures can be audited together.
 
 Usage: restore_check.py PORT FILE.jsonl... (capture-all.sh runs it)
 """
@@ -14,8 +16,8 @@ from dump import Conn
 def main():
     c = Conn(int(sys.argv[1]))
     bad = 0
+    c.cmd("FLUSHALL")
     for path in sys.argv[2:]:
-        c.cmd("FLUSHALL")
         with open(path) as f:
             header = json.loads(f.readline())
             rows = [json.loads(line) for line in f]
