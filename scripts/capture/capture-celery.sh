@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Capture a keyspace written by Celery (Debian python3-celery) with the kombu
 # redis broker and the redis result backend, into testdata/frameworks/celery.*
+# With CELERY_GLOBAL_KEYPREFIX set, the transport options carry that prefix and
+# the output is testdata/frameworks/celery-prefixed.*
 source "$(dirname "$0")/common.sh"
 start_redis
-export REDIS_PORT
+export REDIS_PORT CELERY_GLOBAL_KEYPREFIX=${CELERY_GLOBAL_KEYPREFIX:-}
 cd "$CAPTURE_DIR"
 VERSION=$($PY -c 'import celery, kombu; print("celery %s, kombu %s" % (celery.__version__, kombu.__version__))')
 
@@ -47,4 +49,8 @@ for i in range(6):
     add.apply_async((i, i), priority=0)
     add.apply_async((i, i), priority=6)
 PY
-dump celery "$VERSION"
+if [ -n "${CELERY_GLOBAL_KEYPREFIX:-}" ]; then
+	dump celery-prefixed "$VERSION, global_keyprefix $CELERY_GLOBAL_KEYPREFIX"
+else
+	dump celery "$VERSION"
+fi

@@ -6,8 +6,13 @@ from celery import Celery
 
 url = "redis://127.0.0.1:%s/0" % os.environ["REDIS_PORT"]
 app = Celery("capture", broker=url, backend=url)
+transport = {"priority_steps": [0, 3, 6, 9], "queue_order_strategy": "priority"}
+prefix = os.environ.get("CELERY_GLOBAL_KEYPREFIX", "")
+if prefix:
+    transport["global_keyprefix"] = prefix
 app.conf.update(
-    broker_transport_options={"priority_steps": [0, 3, 6, 9], "queue_order_strategy": "priority"},
+    broker_transport_options=transport,
+    result_backend_transport_options={"global_keyprefix": prefix} if prefix else {},
     task_track_started=True,
     task_default_priority=0,
     worker_send_task_events=True,
