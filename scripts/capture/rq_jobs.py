@@ -1,4 +1,5 @@
 """Job functions for capture-rq.sh (importable by the rq worker)."""
+import os
 import time
 
 
@@ -20,4 +21,10 @@ def flaky(marker):
 
 
 def slow():
-    time.sleep(3600)
+    # held running while the keyspace is dumped; rq runs it in a work horse
+    # that calls setsid, so it ends itself once its worker is killed
+    parent = os.getppid()
+    for _ in range(36000):
+        if os.getppid() != parent:
+            return
+        time.sleep(0.1)
