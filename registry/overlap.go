@@ -46,10 +46,35 @@ type Overlap struct {
 // Families with a nil Pattern are skipped. Each pair is reported once, with
 // A.Index < B.Index, and the result is sorted by (A.Index, B.Index).
 //
-// The cost is polynomial in the size of the patterns (never exponential), so
-// there is no cap and no error: each candidate pair is decided by a search of
-// at most |A|*|B| states.
+// Each candidate pair is decided by a search of at most |A|*|B| states, so
+// the cost is polynomial in the size of the patterns, but quadratic in the
+// number of families that pass the filters. Overlaps has no bound; lint uses
+// OverlapsWithin.
 func Overlaps(families []*Family, sep byte) []Overlap {
+	out, _ := OverlapsWithin(families, sep, -1, -1)
+	return out
+}
+
+// Bounds of the overlap proof that lint runs, so that a registry of many
+// overlapping or adversarial patterns cannot take it down (docs/registry.md,
+// "Limits").
+const (
+	// OverlapBudget bounds the work: the product states reached by the
+	// searches of all candidate pairs, plus one per pair. One pair never
+	// reaches more than |A|*|B| states, so the proof stops within one
+	// pair's search of the budget. The 1,000-family registries of the
+	// benchmarks use under a tenth of it.
+	OverlapBudget = 1 << 25
+	// MaxOverlaps bounds the overlaps reported.
+	MaxOverlaps = 200
+)
+
+// OverlapsWithin is Overlaps with bounds: it stops once the product states
+// reached by the searches exceed budget, or once max overlaps are found
+// (a negative bound is no bound). complete is false when it stopped early:
+// then pairs are left unchecked, and the registry is not proven free of
+// overlaps.
+func OverlapsWithin(families []*Family, sep byte, budget int64, max int) (out []Overlap, complete bool) {
 	infos := make([]ovInfo, 0, len(families))
 	c := ovCompiler{sep: sep, shapes: map[PlaceholderType]*ovShape{}}
 	for _, f := range families {
@@ -63,9 +88,11 @@ func Overlaps(families []*Family, sep byte) []Overlap {
 		byHead[infos[i].head] = append(byHead[infos[i].head], i)
 	}
 	var (
-		out []Overlap
-		s   ovSearcher
+		s    ovSearcher
+		work int64
 	)
+	complete = true
+search:
 	for i := range infos {
 		a := &infos[i]
 		// Every family whose literal prefix is a prefix of a's. A pair with
@@ -80,7 +107,12 @@ func Overlaps(families []*Family, sep byte) []Overlap {
 				if !ovCompatible(a, b) {
 					continue
 				}
+				if (budget >= 0 && work > budget) || (max >= 0 && len(out) >= max) {
+					complete = false
+					break search
+				}
 				ex, ok := s.intersect(&a.nfa, &b.nfa)
+				work += int64(len(s.queue)) + 1 // the states the search reached
 				if !ok {
 					continue
 				}
@@ -98,7 +130,7 @@ func Overlaps(families []*Family, sep byte) []Overlap {
 		}
 		return out[i].B.Index < out[j].B.Index
 	})
-	return out
+	return out, complete
 }
 
 // ovInfo is what Overlaps knows about one family's pattern.

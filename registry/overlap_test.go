@@ -577,3 +577,54 @@ func BenchmarkOverlaps1000(b *testing.B) {
 		})
 	}
 }
+
+// TestOverlapsWithin checks the bounds lint runs the proof under: a cap on
+// the overlaps found and on the product states searched, each reported as
+// an incomplete proof.
+func TestOverlapsWithin(t *testing.T) {
+	var srcs []string
+	for i := range 10 {
+		srcs = append(srcs, fmt.Sprintf("v1:{a%d:any}", i))
+	}
+	fams := ovFamilies(t, ':', srcs...)
+	all, complete := OverlapsWithin(fams, ':', -1, -1)
+	if len(all) != 45 || !complete {
+		t.Fatalf("unbounded: %d overlaps, complete %v; want all 45 pairs", len(all), complete)
+	}
+	if got, complete := OverlapsWithin(fams, ':', -1, 5); len(got) != 5 || complete {
+		t.Errorf("max 5: %d overlaps, complete %v", len(got), complete)
+	}
+	// The budget is checked before each pair: budget 0 searches one.
+	if got, complete := OverlapsWithin(fams, ':', 0, -1); len(got) != 1 || complete {
+		t.Errorf("budget 0: %d overlaps, complete %v; want the first pair only", len(got), complete)
+	}
+	if got, complete := OverlapsWithin(fams[:1], ':', 0, 0); len(got) != 0 || !complete {
+		t.Errorf("one family: %d overlaps, complete %v; nothing to search is complete", len(got), complete)
+	}
+}
+
+// TestOverlapBoundsFitRealRegistries checks that lint's bounds leave the
+// benchmark's 1,000-family registries, the worst case for the prefix index
+// included, fully proven, with room to spare.
+func TestOverlapBoundsFitRealRegistries(t *testing.T) {
+	planted, want := ovPlanted(t, 1000)
+	var srcs []string
+	for i := 0; len(srcs) < 1000; i++ {
+		srcs = append(srcs, fmt.Sprintf("{tenant}:%s:%s:{id:%s}", ovDomains[i%len(ovDomains)], ovEntities[i/len(ovDomains)%len(ovEntities)], ovTypes[i%len(ovTypes)]))
+		srcs = append(srcs, fmt.Sprintf("{tenant}:%s:%s:{id:%s}:{f}", ovDomains[i%len(ovDomains)], ovEntities[i/len(ovDomains)%len(ovEntities)], ovTypes[i%len(ovTypes)]))
+	}
+	for name, c := range map[string]struct {
+		fams []*Family
+		want int
+	}{
+		"clean":                {ovGenerate(t, 1000), 0},
+		"planted":              {planted, len(want)},
+		"leading-placeholders": {ovFamilies(t, ':', srcs[:1000]...), 0},
+	} {
+		// A tenth of the budget must do.
+		got, complete := OverlapsWithin(c.fams, ':', OverlapBudget/10, MaxOverlaps)
+		if !complete || len(got) != c.want {
+			t.Errorf("%s: %d overlaps, complete %v; want %d, complete", name, len(got), complete, c.want)
+		}
+	}
+}

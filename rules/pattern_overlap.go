@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
 )
@@ -19,9 +21,39 @@ var PatternOverlap = &Rule{
 	Kind:     KindLint,
 	Severity: diag.Error,
 	Lint: func(p *Pass) {
-		for _, o := range registry.Overlaps(p.Reg.Families, p.Reg.Separator) {
-			p.Reportf(o.B, o.B.PosOf("pattern"), "pattern %q overlaps family %q (pattern %q): both match %q",
+		overlaps, complete := registry.OverlapsWithin(p.Reg.Families, p.Reg.Separator, registry.OverlapBudget, registry.MaxOverlaps)
+		// At most maxOverlapsShown findings per family, the last one
+		// counting the rest, so that a registry of many overlapping
+		// families gives a readable report, not one line per pair.
+		shown := map[*registry.Family]int{}
+		more := map[*registry.Family]int{}
+		for _, o := range overlaps {
+			if shown[o.B] < maxOverlapsShown {
+				shown[o.B]++
+				continue
+			}
+			more[o.B]++
+		}
+		seen := map[*registry.Family]int{}
+		for _, o := range overlaps {
+			if seen[o.B] == maxOverlapsShown {
+				continue
+			}
+			seen[o.B]++
+			msg := fmt.Sprintf("pattern %q overlaps family %q (pattern %q): both match %q",
 				o.B.Pattern.Source, o.A.Name, o.A.Pattern.Source, o.Example)
+			if seen[o.B] == maxOverlapsShown && more[o.B] > 0 {
+				msg += fmt.Sprintf(" (and %d more overlapping families)", more[o.B])
+			}
+			p.Reportf(o.B, o.B.PosOf("pattern"), "%s", msg)
+		}
+		if !complete {
+			p.Reportf(nil, p.Reg.KeyPos("families"),
+				"the overlap proof stopped at its bound (%d overlaps, or %d product states searched): some pairs of families were not checked; make patterns more distinct (literal prefixes, typed placeholders)",
+				registry.MaxOverlaps, registry.OverlapBudget)
 		}
 	},
 }
+
+// maxOverlapsShown is the number of overlaps reported per family.
+const maxOverlapsShown = 3
