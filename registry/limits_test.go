@@ -273,3 +273,27 @@ func TestLoadRefCycle(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadBranchBomb refuses a small schema whose in-place applicators
+// double at every step: 20 levels of anyOf over two $refs to the next
+// level apply 2^20 subschemas to one value, and validating a value that
+// fails them took seconds and gigabytes. Nested under properties it is
+// found too; a chain under the bound still loads.
+func TestLoadBranchBomb(t *testing.T) {
+	fam := "version: 1\nfamilies:\n  - name: a\n    pattern: \"v1:a:{id:int}\"\n"
+	chain := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{$ref: "#/$defs/d0", $defs: {`)
+		for i := range n {
+			fmt.Fprintf(&b, `d%d: {anyOf: [{$ref: "#/$defs/d%d"}, {$ref: "#/$defs/d%d"}]}, `, i, i+1, i+1)
+		}
+		fmt.Fprintf(&b, "d%d: {type: string}}}", n)
+		return b.String()
+	}
+	wantDiag(t, diagnostics(t, fam+"    schema: "+chain(20)+"\n"), `applies more than 10000 subschemas to one value`)
+	nested := `{type: object, properties: {p: ` + strings.Replace(chain(20), "#/$defs/", "#/properties/p/$defs/", -1) + `}}`
+	wantDiag(t, diagnostics(t, fam+"    schema: "+nested+"\n"), `#/properties/p`)
+	if _, err := load(t, fam+"    schema: "+chain(8)+"\n"); err != nil {
+		t.Errorf("a chain of 8 (256 subschemas) does not load: %v", err)
+	}
+}

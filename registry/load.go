@@ -53,6 +53,14 @@ const MaxNodes = 200_000
 // size, so this keeps loading fast.
 const MaxSchemaNodes = 10_000
 
+// MaxSchemaBranches bounds the subschemas that apply to one value: the
+// in-place applicators ($ref, allOf, anyOf, oneOf, not, if/then/else,
+// dependentSchemas) of a subschema, followed transitively, counted once per
+// path. A chain of N "anyOf": [{"$ref": next}, {"$ref": next}] is small as a
+// document but reaches 2^N subschemas for one value, and validating a value
+// that fails it would take exponential time and memory.
+const MaxSchemaBranches = 10_000
+
 // maxDepth bounds the nesting of a document or schema.
 const maxDepth = 100
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -71,6 +72,10 @@ func (l *loader) compileSchemas(r *Registry) {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s has a reference cycle: %s applies to the same value again, so validating it never ends", schemaName(s), strings.Join(cycle, " -> "))
 			continue
 		}
+		if loc, n := branchBomb(sch); loc != "" {
+			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s: %s applies more than %d subschemas to one value (through $ref, allOf, anyOf, oneOf... counted per path, %d found), so validating a value could take exponential time", schemaName(s), loc, MaxSchemaBranches, n)
+			continue
+		}
 		s.Compiled = sch
 		compiled[url] = s
 	}
@@ -118,6 +123,91 @@ func refCycle(root *jsonschema.Schema) []string {
 		return nil
 	}
 	return visit(root)
+}
+
+// branchBomb returns the location of the first subschema reachable from
+// root (through any keyword) whose in-place expansion, counted per path,
+// exceeds MaxSchemaBranches, and that count; or "". refCycle has run first,
+// so the in-place graph has no cycle and the counts are finite; they are
+// memoised and saturate just past the bound.
+func branchBomb(root *jsonschema.Schema) (string, int) {
+	cost := map[*jsonschema.Schema]int{}
+	var branches func(s *jsonschema.Schema) int
+	branches = func(s *jsonschema.Schema) int {
+		if n, ok := cost[s]; ok {
+			return n
+		}
+		cost[s] = MaxSchemaBranches + 1 // not reached: refCycle found none
+		n := 1
+		for _, c := range inPlace(s) {
+			if c != nil && n <= MaxSchemaBranches {
+				n += branches(c)
+			}
+		}
+		n = min(n, MaxSchemaBranches+1)
+		cost[s] = n
+		return n
+	}
+	seen := map[*jsonschema.Schema]bool{}
+	stack := []*jsonschema.Schema{root}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if s == nil || seen[s] {
+			continue
+		}
+		seen[s] = true
+		if n := branches(s); n > MaxSchemaBranches {
+			return schemaLoc(s.Location), n
+		}
+		stack = appendSubschemas(stack, reflect.ValueOf(s).Elem())
+	}
+	return "", 0
+}
+
+// schemaType is the type of a compiled subschema pointer.
+var schemaType = reflect.TypeFor[*jsonschema.Schema]()
+
+// appendSubschemas appends every *jsonschema.Schema held by the fields of
+// the struct v: directly, in slices, in maps, or in interface values (such
+// as additionalProperties, which is a bool or a schema). Reflection keeps
+// the walk complete when jsonschema adds a keyword.
+func appendSubschemas(out []*jsonschema.Schema, v reflect.Value) []*jsonschema.Schema {
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.Type() == schemaType && !v.IsNil() {
+				out = append(out, v.Interface().(*jsonschema.Schema))
+			} else if !v.IsNil() && v.Elem().Kind() == reflect.Struct && v.Type() != schemaType {
+				walk(v.Elem())
+			}
+		case reflect.Interface:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Value())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		}
+	}
+	for i := range v.NumField() {
+		if v.Type().Field(i).IsExported() {
+			walk(v.Field(i))
+		}
+	}
+	return out
 }
 
 // inPlace returns the subschemas of s that apply to the same value as s.
