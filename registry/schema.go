@@ -72,8 +72,8 @@ func (l *loader) compileSchemas(r *Registry) {
 			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s has a reference cycle: %s applies to the same value again, so validating it never ends", schemaName(s), strings.Join(cycle, " -> "))
 			continue
 		}
-		if loc, n := branchBomb(sch); loc != "" {
-			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s: %s applies more than %d subschemas to one value (through $ref, allOf, anyOf, oneOf... counted per path, %d found), so validating a value could take exponential time", schemaName(s), loc, MaxSchemaBranches, n)
+		if loc := branchBomb(sch); loc != "" {
+			l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema %s: %s applies more than %d subschemas to one value (through $ref, allOf, anyOf, oneOf..., counted per path), so validating a value could take exponential time", schemaName(s), loc, MaxSchemaBranches)
 			continue
 		}
 		s.Compiled = sch
@@ -127,10 +127,10 @@ func refCycle(root *jsonschema.Schema) []string {
 
 // branchBomb returns the location of the first subschema reachable from
 // root (through any keyword) whose in-place expansion, counted per path,
-// exceeds MaxSchemaBranches, and that count; or "". refCycle has run first,
+// exceeds MaxSchemaBranches, or "". refCycle has run first,
 // so the in-place graph has no cycle and the counts are finite; they are
 // memoised and saturate just past the bound.
-func branchBomb(root *jsonschema.Schema) (string, int) {
+func branchBomb(root *jsonschema.Schema) string {
 	cost := map[*jsonschema.Schema]int{}
 	var branches func(s *jsonschema.Schema) int
 	branches = func(s *jsonschema.Schema) int {
@@ -157,12 +157,12 @@ func branchBomb(root *jsonschema.Schema) (string, int) {
 			continue
 		}
 		seen[s] = true
-		if n := branches(s); n > MaxSchemaBranches {
-			return schemaLoc(s.Location), n
+		if branches(s) > MaxSchemaBranches {
+			return schemaLoc(s.Location)
 		}
 		stack = appendSubschemas(stack, reflect.ValueOf(s).Elem())
 	}
-	return "", 0
+	return ""
 }
 
 // schemaType is the type of a compiled subschema pointer.
