@@ -191,7 +191,7 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 		// it, so every wave settles at least one key.
 		var sum int64
 		w := 0
-		for w < len(todo) && (w == 0 || sum+est[todo[w]] <= budget) {
+		for w < len(todo) && (w == 0 || (w < maxWaveReads && sum+est[todo[w]] <= budget)) {
 			sum += est[todo[w]]
 			w++
 		}
@@ -209,6 +209,10 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 		var retry []int
 		for j, i := range wave {
 			if again[j] {
+				// Its estimate was wrong (a big element diluted in
+				// MEMORY USAGE): plan for the worst it may be, so the
+				// next wave has room for it and it is not sent again.
+				est[i] = maxBytes
 				retry = append(retry, i)
 			} else {
 				done.add(i, keys[i], ss[j], errs[j])
@@ -219,6 +223,12 @@ func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo,
 	}
 	done.hand(fn)
 }
+
+// maxWaveReads bounds the reads of one wave, whatever their estimates: the
+// server builds the replies of a pipeline before the reader can refuse one,
+// so this bounds how many underestimated values one wave can put in its
+// output buffer, while small values still go 512 to a round trip.
+const maxWaveReads = 512
 
 // queueSizeCheck queues the size check of k and returns the function that
 // judges it after Exec: the expected size of the read, or ErrTooLarge when
