@@ -177,9 +177,11 @@ func appendSubschemas(out []*jsonschema.Schema, v reflect.Value) []*jsonschema.S
 	walk = func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.Pointer:
-			if v.Type() == schemaType && !v.IsNil() {
+			switch {
+			case v.IsNil():
+			case v.Type() == schemaType:
 				out = append(out, v.Interface().(*jsonschema.Schema))
-			} else if !v.IsNil() && v.Elem().Kind() == reflect.Struct && v.Type() != schemaType {
+			case v.Elem().Kind() == reflect.Struct:
 				walk(v.Elem())
 			}
 		case reflect.Interface:
@@ -202,11 +204,7 @@ func appendSubschemas(out []*jsonschema.Schema, v reflect.Value) []*jsonschema.S
 			}
 		}
 	}
-	for i := range v.NumField() {
-		if v.Type().Field(i).IsExported() {
-			walk(v.Field(i))
-		}
-	}
+	walk(v)
 	return out
 }
 

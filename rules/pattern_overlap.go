@@ -25,25 +25,20 @@ var PatternOverlap = &Rule{
 		// At most maxOverlapsShown findings per family, the last one
 		// counting the rest, so that a registry of many overlapping
 		// families gives a readable report, not one line per pair.
-		shown := map[*registry.Family]int{}
-		more := map[*registry.Family]int{}
+		total := map[*registry.Family]int{}
 		for _, o := range overlaps {
-			if shown[o.B] < maxOverlapsShown {
-				shown[o.B]++
-				continue
-			}
-			more[o.B]++
+			total[o.B]++
 		}
-		seen := map[*registry.Family]int{}
+		shown := map[*registry.Family]int{}
 		for _, o := range overlaps {
-			if seen[o.B] == maxOverlapsShown {
+			if shown[o.B] == maxOverlapsShown {
 				continue
 			}
-			seen[o.B]++
+			shown[o.B]++
 			msg := fmt.Sprintf("pattern %q overlaps family %q (pattern %q): both match %q",
 				o.B.Pattern.Source, o.A.Name, o.A.Pattern.Source, o.Example)
-			if seen[o.B] == maxOverlapsShown && more[o.B] > 0 {
-				msg += fmt.Sprintf(" (and %d more overlapping families)", more[o.B])
+			if rest := total[o.B] - maxOverlapsShown; shown[o.B] == maxOverlapsShown && rest > 0 {
+				msg += fmt.Sprintf(" (and %d more overlapping families)", rest)
 			}
 			p.Reportf(o.B, o.B.PosOf("pattern"), "%s", msg)
 		}
