@@ -95,8 +95,6 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 	planted := srv.Planted
 	fmt.Fprintf(a.stderr, "keyreg demo: seeded %d keys into an embedded Redis; auditing against the example keys.yaml\n", len(planted.Keys))
 
-	// Memory of every key, as --memory does, so the report shows it per
-	// family and owner (miniredis estimates it roughly).
 	// An in-process miniredis has no eviction state to disturb.
 	so := scanner.Options{URL: srv.URL(), AllowTouch: true}
 	conn, err := scanner.Connect(ctx, so)
@@ -107,6 +105,8 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 
 	ao := audit.Defaults()
 	ao.Registry, ao.Target, ao.Mode = reg.File, so.URL, conn.Mode()
+	// Memory of every key, as --memory does, so the report shows it per
+	// family and owner (miniredis estimates it roughly).
 	ao.Now, ao.Memory = now, true
 	// Read every key's payload, so every planted payload problem shows.
 	ao.Sample = max(ao.Sample, planted.MaxFamilyKeys())
