@@ -146,7 +146,7 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	}
 	r.checker.rules = rs
 	for i, f := range reg.Families {
-		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Pos: f.Pos, Position: f.Pos.String()}}
+		r.fams[i] = famState{rep: FamilyReport{Name: f.Name, Owner: f.Owner, Preset: f.Preset, Pos: f.Pos, Position: f.Pos.String()}}
 		r.fams[i].init(reg, r.rules, f.Name)
 	}
 	r.unreg.init(reg, r.rules, "")

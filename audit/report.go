@@ -72,8 +72,9 @@ type Totals struct {
 type FamilyReport struct {
 	Name     string   `json:"name"`
 	Owner    string   `json:"owner"`
+	Preset   string   `json:"preset,omitempty"` // the preset the family was expanded from
 	Pos      diag.Pos `json:"-"`
-	Position string   `json:"position"` // keys.yaml:line:col
+	Position string   `json:"position"` // keys.yaml:line:col, of the preset entry for a preset's family
 	// Keys counts the keys that match the family, and those with its
 	// shape but a bad placeholder value (placeholder-invalid).
 	Keys    int64 `json:"keys"`

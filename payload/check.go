@@ -128,7 +128,7 @@ func (c *checker) decode(b []byte) (v any, ok bool) {
 		}
 		return nil, false
 	}
-	return v, c.enc != Binary
+	return v, !Opaque(found)
 }
 
 // fields decodes a field map into an object. ok is false when any field

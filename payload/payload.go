@@ -36,6 +36,7 @@ package payload
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -161,6 +162,10 @@ func isText(b []byte) bool {
 //   - float: a float64 that strconv.ParseFloat reads; NaN and infinities
 //     are rejected.
 //   - binary: nil and no error, since there is nothing to validate.
+//   - pickle: nil and no error when Detect would call the bytes a pickle;
+//     the pickle is never run or unpickled.
+//   - several encodings joined by "|", as keys.yaml's encoding: [pickle,
+//     int] is held: the first of them that decodes the bytes.
 //
 // Any other encoding is an error. The returned error is a *[DecodeError]
 // (except for an unknown encoding) and never contains the value.
@@ -219,9 +224,53 @@ func decode(encoding string, b []byte) (any, string, error) {
 		return nil, found, &DecodeError{Encoding: Float, Found: found, Offset: -1}
 	case Binary:
 		return nil, Binary, nil
+	case Pickle:
+		if isPickle(b) {
+			return nil, Pickle, nil
+		}
+		found := Detect(b)
+		return nil, found, &DecodeError{Encoding: Pickle, Found: found, Offset: -1}
+	}
+	if alts, ok := alternatives(encoding); ok {
+		for _, alt := range alts {
+			if v, found, err := decode(alt, b); err == nil {
+				return v, found, nil
+			}
+		}
+		found := Detect(b)
+		return nil, found, &DecodeError{Encoding: encoding, Found: found, Offset: -1}
 	}
 	return nil, "", &unknownEncodingError{encoding}
 }
+
+// alternatives splits a list of encodings ("pickle|int": a value may be in
+// any of them) into known single encodings.
+func alternatives(encoding string) ([]string, bool) {
+	if !strings.Contains(encoding, "|") {
+		return nil, false
+	}
+	alts := strings.Split(encoding, "|")
+	for _, a := range alts {
+		if !Known(a) {
+			return nil, false
+		}
+	}
+	return alts, true
+}
+
+// Known reports whether encoding is a single encoding keys.yaml may
+// declare.
+func Known(encoding string) bool {
+	switch encoding {
+	case JSON, Msgpack, Text, Int, Float, Binary, Pickle:
+		return true
+	}
+	return false
+}
+
+// Opaque reports whether values of the encoding decode to nothing that a
+// schema could check: binary, and pickle, which is never unpickled.
+func Opaque(encoding string) bool { return encoding == Binary || encoding == Pickle }
 
 // mismatch builds the error for bytes that failed to parse as encoding:
 // a plain mismatch when they are recognisably something else, else the

@@ -165,7 +165,7 @@ func Parse(fsys fs.FS, name string, data []byte) (*Registry, error) {
 // parse loads the registry called name inside fsys; display is the file
 // name that positions carry.
 func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
-	l := &loader{data: data, lines: &lines{data: data}, fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: MaxNodes}
+	l := &loader{data: data, lines: &lines{data: data}, fsys: fsys, file: display, dir: path.Dir(name), pos: map[string]diag.Pos{}, keyPos: map[string]diag.Pos{}, maxNodes: MaxNodes, jsonPtr: map[*yaml.Node]string{}}
 	reg := l.load(data)
 	if len(l.diags) > 0 {
 		l.diags.Sort()
@@ -188,6 +188,9 @@ type loader struct {
 	nodes    int                 // nodes visited by toJSON, aliases expanded
 	maxNodes int                 // the bound on nodes
 	depth    int
+	// jsonPtr gives the JSON pointer of inline schema nodes that a preset
+	// entry splices into an expanded family.
+	jsonPtr map[*yaml.Node]string
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -583,7 +586,7 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 		owners:       map[string]*Owner{},
 		byName:       map[string]*Family{},
 	}
-	var families *yaml.Node
+	var families, presets *yaml.Node
 	for k, v := range pairs(root) {
 		r.fieldPos[k.Value] = l.nodePos(v)
 		r.keyPos[k.Value] = l.nodePos(k)
@@ -651,11 +654,13 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 			}
 		case "families":
 			families = v
+		case "presets":
+			presets = v
 		}
 	}
 	if families != nil {
 		for i, fn := range families.Content {
-			f := l.family(r, fn, i)
+			f := l.family(r, fn, "/families/"+strconv.Itoa(i))
 			f.Index = i
 			if prev, dup := r.byName[f.Name]; dup {
 				l.errorf(f.PosOf("name"), RuleDuplicateName, f.Name, "family name %q is already used at line %d", f.Name, prev.Pos.Line)
@@ -665,11 +670,14 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 			r.Families = append(r.Families, f)
 		}
 	}
+	l.presets(r, presets)
 	l.compileSchemas(r)
 	return r
 }
 
-func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
+// family decodes the mapping of one family. ptr is its JSON pointer in the
+// document, or empty for a family a preset expands into.
+func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 	f := &Family{Pos: l.nodePos(n), Compat: CompatFull, CompatPolicy: r.CompatPolicy, fieldPos: map[string]diag.Pos{}}
 	var pattern *yaml.Node
 	for k, v := range pairs(n) {
@@ -692,10 +700,17 @@ func (l *loader) family(r *Registry, n *yaml.Node, i int) *Family {
 			f.Type = v.Value
 		case "encoding":
 			f.Encoding = v.Value
+			if v.Kind == yaml.SequenceNode {
+				names := make([]string, len(v.Content))
+				for i, e := range v.Content {
+					names[i] = e.Value
+				}
+				f.Encoding = strings.Join(names, "|")
+			}
 		case "ttl":
 			f.TTL = l.ttl(v)
 		case "schema":
-			f.Schema = l.schema(v, i)
+			f.Schema = l.schema(v, ptr)
 		case "max_bytes":
 			f.MaxBytes, _ = strconv.ParseInt(v.Value, 10, 64)
 		case "max_len":
@@ -815,10 +830,35 @@ func (l *loader) deprecation(n *yaml.Node) *Deprecation {
 	return d
 }
 
-func (l *loader) schema(n *yaml.Node, i int) *Schema {
+// schema reads the schema: field of the family at ptr.
+func (l *loader) schema(n *yaml.Node, ptr string) *Schema {
 	if n.Kind == yaml.ScalarNode {
 		return &Schema{Path: n.Value, File: path.Join(l.dir, n.Value)}
 	}
-	fam := l.value.(map[string]any)["families"].([]any)[i].(map[string]any)
-	return &Schema{Doc: fam["schema"]}
+	if p, ok := l.jsonPtr[n]; ok {
+		return &Schema{Doc: l.jsonAt(p)}
+	}
+	if ptr != "" {
+		return &Schema{Doc: l.jsonAt(ptr + "/schema")}
+	}
+	// A preset's template: keyreg's own data, converted here.
+	doc, _ := l.toJSON(n, "/~preset")
+	return &Schema{Doc: doc}
+}
+
+// jsonAt returns the value of the document at a JSON pointer whose every
+// step exists.
+func (l *loader) jsonAt(ptr string) any {
+	v := l.value
+	for _, step := range strings.Split(ptr, "/")[1:] {
+		step = strings.ReplaceAll(strings.ReplaceAll(step, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[step]
+		case []any:
+			i, _ := strconv.Atoi(step)
+			v = x[i]
+		}
+	}
+	return v
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
@@ -152,10 +153,26 @@ type Family struct {
 	// not declare it, the registry's CompatPolicy.
 	CompatPolicy string
 	Ignore       []Ignore
-	Pos          diag.Pos // the start of the family's mapping
+	// Preset is the preset the family was expanded from, or empty for a
+	// family declared by hand; PresetPart is its part, such as
+	// "celery-queue", which names every family the part expands into. Pos
+	// and the positions of fields the preset sets are those of the preset
+	// entry in keys.yaml.
+	Preset     string
+	PresetPart string
+	Pos        diag.Pos // the start of the family's mapping, or of its preset entry
 
 	fieldPos   map[string]diag.Pos
 	patternSrc *scalar // the pattern as written, for PatternPos
+}
+
+// Encodings returns the encodings the family accepts: its Encoding, split
+// at "|" when keys.yaml lists several (encoding: [pickle, int]).
+func (f *Family) Encodings() []string {
+	if f.Encoding == "" {
+		return nil
+	}
+	return strings.Split(f.Encoding, "|")
 }
 
 // Schema is a family's payload schema.

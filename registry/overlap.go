@@ -73,7 +73,9 @@ const (
 // reached by the searches exceed budget, or once max overlaps are found
 // (a negative bound is no bound). complete is false when it stopped early:
 // then pairs are left unchecked, and the registry is not proven free of
-// overlaps.
+// overlaps. Pairs of families that presets designed to share keys
+// (Family.SharesKeysWith) are not searched: their keys go to the family
+// with the most literal bytes, as the preset intends.
 func OverlapsWithin(families []*Family, sep byte, budget int64, max int) (out []Overlap, complete bool) {
 	infos := make([]ovInfo, 0, len(families))
 	c := ovCompiler{sep: sep, shapes: map[PlaceholderType]*ovShape{}}
@@ -104,7 +106,7 @@ search:
 					continue
 				}
 				b := &infos[j]
-				if !ovCompatible(a, b) {
+				if !ovCompatible(a, b) || a.f.SharesKeysWith(b.f) {
 					continue
 				}
 				if (budget >= 0 && work > budget) || (max >= 0 && len(out) >= max) {

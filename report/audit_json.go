@@ -103,6 +103,7 @@ type auditTotalsJSON struct {
 type auditFamilyJSON struct {
 	Name           string  `json:"name"`
 	Owner          string  `json:"owner"`
+	Preset         string  `json:"preset,omitempty"`
 	Position       string  `json:"position"`
 	Keys           int64   `json:"keys"`
 	WithTTL        int64   `json:"with_ttl"`
@@ -239,7 +240,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			continue
 		}
 		doc.Families = append(doc.Families, auditFamilyJSON{
-			Name: f.Name, Owner: f.Owner, Position: position(f.Position, f.Pos.File, f.Pos.String()),
+			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: position(f.Position, f.Pos.File, f.Pos.String()),
 			Keys: f.Keys, WithTTL: f.WithTTL, TTLPercent: f.TTLPercent(),
 			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryMeasured, f.Memory),
 			Sampled: f.Sampled, Findings: f.Findings,

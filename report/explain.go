@@ -41,6 +41,7 @@ type FamilyFacts struct {
 	MaxLen      int64          `json:"max_len,omitempty"`
 	MaxIdle     string         `json:"max_idle,omitempty"`
 	ManagedBy   string         `json:"managed_by,omitempty"`
+	Preset      string         `json:"preset,omitempty"` // the preset the family was expanded from; Position is its entry's
 	Deprecated  *Deprecation   `json:"deprecated,omitempty"`
 }
 
@@ -130,6 +131,7 @@ func familyFacts(reg *registry.Registry, f *registry.Family) *FamilyFacts {
 		MaxBytes:    f.MaxBytes,
 		MaxLen:      f.MaxLen,
 		ManagedBy:   f.ManagedBy,
+		Preset:      f.Preset,
 	}
 	if o, ok := reg.Owner(f.Owner); ok {
 		ff.Contact = o.Contact
@@ -234,7 +236,12 @@ func writeExplanationText(w io.Writer, e *Explanation) error {
 		return tw.Flush()
 	}
 	f := e.Family
-	row("family", "%s at %s", f.Name, f.Position)
+	if f.Preset != "" {
+		row("family", "%s", f.Name)
+		row("preset", "%s (%s)", f.Preset, f.Position)
+	} else {
+		row("family", "%s at %s", f.Name, f.Position)
+	}
 	if f.Description != "" {
 		row("description", "%s", f.Description)
 	}

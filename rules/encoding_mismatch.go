@@ -24,7 +24,7 @@ var EncodingMismatch = &Rule{
 	Detail: func(k *KeyFacts) string {
 		var found []string
 		for _, enc := range slices.Sorted(maps.Keys(k.Payload.Detected)) {
-			if enc != k.Family.Encoding {
+			if !slices.Contains(k.Family.Encodings(), enc) {
 				found = append(found, enc)
 			}
 		}
@@ -38,6 +38,6 @@ var EncodingMismatch = &Rule{
 		if enc == "" {
 			enc = "json"
 		}
-		return "sampled payloads that do not decode as the declared " + enc
+		return "sampled payloads that do not decode as the declared " + strings.ReplaceAll(enc, "|", " or ")
 	},
 }

@@ -31,22 +31,6 @@ func TestGlobMatchesPrefix(t *testing.T) {
 	}
 }
 
-func TestClosest(t *testing.T) {
-	names := []string{"identity", "platform", "db"}
-	for _, tc := range []struct{ name, want string }{
-		{"identiy", "identity"},
-		{"idnetity", "identity"},
-		{"platfrm", "platform"},
-		{"growth", ""},
-		{"qa", ""}, // distance 2 to "db" is the whole name
-		{"identity", ""},
-	} {
-		if got, _ := closest(tc.name, names); got != tc.want {
-			t.Errorf("closest(%q) = %q, want %q", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestVersionSegments(t *testing.T) {
 	for src, want := range map[string][]string{
 		"v2:user:{id}":         {"v2"},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/payload"
 )
 
 // PayloadSchemaTypeMismatch reports payload schemas whose root "type"
@@ -34,8 +35,8 @@ var PayloadSchemaTypeMismatch = &Rule{
 				continue
 			}
 			pos := f.PosOf("schema")
-			if f.Encoding == "binary" {
-				p.Reportf(f, pos, `a schema cannot validate encoding "binary": binary values are not decoded, so drop the schema or declare the real encoding`)
+			if payload.Opaque(f.Encoding) {
+				p.Reportf(f, pos, `a schema cannot validate encoding %q: %s values are not decoded, so drop the schema or declare the real encoding`, f.Encoding, f.Encoding)
 				continue
 			}
 			doc, ok := f.Schema.Doc.(map[string]any)

@@ -1,0 +1,691 @@
+package registry
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/keyreg/keyreg/diag"
+	"go.yaml.in/yaml/v3"
+)
+
+// Presets are data: one YAML definition per preset in presets/, embedded
+// here and expanded by Load into ordinary families (docs/presets.md). A
+// definition names the library and the versions its layout was tested
+// against, its parameters with their defaults, and one template per part:
+// the fields of a family in keys.yaml syntax, where ${param} stands for a
+// parameter's value (escaped as a pattern literal inside pattern:).
+
+//go:embed presets/*.yaml
+var presetFiles embed.FS
+
+// Bounds on what a preset entry in keys.yaml may ask for.
+const (
+	// MaxPresetValues bounds the values of one list parameter.
+	MaxPresetValues = 64
+	// MaxPresetValueLen bounds the bytes of one parameter value.
+	MaxPresetValueLen = 256
+	// MaxPresetFamilies bounds the families one preset entry expands into.
+	MaxPresetFamilies = 1024
+)
+
+// Parameter kinds of a preset.
+const (
+	ParamString   = "string"   // one string
+	ParamStrings  = "strings"  // a list of strings
+	ParamInts     = "ints"     // a list of integers, or any integer when unset
+	ParamDuration = "duration" // one duration, such as 1d
+)
+
+// Preset is a built-in preset definition.
+type Preset struct {
+	Name string // as written after use:
+	// FamilyPrefix starts every expanded family name: Name, made
+	// kebab-case ("socket-io-streams" for "socket.io-streams").
+	FamilyPrefix string
+	Summary      string   // one line
+	Library      string   // what the expanded families say under managed_by
+	Tested       []string // library versions the layout was tested against
+	Sources      []string // the library source files the layout was read from
+	Notes        string   // what a user should know, in markdown
+	// Coexists names presets whose families may share keys with this one's,
+	// such as bull and bullmq on one prefix: lint does not report their
+	// overlaps, and a key goes to the first declared.
+	Coexists []string
+	Params   []PresetParam
+	Parts    []PresetPart
+}
+
+// PresetParam is one parameter of a preset.
+type PresetParam struct {
+	Name    string
+	Kind    string // ParamString, ParamStrings, ParamInts or ParamDuration
+	Doc     string
+	Default []string // nil for an ints parameter that means "any integer"
+	// Any is the pattern text that stands for an unset ints parameter,
+	// such as "{version:int}".
+	Any string
+}
+
+// PresetPart is one part of a preset: the template of the families it
+// expands into, one per combination of the values of its Each parameters.
+type PresetPart struct {
+	Name  string   // the part: the family is named <FamilyPrefix>-<Name>
+	Each  []string // list parameters iterated, in order
+	Notes string   // TTL behaviour and other facts, for docs/presets.md
+	node  *yaml.Node
+}
+
+// Template returns the template's fields in keys.yaml syntax, with
+// ${param} references, for documentation.
+func (p PresetPart) Template() map[string]string {
+	out := map[string]string{}
+	for k, v := range pairs(p.node) {
+		switch k.Value {
+		case "part", "each", "notes":
+			continue
+		}
+		out[k.Value] = scalarOrFlow(v)
+	}
+	return out
+}
+
+func scalarOrFlow(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	c := *n
+	c.Style = yaml.FlowStyle
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	_ = e.Encode(&c)
+	_ = e.Close()
+	return strings.TrimSpace(b.String())
+}
+
+// Param returns the parameter with the given name.
+func (p *Preset) Param(name string) (PresetParam, bool) {
+	for _, q := range p.Params {
+		if q.Name == name {
+			return q, true
+		}
+	}
+	return PresetParam{}, false
+}
+
+// Presets returns every built-in preset, sorted by name. The definitions
+// are parsed once; a definition that does not parse is a bug of keyreg's,
+// caught by its tests, and panics.
+func Presets() []*Preset { return presetTable().list }
+
+// LookupPreset returns the built-in preset with the given name.
+func LookupPreset(name string) (*Preset, bool) {
+	p, ok := presetTable().byName[name]
+	return p, ok
+}
+
+type presets struct {
+	list   []*Preset
+	byName map[string]*Preset
+}
+
+var presetTable = sync.OnceValue(func() presets {
+	t := presets{byName: map[string]*Preset{}}
+	files, err := fs.Glob(presetFiles, "presets/*.yaml")
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range files {
+		data, err := presetFiles.ReadFile(name)
+		if err != nil {
+			panic(err)
+		}
+		p, err := parsePreset(data)
+		if err != nil {
+			panic(fmt.Sprintf("registry/%s: %v", name, err))
+		}
+		if want := strings.TrimSuffix(path.Base(name), ".yaml"); p.Name != want {
+			panic(fmt.Sprintf("registry/%s: preset is named %q", name, p.Name))
+		}
+		t.list = append(t.list, p)
+		t.byName[p.Name] = p
+	}
+	slices.SortFunc(t.list, func(a, b *Preset) int { return strings.Compare(a.Name, b.Name) })
+	return t
+})
+
+// parsePreset reads one preset definition.
+func parsePreset(data []byte) (*Preset, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, errors.New("want one mapping")
+	}
+	p := &Preset{}
+	for k, v := range pairs(doc.Content[0]) {
+		var err error
+		switch k.Value {
+		case "name":
+			p.Name = v.Value
+		case "family_prefix":
+			p.FamilyPrefix = v.Value
+		case "summary":
+			p.Summary = v.Value
+		case "library":
+			p.Library = v.Value
+		case "notes":
+			p.Notes = v.Value
+		case "tested":
+			err = v.Decode(&p.Tested)
+		case "sources":
+			err = v.Decode(&p.Sources)
+		case "coexists":
+			err = v.Decode(&p.Coexists)
+		case "params":
+			for _, pn := range v.Content {
+				var q struct {
+					Name    string    `yaml:"name"`
+					Kind    string    `yaml:"kind"`
+					Doc     string    `yaml:"doc"`
+					Default yaml.Node `yaml:"default"`
+					Any     string    `yaml:"any"`
+				}
+				if err := pn.Decode(&q); err != nil {
+					return nil, err
+				}
+				param := PresetParam{Name: q.Name, Kind: q.Kind, Doc: q.Doc, Any: q.Any}
+				if q.Default.Kind != 0 && q.Default.ShortTag() != "!!null" {
+					vals, msg := paramValues(param, &q.Default)
+					if msg != "" {
+						return nil, fmt.Errorf("param %s: default: %s", q.Name, msg)
+					}
+					param.Default = vals
+				} else if q.Kind != ParamInts || q.Any == "" {
+					return nil, fmt.Errorf("param %s: no default", q.Name)
+				}
+				p.Params = append(p.Params, param)
+			}
+		case "families":
+			for _, fn := range v.Content {
+				part := PresetPart{node: fn}
+				for fk, fv := range pairs(fn) {
+					switch fk.Value {
+					case "part":
+						part.Name = fv.Value
+					case "each":
+						err = fv.Decode(&part.Each)
+					case "notes":
+						part.Notes = fv.Value
+					}
+				}
+				if err != nil {
+					return nil, err
+				}
+				for _, e := range part.Each {
+					if q, ok := p.Param(e); !ok || (q.Kind != ParamStrings && q.Kind != ParamInts) {
+						return nil, fmt.Errorf("part %s: each names %q, not a list parameter", part.Name, e)
+					}
+				}
+				p.Parts = append(p.Parts, part)
+			}
+		default:
+			return nil, fmt.Errorf("unknown field %q", k.Value)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k.Value, err)
+		}
+	}
+	if p.FamilyPrefix == "" {
+		p.FamilyPrefix = p.Name
+	}
+	if p.Name == "" || p.Library == "" || len(p.Parts) == 0 {
+		return nil, errors.New("name, library and families are required")
+	}
+	return p, nil
+}
+
+// paramValues reads the value of a parameter from n, checking its kind
+// and its bounds. msg says what is wrong, or is empty.
+func paramValues(p PresetParam, n *yaml.Node) (vals []string, msg string) {
+	scalar := func(n *yaml.Node) (string, string) {
+		if n.Kind != yaml.ScalarNode {
+			return "", "want a single value"
+		}
+		if len(n.Value) > MaxPresetValueLen {
+			return "", fmt.Sprintf("value is %d bytes, more than the %d-byte limit", len(n.Value), MaxPresetValueLen)
+		}
+		return n.Value, ""
+	}
+	switch p.Kind {
+	case ParamString, ParamDuration:
+		v, msg := scalar(n)
+		if msg != "" {
+			return nil, "want a string"
+		}
+		if p.Kind == ParamDuration {
+			if _, err := ParseDuration(v); err != nil {
+				return nil, err.Error()
+			}
+		}
+		return []string{v}, ""
+	case ParamStrings, ParamInts:
+		items := []*yaml.Node{n}
+		if n.Kind == yaml.SequenceNode {
+			items = n.Content
+		}
+		if len(items) == 0 {
+			return nil, "want at least one value"
+		}
+		if len(items) > MaxPresetValues {
+			return nil, fmt.Sprintf("%d values, more than the limit of %d", len(items), MaxPresetValues)
+		}
+		for _, it := range items {
+			if it.Kind == yaml.AliasNode {
+				it = it.Alias
+			}
+			v, msg := scalar(it)
+			if msg != "" {
+				return nil, msg
+			}
+			if p.Kind == ParamInts {
+				if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+					return nil, fmt.Sprintf("%q is not an integer", v)
+				}
+			}
+			if slices.Contains(vals, v) {
+				return nil, fmt.Sprintf("%q is listed twice", v)
+			}
+			vals = append(vals, v)
+		}
+		return vals, ""
+	}
+	return nil, "unknown parameter kind " + p.Kind
+}
+
+// EscapeLiteral writes s as pattern text that matches exactly s: braces and
+// backslashes escaped, control bytes and bytes that are not UTF-8 as \xHH.
+func EscapeLiteral(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch c := s[i]; {
+		case c == '{' || c == '}' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case isControl(c) || (r == utf8.RuneError && n == 1):
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// presetUse is one entry of presets: in keys.yaml while it expands.
+type presetUse struct {
+	preset  *Preset
+	pos     diag.Pos // the entry
+	ptr     string   // its JSON pointer
+	owner   *yaml.Node
+	values  map[string][]string // parameter values
+	given   map[string]bool     // parameters set under with:
+	over    map[string]*yaml.Node
+	overKey map[string]*yaml.Node
+}
+
+// presets expands the presets: entries of keys.yaml into families, which it
+// appends to r.Families after the families declared by hand.
+func (l *loader) presets(r *Registry, list *yaml.Node) {
+	if list == nil {
+		return
+	}
+	used := map[string]diag.Pos{}
+	for j, n := range list.Content {
+		u := l.presetUse(n, "/presets/"+strconv.Itoa(j))
+		if u == nil {
+			continue
+		}
+		if prev, dup := used[u.preset.Name]; dup {
+			l.errorf(u.pos, RuleSchemaInvalid, "", "preset %q is already used at line %d: its families would have the same names (list more values under one entry's with: instead)", u.preset.Name, prev.Line)
+			continue
+		}
+		used[u.preset.Name] = u.pos
+		if r.Separator != ':' {
+			l.errorf(u.pos, RuleSchemaInvalid, "", "presets assume the separator \":\", and this registry's is %q", string(r.Separator))
+			continue
+		}
+		l.expand(r, u)
+	}
+}
+
+// presetUse reads one entry: the preset, its parameters and its overrides.
+func (l *loader) presetUse(n *yaml.Node, ptr string) *presetUse {
+	u := &presetUse{pos: l.nodePos(n), ptr: ptr, values: map[string][]string{}, given: map[string]bool{}, over: map[string]*yaml.Node{}, overKey: map[string]*yaml.Node{}}
+	var with, fams *yaml.Node
+	for k, v := range pairs(n) {
+		switch k.Value {
+		case "use":
+			p, ok := LookupPreset(v.Value)
+			if !ok {
+				names := make([]string, 0, len(Presets()))
+				for _, p := range Presets() {
+					names = append(names, p.Name)
+				}
+				l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "unknown preset %s%s (keyreg presets lists them: %s)", quoteShort(v.Value), diag.DidYouMean(v.Value, names), strings.Join(names, ", "))
+				return nil
+			}
+			u.preset = p
+		case "owner":
+			u.owner = v
+		case "with":
+			with = v
+		case "families":
+			fams = v
+		}
+	}
+	ok := true
+	for k, v := range pairs(with) {
+		q, found := u.preset.Param(k.Value)
+		if !found {
+			names := make([]string, 0, len(u.preset.Params))
+			for _, q := range u.preset.Params {
+				names = append(names, q.Name)
+			}
+			l.errorf(l.nodePos(k), RuleSchemaInvalid, "", "preset %s has no parameter %s%s (it has: %s)", u.preset.Name, quoteShort(k.Value), diag.DidYouMean(k.Value, names), orNone(names))
+			ok = false
+			continue
+		}
+		vals, msg := paramValues(q, v)
+		if msg != "" {
+			l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "preset %s, parameter %s: %s (want %s)", u.preset.Name, q.Name, msg, kindWant(q.Kind))
+			ok = false
+			continue
+		}
+		u.values[q.Name], u.given[q.Name] = vals, true
+	}
+	for _, q := range u.preset.Params {
+		if !u.given[q.Name] {
+			u.values[q.Name] = q.Default
+		}
+	}
+	for k, v := range pairs(fams) {
+		u.over[k.Value], u.overKey[k.Value] = v, k
+	}
+	if !ok {
+		return nil
+	}
+	return u
+}
+
+func kindWant(kind string) string {
+	switch kind {
+	case ParamStrings:
+		return "a list of strings"
+	case ParamInts:
+		return "a list of integers"
+	case ParamDuration:
+		return "a duration such as 1d"
+	}
+	return "a string"
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// expansion is one family a part expands into.
+type expansion struct {
+	name   string
+	part   string // <prefix>-<part>
+	values map[string]string
+}
+
+// expansions lists the families of preset p with the given parameter
+// values (defaults for those missing), as the names Load gives them.
+func (p *Preset) expansions(values map[string][]string) []expansion {
+	var out []expansion
+	for _, part := range p.Parts {
+		base := p.FamilyPrefix + "-" + part.Name
+		combos := []map[string]string{{}}
+		for _, e := range part.Each {
+			vals := values[e]
+			if vals == nil { // ints left as "any": one family
+				continue
+			}
+			var next []map[string]string
+			for _, c := range combos {
+				for _, v := range vals {
+					m := make(map[string]string, len(c)+1)
+					for k, x := range c {
+						m[k] = x
+					}
+					m[e] = v
+					next = append(next, m)
+				}
+			}
+			combos = next
+			if len(combos) > MaxPresetFamilies {
+				break
+			}
+		}
+		for _, c := range combos {
+			name := base
+			for _, e := range part.Each {
+				v, ok := c[e]
+				if !ok {
+					continue
+				}
+				q, _ := p.Param(e)
+				if len(q.Default) == 1 && q.Default[0] == v {
+					continue // the default value keeps the plain name
+				}
+				name += "-" + slug(v, slices.Index(values[e], v)+1)
+			}
+			out = append(out, expansion{name: name, part: base, values: c})
+		}
+	}
+	return out
+}
+
+// slug makes a parameter value part of a family name: lower case letters
+// and digits, other runs of bytes as one "-". A value with none of them
+// is named by its 1-based index in its list.
+func slug(v string, index int) string {
+	var b strings.Builder
+	dash := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if ('a' <= c && c <= 'z') || isDigit(c) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			b.WriteByte(c)
+			dash = false
+			continue
+		}
+		dash = true
+	}
+	if b.Len() == 0 {
+		return strconv.Itoa(index)
+	}
+	return b.String()
+}
+
+// expand appends the families of one preset entry to r.
+func (l *loader) expand(r *Registry, u *presetUse) {
+	p := u.preset
+	exps := p.expansions(u.values)
+	if len(exps) > MaxPresetFamilies {
+		l.errorf(u.pos, RuleSchemaInvalid, "", "preset %s expands into %d families with these parameters, more than the limit of %d", p.Name, len(exps), MaxPresetFamilies)
+		return
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, e := range exps {
+		for _, n := range []string{e.part, e.name} {
+			if !known[n] {
+				known[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	for name, k := range u.overKey {
+		if !known[name] {
+			l.errorf(l.nodePos(k), RuleSchemaInvalid, "", "preset %s has no family %s%s (`keyreg presets show %s` lists them)", p.Name, quoteShort(name), diag.DidYouMean(name, names), p.Name)
+		}
+	}
+	parts := map[string]PresetPart{}
+	for _, part := range p.Parts {
+		parts[p.FamilyPrefix+"-"+part.Name] = part
+	}
+	for _, e := range exps {
+		part := parts[e.part]
+		n := l.instantiate(u, part, e)
+		f := l.family(r, n, "")
+		f.Preset, f.PresetPart = p.Name, e.part
+		f.Index = len(r.Families)
+		if prev, dup := r.byName[f.Name]; dup {
+			l.errorf(u.pos, RuleDuplicateName, f.Name, "preset %s expands into family %q, which is already declared at line %d (rename that family, or drop it for the preset's)", p.Name, f.Name, prev.Pos.Line)
+			continue
+		}
+		r.byName[f.Name] = f
+		r.Families = append(r.Families, f)
+	}
+}
+
+// instantiate builds the keys.yaml mapping of one expanded family: the
+// part's template with parameters substituted, at the position of the
+// preset entry, then the entry's owner and overrides (part-wide first,
+// then the family's own), which keep their own positions.
+func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.Node {
+	at := func(n *yaml.Node) *yaml.Node {
+		n.Line, n.Column = u.pos.Line, u.pos.Col
+		return n
+	}
+	str := func(s string) *yaml.Node {
+		return at(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s})
+	}
+	m := at(&yaml.Node{Kind: yaml.MappingNode})
+	set := func(k string, v *yaml.Node) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == k {
+				m.Content[i+1] = v
+				return
+			}
+		}
+		m.Content = append(m.Content, str(k), v)
+	}
+	set("name", str(e.name))
+	for k, v := range pairs(part.node) {
+		switch k.Value {
+		case "part", "each", "notes":
+			continue
+		}
+		set(k.Value, at(l.substitute(v, u, e, k.Value == "pattern")))
+	}
+	set("owner", u.owner)
+	set("managed_by", str(u.preset.Library))
+	names := []string{e.part}
+	if e.name != e.part {
+		names = append(names, e.name)
+	}
+	for _, name := range names {
+		for k, v := range pairs(u.over[name]) {
+			set(k.Value, v)
+			if k.Value == "schema" && v.Kind != yaml.ScalarNode {
+				l.jsonPtr[v] = u.ptr + "/families/" + escapePointer(name) + "/schema"
+			}
+		}
+	}
+	return m
+}
+
+// substitute copies a template node, replacing ${param} in its scalars
+// with the parameter's value: escaped as a pattern literal when pattern
+// is set, or the ints parameter's Any text when it is unset.
+func (l *loader) substitute(n *yaml.Node, u *presetUse, e expansion, pattern bool) *yaml.Node {
+	c := *n
+	c.Line, c.Column = u.pos.Line, u.pos.Col
+	if n.Kind == yaml.ScalarNode {
+		c.Value = expandRefs(n.Value, func(name string) string {
+			v, ok := e.values[name]
+			if !ok {
+				vals := u.values[name]
+				if vals == nil {
+					q, _ := u.preset.Param(name)
+					return q.Any
+				}
+				v = vals[0]
+			}
+			if pattern {
+				return EscapeLiteral(v)
+			}
+			return v
+		})
+		return &c
+	}
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, x := range n.Content {
+		c.Content[i] = l.substitute(x, u, e, pattern)
+	}
+	return &c
+}
+
+// expandRefs replaces each ${name} in s.
+func expandRefs(s string, value func(string) string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(value(s[i+2 : i+j]))
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// FromPreset reports whether the family was expanded from a preset.
+func (f *Family) FromPreset() bool { return f.Preset != "" }
+
+// SharesKeysWith reports whether f and g are families of presets that are
+// designed to share keys, such as one preset's families, or bull's and
+// bullmq's: their overlaps are resolved by the matcher's precedence (the
+// most literal bytes win), so lint does not report them.
+func (f *Family) SharesKeysWith(g *Family) bool {
+	if !f.FromPreset() || !g.FromPreset() {
+		return false
+	}
+	if f.Preset == g.Preset {
+		return true
+	}
+	p, _ := LookupPreset(f.Preset)
+	q, _ := LookupPreset(g.Preset)
+	return p != nil && q != nil && (slices.Contains(p.Coexists, q.Name) || slices.Contains(q.Coexists, p.Name))
+}
