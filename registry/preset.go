@@ -268,9 +268,12 @@ func paramValues(p PresetParam, n *yaml.Node) (vals []string, msg string) {
 	}
 	switch p.Kind {
 	case ParamString, ParamDuration:
+		if n.Kind != yaml.ScalarNode {
+			return nil, "want " + kindWant(p.Kind)
+		}
 		v, msg := scalar(n)
 		if msg != "" {
-			return nil, "want a string"
+			return nil, msg
 		}
 		if p.Kind == ParamDuration {
 			if _, err := ParseDuration(v); err != nil {
@@ -295,15 +298,15 @@ func paramValues(p PresetParam, n *yaml.Node) (vals []string, msg string) {
 			}
 			v, msg := scalar(it)
 			if msg != "" {
-				return nil, msg
+				return nil, msg + " in each item (want " + kindWant(p.Kind) + ")"
 			}
 			if p.Kind == ParamInts {
 				if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-					return nil, fmt.Sprintf("%q is not an integer", v)
+					return nil, fmt.Sprintf("%s is not an integer (want %s)", quoteShort(v), kindWant(p.Kind))
 				}
 			}
 			if slices.Contains(vals, v) {
-				return nil, fmt.Sprintf("%q is listed twice", v)
+				return nil, fmt.Sprintf("%s is listed twice", quoteShort(v))
 			}
 			vals = append(vals, v)
 		}
@@ -408,7 +411,7 @@ func (l *loader) presetUse(n *yaml.Node, ptr string) *presetUse {
 		}
 		vals, msg := paramValues(q, v)
 		if msg != "" {
-			l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "preset %s, parameter %s: %s (want %s)", u.preset.Name, q.Name, msg, kindWant(q.Kind))
+			l.errorf(l.nodePos(v), RuleSchemaInvalid, "", "preset %s, parameter %s: %s", u.preset.Name, q.Name, msg)
 			ok = false
 			continue
 		}

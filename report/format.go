@@ -26,6 +26,8 @@ const (
 	DocExplain
 	// DocRules is the list of rules (keyreg rules).
 	DocRules
+	// DocPresets is the list of framework presets (keyreg presets).
+	DocPresets
 )
 
 // renderer is one output format: its name, a short description for --help
@@ -42,6 +44,7 @@ type renderer struct {
 	audit       func(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error
 	explain     func(w io.Writer, e *Explanation) error
 	rules       func(w io.Writer, rules []RuleInfo) error
+	presets     func(w io.Writer, presets []PresetInfo) error
 }
 
 // formats is the registry of output formats, in the order --help lists
@@ -69,6 +72,8 @@ func (r *renderer) renders(d Document) bool {
 		return r.explain != nil
 	case DocRules:
 		return r.rules != nil
+	case DocPresets:
+		return r.presets != nil
 	}
 	return false
 }

@@ -21,6 +21,7 @@ var goldenCases = map[Document]struct {
 	DocAudit:       {"audit.", []string{"full", "partial", "empty"}},
 	DocExplain:     {"explain.", []string{"matched", "unmatched"}},
 	DocRules:       {"rules.", []string{"list"}},
+	DocPresets:     {"presets.", []string{"list"}},
 }
 
 // extraGoldens are the golden files of a format's side outputs.
@@ -161,6 +162,28 @@ func TestRulesGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			golden(t, fmt.Sprintf("rules.list.%s.golden", f), b.String())
+		})
+	}
+}
+
+func TestPresetsGolden(t *testing.T) {
+	presets := []PresetInfo{{
+		Name: "queue-lib", Summary: "A queue library | <b>not bold</b>", Library: "queue-lib", Tested: []string{"queue-lib 1.2"},
+		Sources:  []string{"lib/queue.py: Queue.key"},
+		Coexists: []string{"other-lib"},
+		Params:   []PresetParamInfo{{Name: "queues", Kind: "strings", Default: "[default]", Doc: "queue names"}},
+		Families: []PresetFamilyInfo{
+			{Name: "queue-lib-queue", Part: "queue-lib-queue", Each: []string{"queues"}, Pattern: "q:default", Type: "list", Encoding: "json", TTL: "persistent", Description: "A queue.", Notes: "No TTL."},
+			{Name: "queue-lib-job", Part: "queue-lib-job", Pattern: "q:job:{id:uuid}|`x`", Type: "hash", Encoding: "pickle or int", TTL: "max 24h", Description: "A job."},
+		},
+	}}
+	for _, f := range Formats(DocPresets) {
+		t.Run(string(f), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Presets(&b, string(f), presets); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, fmt.Sprintf("presets.list.%s.golden", f), b.String())
 		})
 	}
 }

@@ -19,6 +19,7 @@ var jsonFormat = renderer{
 	}),
 	explain: writeExplanationJSON,
 	rules:   writeRulesJSON,
+	presets: writePresetsJSON,
 }
 
 // jsonVersion is the version of the json format's document schema.

@@ -22,7 +22,8 @@ var markdownFormat = renderer{
 		writeAuditMarkdown(b, r, c)
 		return nil
 	}),
-	rules: writeRulesMarkdown,
+	rules:   writeRulesMarkdown,
+	presets: writePresetsMarkdown,
 }
 
 // mdMode says how much markdown syntax [md] lets through.

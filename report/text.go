@@ -18,6 +18,7 @@ var textFormat = renderer{
 	audit:       buffered(writeAuditText),
 	explain:     writeExplanationText,
 	rules:       writeRulesText,
+	presets:     writePresetsText,
 }
 
 // textIndent indents continuation lines of a multi-line message, so that

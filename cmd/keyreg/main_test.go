@@ -67,6 +67,33 @@ func TestRulesDocFresh(t *testing.T) {
 	}
 }
 
+// TestPresetsDocFresh fails when docs/presets.md and the preset
+// definitions drift apart: the page is what keyreg presets --format
+// markdown prints from the definitions it expands.
+func TestPresetsDocFresh(t *testing.T) {
+	infos, err := report.PresetInfos()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := report.Presets(&b, "markdown", infos); err != nil {
+		t.Fatal(err)
+	}
+	const file = "../../docs/presets.md"
+	if *update {
+		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, b.Bytes()) {
+		t.Errorf("docs/presets.md is stale: run go test ./cmd/keyreg -run TestPresetsDocFresh -update")
+	}
+}
+
 // exits runs a command and asserts its exit code: exits 2 keyreg lint.
 // Its output stays available to stdout and stderr checks.
 func exits(ts *testscript.TestScript, neg bool, args []string) {

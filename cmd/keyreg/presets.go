@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/report"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) presetsCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "presets",
+		Short: "List the framework presets, their parameters and the families they expand into",
+		Long: `Presets lists the framework presets that keys.yaml can use under presets:
+(Celery, Sidekiq, RQ, Django, Bull, BullMQ, ...): for each, the library
+versions it was tested against, its parameters with their defaults, and the
+families it expands into with those defaults.
+
+keyreg presets show <name> prints the families of one preset as keys.yaml,
+with --with for its parameters, so that it can be ejected into hand-written
+families.
+
+--format markdown prints docs/presets.md.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			infos, err := report.PresetInfos()
+			if err != nil {
+				return runtimeError(err, "")
+			}
+			if err := report.Presets(a.stdout, format, infos); err != nil {
+				return usageError(err, "")
+			}
+			return nil
+		},
+	}
+	formatFlag(c, &format, "text", report.DocPresets, "output format: "+report.FormatList(report.DocPresets))
+	c.AddCommand(a.presetsShowCmd())
+	return c
+}
+
+func (a *app) presetsShowCmd() *cobra.Command {
+	var (
+		with  []string
+		owner string
+	)
+	c := &cobra.Command{
+		Use:   "show <preset>",
+		Short: "Print the families a preset expands into, as keys.yaml",
+		Long: `Show prints the families a preset expands into as the YAML of a families:
+list of keys.yaml. Pasted under families: in place of the presets: entry, they
+declare the same keys by hand ("ejecting" from the preset): edit them freely
+from there on.
+
+--with sets a parameter as keys.yaml's with: would, its value in YAML:
+--with queues=[celery,reports] --with result_expires=2d.`,
+		Example: `  keyreg presets show celery
+  keyreg presets show celery --with queues=[a,b] --owner payments
+  keyreg presets show django --with 'key_prefixes=["", shop]'`,
+		Args: args(cobra.ExactArgs(1)),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			var names []string
+			for _, p := range registry.Presets() {
+				names = append(names, p.Name+"\t"+p.Summary)
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, argv []string) error {
+			params := map[string]string{}
+			for _, w := range with {
+				k, v, ok := strings.Cut(w, "=")
+				if !ok || k == "" {
+					return usageError(fmt.Errorf("--with %q: want name=value, such as queues=[a,b]", w), "")
+				}
+				if _, dup := params[k]; dup {
+					return usageError(fmt.Errorf("--with sets %s twice", k), "")
+				}
+				params[k] = v
+			}
+			reg, err := registry.ExpandPreset(argv[0], owner, params)
+			if err != nil {
+				var le *diag.ListError
+				if errors.As(err, &le) {
+					// Positions would point into the entry built from the
+					// flags: give the messages alone.
+					msgs := make([]string, len(le.List))
+					for i, d := range le.List {
+						msgs[i] = d.Message
+					}
+					return usageError(errors.New(strings.Join(msgs, "\n")), "run keyreg presets for the presets and their parameters")
+				}
+				return runtimeError(err, "")
+			}
+			out, err := registry.MarshalFamilies(reg.Families)
+			if err != nil {
+				return runtimeError(err, "")
+			}
+			fmt.Fprintf(a.stdout, "# Families of preset %s, as keyreg %s expands it", argv[0], toolVersion())
+			if len(with) > 0 {
+				fmt.Fprintf(a.stdout, " with %s", strings.Join(with, " "))
+			}
+			fmt.Fprintf(a.stdout, ".\n# Paste under families: in place of the presets: entry to eject from the preset.\n")
+			_, err = a.stdout.Write(out)
+			return err
+		},
+	}
+	c.Flags().StringArrayVar(&with, "with", nil, "set a parameter: name=value, the value in YAML (repeatable)")
+	c.Flags().StringVar(&owner, "owner", "your-team", "the owner the families get")
+	return c
+}
