@@ -17,7 +17,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:ee13c901cdc60cdc14923ffee9c11dcc727cc0e84cb135df2952d4d8e8293fae"
+const RegistryDigest = "sha256:1837a5d5a6de6292508266bc9ec5a4eb12b8c34a6d15d3e6f697cf36e60a8616"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -439,6 +439,1320 @@ func (k CartItemsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[stri
 	return err
 }
 
+// Constants of the family celery-binding.
+const (
+	// CeleryBindingPattern is the pattern of celery-binding keys in keys.yaml.
+	CeleryBindingPattern = "_kombu.binding.{exchange:word}"
+	// CeleryBindingGlob is a SCAN MATCH glob for celery-binding keys (it may match
+	// more keys than the pattern does).
+	CeleryBindingGlob = "_kombu.binding.*"
+	// CeleryBindingOwner is the team that owns celery-binding keys.
+	CeleryBindingOwner = "checkout"
+	// CeleryBindingRedisType is the Redis type of celery-binding keys.
+	CeleryBindingRedisType = "set"
+	// CeleryBindingEncoding is the encoding of celery-binding values.
+	CeleryBindingEncoding = "text"
+)
+
+// CeleryBindingTTLPolicy is the TTL policy of celery-binding keys: persistent.
+var CeleryBindingTTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryBindingKey is a key of the family celery-binding.
+//
+// The queues bound to one exchange (celery, celery.pidbox, celeryev...):
+// members are routing key, pattern and queue, joined by \x06\x16.
+//
+// Pattern: _kombu.binding.{exchange:word}
+// Owner: checkout
+// TTL policy: persistent
+type CeleryBindingKey struct {
+	Exchange string // {exchange:word}
+}
+
+var keyregPartsCeleryBinding = [...]keyregPart{
+	{lit: "_kombu.binding."},
+	{param: true, typ: keyregWord},
+}
+
+// BuildCeleryBinding returns the celery-binding key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryBinding(exchange string) (string, error) {
+	return CeleryBindingKey{Exchange: exchange}.Build()
+}
+
+// MustBuildCeleryBinding is BuildCeleryBinding that panics on an invalid value.
+func MustBuildCeleryBinding(exchange string) string {
+	key, err := BuildCeleryBinding(exchange)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryBinding parses a celery-binding key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryBindingPattern.
+func ParseCeleryBinding(key string) (CeleryBindingKey, error) {
+	var k CeleryBindingKey
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryBinding[:], key, v[:]) {
+		return k, keyregNoMatch("celery-binding", CeleryBindingPattern, key)
+	}
+	k.Exchange = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryBindingKey) Validate() error {
+	if !keyregWord.valid(k.Exchange) {
+		return keyregBadValue("celery-binding", "exchange", keyregWord, k.Exchange)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryBindingKey) String() string {
+	return "_kombu.binding." + k.Exchange
+}
+
+// Build validates k and renders it.
+func (k CeleryBindingKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-binding".
+func (CeleryBindingKey) Family() string { return "celery-binding" }
+
+// Pattern returns CeleryBindingPattern.
+func (CeleryBindingKey) Pattern() string { return CeleryBindingPattern }
+
+// Glob returns CeleryBindingGlob.
+func (CeleryBindingKey) Glob() string { return CeleryBindingGlob }
+
+// Owner returns CeleryBindingOwner.
+func (CeleryBindingKey) Owner() string { return CeleryBindingOwner }
+
+// RedisType returns CeleryBindingRedisType.
+func (CeleryBindingKey) RedisType() string { return CeleryBindingRedisType }
+
+// Encoding returns CeleryBindingEncoding.
+func (CeleryBindingKey) Encoding() string { return CeleryBindingEncoding }
+
+// TTLPolicy returns CeleryBindingTTLPolicy.
+func (CeleryBindingKey) TTLPolicy() TTLPolicy { return CeleryBindingTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryBindingKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryBindingKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-chord-counter.
+const (
+	// CeleryChordCounterPattern is the pattern of celery-chord-counter keys in keys.yaml.
+	CeleryChordCounterPattern = "celery-taskset-meta-{group_id:uuid}.t"
+	// CeleryChordCounterGlob is a SCAN MATCH glob for celery-chord-counter keys (it may match
+	// more keys than the pattern does).
+	CeleryChordCounterGlob = "celery-taskset-meta-*.t"
+	// CeleryChordCounterOwner is the team that owns celery-chord-counter keys.
+	CeleryChordCounterOwner = "checkout"
+	// CeleryChordCounterRedisType is the Redis type of celery-chord-counter keys.
+	CeleryChordCounterRedisType = "string"
+	// CeleryChordCounterEncoding is the encoding of celery-chord-counter values.
+	CeleryChordCounterEncoding = "int"
+	// CeleryChordCounterMaxTTL is the longest TTL a celery-chord-counter key may have.
+	CeleryChordCounterMaxTTL = 24 * time.Hour
+)
+
+// CeleryChordCounterTTLPolicy is the TTL policy of celery-chord-counter keys: max 24h.
+var CeleryChordCounterTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryChordCounterMaxTTL}
+
+// CeleryChordCounterKey is a key of the family celery-chord-counter.
+//
+// Adjustment of a chord's size (INCRBY) when its header changes while it runs.
+//
+// Pattern: celery-taskset-meta-{group_id:uuid}.t
+// Owner: checkout
+// TTL policy: max 24h
+type CeleryChordCounterKey struct {
+	GroupID string // {group_id:uuid}
+}
+
+var keyregPartsCeleryChordCounter = [...]keyregPart{
+	{lit: "celery-taskset-meta-"},
+	{param: true, typ: keyregUUID},
+	{lit: ".t"},
+}
+
+// BuildCeleryChordCounter returns the celery-chord-counter key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryChordCounter(groupID string) (string, error) {
+	return CeleryChordCounterKey{GroupID: groupID}.Build()
+}
+
+// MustBuildCeleryChordCounter is BuildCeleryChordCounter that panics on an invalid value.
+func MustBuildCeleryChordCounter(groupID string) string {
+	key, err := BuildCeleryChordCounter(groupID)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryChordCounter parses a celery-chord-counter key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryChordCounterPattern.
+func ParseCeleryChordCounter(key string) (CeleryChordCounterKey, error) {
+	var k CeleryChordCounterKey
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryChordCounter[:], key, v[:]) {
+		return k, keyregNoMatch("celery-chord-counter", CeleryChordCounterPattern, key)
+	}
+	k.GroupID = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryChordCounterKey) Validate() error {
+	if !keyregUUID.valid(k.GroupID) {
+		return keyregBadValue("celery-chord-counter", "group_id", keyregUUID, k.GroupID)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryChordCounterKey) String() string {
+	return "celery-taskset-meta-" + k.GroupID + ".t"
+}
+
+// Build validates k and renders it.
+func (k CeleryChordCounterKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-chord-counter".
+func (CeleryChordCounterKey) Family() string { return "celery-chord-counter" }
+
+// Pattern returns CeleryChordCounterPattern.
+func (CeleryChordCounterKey) Pattern() string { return CeleryChordCounterPattern }
+
+// Glob returns CeleryChordCounterGlob.
+func (CeleryChordCounterKey) Glob() string { return CeleryChordCounterGlob }
+
+// Owner returns CeleryChordCounterOwner.
+func (CeleryChordCounterKey) Owner() string { return CeleryChordCounterOwner }
+
+// RedisType returns CeleryChordCounterRedisType.
+func (CeleryChordCounterKey) RedisType() string { return CeleryChordCounterRedisType }
+
+// Encoding returns CeleryChordCounterEncoding.
+func (CeleryChordCounterKey) Encoding() string { return CeleryChordCounterEncoding }
+
+// TTLPolicy returns CeleryChordCounterTTLPolicy.
+func (CeleryChordCounterKey) TTLPolicy() TTLPolicy { return CeleryChordCounterTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryChordCounterKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after CeleryChordCounterMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordCounterMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordCounterKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-chord-counter", CeleryChordCounterMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+func (k CeleryChordCounterKey) Get(ctx context.Context, c redis.Cmdable) (int64, error) {
+	var v int64
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	v = n
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after CeleryChordCounterMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordCounterMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordCounterKey) Set(ctx context.Context, c redis.Cmdable, v int64, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-chord-counter", CeleryChordCounterMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data := strconv.FormatInt(v, 10)
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family celery-chord-join.
+const (
+	// CeleryChordJoinPattern is the pattern of celery-chord-join keys in keys.yaml.
+	CeleryChordJoinPattern = "celery-taskset-meta-{group_id:uuid}.j"
+	// CeleryChordJoinGlob is a SCAN MATCH glob for celery-chord-join keys (it may match
+	// more keys than the pattern does).
+	CeleryChordJoinGlob = "celery-taskset-meta-*.j"
+	// CeleryChordJoinOwner is the team that owns celery-chord-join keys.
+	CeleryChordJoinOwner = "checkout"
+	// CeleryChordJoinRedisType is the Redis type of celery-chord-join keys.
+	CeleryChordJoinRedisType = "zset"
+	// CeleryChordJoinEncoding is the encoding of celery-chord-join values.
+	CeleryChordJoinEncoding = "json"
+	// CeleryChordJoinMaxTTL is the longest TTL a celery-chord-join key may have.
+	CeleryChordJoinMaxTTL = 24 * time.Hour
+)
+
+// CeleryChordJoinTTLPolicy is the TTL policy of celery-chord-join keys: max 24h.
+var CeleryChordJoinTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryChordJoinMaxTTL}
+
+// CeleryChordJoinKey is a key of the family celery-chord-join.
+//
+// Results of a chord's header tasks as they finish (result_chord_ordered: a
+// sorted set); deleted when the chord body runs.
+//
+// Pattern: celery-taskset-meta-{group_id:uuid}.j
+// Owner: checkout
+// TTL policy: max 24h
+type CeleryChordJoinKey struct {
+	GroupID string // {group_id:uuid}
+}
+
+var keyregPartsCeleryChordJoin = [...]keyregPart{
+	{lit: "celery-taskset-meta-"},
+	{param: true, typ: keyregUUID},
+	{lit: ".j"},
+}
+
+// BuildCeleryChordJoin returns the celery-chord-join key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryChordJoin(groupID string) (string, error) {
+	return CeleryChordJoinKey{GroupID: groupID}.Build()
+}
+
+// MustBuildCeleryChordJoin is BuildCeleryChordJoin that panics on an invalid value.
+func MustBuildCeleryChordJoin(groupID string) string {
+	key, err := BuildCeleryChordJoin(groupID)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryChordJoin parses a celery-chord-join key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryChordJoinPattern.
+func ParseCeleryChordJoin(key string) (CeleryChordJoinKey, error) {
+	var k CeleryChordJoinKey
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryChordJoin[:], key, v[:]) {
+		return k, keyregNoMatch("celery-chord-join", CeleryChordJoinPattern, key)
+	}
+	k.GroupID = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryChordJoinKey) Validate() error {
+	if !keyregUUID.valid(k.GroupID) {
+		return keyregBadValue("celery-chord-join", "group_id", keyregUUID, k.GroupID)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryChordJoinKey) String() string {
+	return "celery-taskset-meta-" + k.GroupID + ".j"
+}
+
+// Build validates k and renders it.
+func (k CeleryChordJoinKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-chord-join".
+func (CeleryChordJoinKey) Family() string { return "celery-chord-join" }
+
+// Pattern returns CeleryChordJoinPattern.
+func (CeleryChordJoinKey) Pattern() string { return CeleryChordJoinPattern }
+
+// Glob returns CeleryChordJoinGlob.
+func (CeleryChordJoinKey) Glob() string { return CeleryChordJoinGlob }
+
+// Owner returns CeleryChordJoinOwner.
+func (CeleryChordJoinKey) Owner() string { return CeleryChordJoinOwner }
+
+// RedisType returns CeleryChordJoinRedisType.
+func (CeleryChordJoinKey) RedisType() string { return CeleryChordJoinRedisType }
+
+// Encoding returns CeleryChordJoinEncoding.
+func (CeleryChordJoinKey) Encoding() string { return CeleryChordJoinEncoding }
+
+// TTLPolicy returns CeleryChordJoinTTLPolicy.
+func (CeleryChordJoinKey) TTLPolicy() TTLPolicy { return CeleryChordJoinTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryChordJoinKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after CeleryChordJoinMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordJoinMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordJoinKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-chord-join", CeleryChordJoinMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-chord-size.
+const (
+	// CeleryChordSizePattern is the pattern of celery-chord-size keys in keys.yaml.
+	CeleryChordSizePattern = "celery-taskset-meta-{group_id:uuid}.s"
+	// CeleryChordSizeGlob is a SCAN MATCH glob for celery-chord-size keys (it may match
+	// more keys than the pattern does).
+	CeleryChordSizeGlob = "celery-taskset-meta-*.s"
+	// CeleryChordSizeOwner is the team that owns celery-chord-size keys.
+	CeleryChordSizeOwner = "checkout"
+	// CeleryChordSizeRedisType is the Redis type of celery-chord-size keys.
+	CeleryChordSizeRedisType = "string"
+	// CeleryChordSizeEncoding is the encoding of celery-chord-size values.
+	CeleryChordSizeEncoding = "int"
+	// CeleryChordSizeMaxTTL is the longest TTL a celery-chord-size key may have.
+	CeleryChordSizeMaxTTL = 24 * time.Hour
+)
+
+// CeleryChordSizeTTLPolicy is the TTL policy of celery-chord-size keys: max 24h.
+var CeleryChordSizeTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryChordSizeMaxTTL}
+
+// CeleryChordSizeKey is a key of the family celery-chord-size.
+//
+// The number of header tasks of a running chord.
+//
+// Pattern: celery-taskset-meta-{group_id:uuid}.s
+// Owner: checkout
+// TTL policy: max 24h
+type CeleryChordSizeKey struct {
+	GroupID string // {group_id:uuid}
+}
+
+var keyregPartsCeleryChordSize = [...]keyregPart{
+	{lit: "celery-taskset-meta-"},
+	{param: true, typ: keyregUUID},
+	{lit: ".s"},
+}
+
+// BuildCeleryChordSize returns the celery-chord-size key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryChordSize(groupID string) (string, error) {
+	return CeleryChordSizeKey{GroupID: groupID}.Build()
+}
+
+// MustBuildCeleryChordSize is BuildCeleryChordSize that panics on an invalid value.
+func MustBuildCeleryChordSize(groupID string) string {
+	key, err := BuildCeleryChordSize(groupID)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryChordSize parses a celery-chord-size key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryChordSizePattern.
+func ParseCeleryChordSize(key string) (CeleryChordSizeKey, error) {
+	var k CeleryChordSizeKey
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryChordSize[:], key, v[:]) {
+		return k, keyregNoMatch("celery-chord-size", CeleryChordSizePattern, key)
+	}
+	k.GroupID = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryChordSizeKey) Validate() error {
+	if !keyregUUID.valid(k.GroupID) {
+		return keyregBadValue("celery-chord-size", "group_id", keyregUUID, k.GroupID)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryChordSizeKey) String() string {
+	return "celery-taskset-meta-" + k.GroupID + ".s"
+}
+
+// Build validates k and renders it.
+func (k CeleryChordSizeKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-chord-size".
+func (CeleryChordSizeKey) Family() string { return "celery-chord-size" }
+
+// Pattern returns CeleryChordSizePattern.
+func (CeleryChordSizeKey) Pattern() string { return CeleryChordSizePattern }
+
+// Glob returns CeleryChordSizeGlob.
+func (CeleryChordSizeKey) Glob() string { return CeleryChordSizeGlob }
+
+// Owner returns CeleryChordSizeOwner.
+func (CeleryChordSizeKey) Owner() string { return CeleryChordSizeOwner }
+
+// RedisType returns CeleryChordSizeRedisType.
+func (CeleryChordSizeKey) RedisType() string { return CeleryChordSizeRedisType }
+
+// Encoding returns CeleryChordSizeEncoding.
+func (CeleryChordSizeKey) Encoding() string { return CeleryChordSizeEncoding }
+
+// TTLPolicy returns CeleryChordSizeTTLPolicy.
+func (CeleryChordSizeKey) TTLPolicy() TTLPolicy { return CeleryChordSizeTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryChordSizeKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after CeleryChordSizeMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordSizeMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordSizeKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-chord-size", CeleryChordSizeMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+func (k CeleryChordSizeKey) Get(ctx context.Context, c redis.Cmdable) (int64, error) {
+	var v int64
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	v = n
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after CeleryChordSizeMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordSizeMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordSizeKey) Set(ctx context.Context, c redis.Cmdable, v int64, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-chord-size", CeleryChordSizeMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data := strconv.FormatInt(v, 10)
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family celery-group-result.
+const (
+	// CeleryGroupResultPattern is the pattern of celery-group-result keys in keys.yaml.
+	CeleryGroupResultPattern = "celery-taskset-meta-{group_id:uuid}"
+	// CeleryGroupResultGlob is a SCAN MATCH glob for celery-group-result keys (it may match
+	// more keys than the pattern does).
+	CeleryGroupResultGlob = "celery-taskset-meta-*"
+	// CeleryGroupResultOwner is the team that owns celery-group-result keys.
+	CeleryGroupResultOwner = "checkout"
+	// CeleryGroupResultRedisType is the Redis type of celery-group-result keys.
+	CeleryGroupResultRedisType = "string"
+	// CeleryGroupResultEncoding is the encoding of celery-group-result values.
+	CeleryGroupResultEncoding = "json"
+	// CeleryGroupResultMaxTTL is the longest TTL a celery-group-result key may have.
+	CeleryGroupResultMaxTTL = 24 * time.Hour
+)
+
+// CeleryGroupResultTTLPolicy is the TTL policy of celery-group-result keys: max 24h.
+var CeleryGroupResultTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryGroupResultMaxTTL}
+
+// CeleryGroupResultKey is a key of the family celery-group-result.
+//
+// A saved group (GroupResult.save) or a chord's header: the member results, as
+// JSON.
+//
+// Pattern: celery-taskset-meta-{group_id:uuid}
+// Owner: checkout
+// TTL policy: max 24h
+type CeleryGroupResultKey struct {
+	GroupID string // {group_id:uuid}
+}
+
+var keyregPartsCeleryGroupResult = [...]keyregPart{
+	{lit: "celery-taskset-meta-"},
+	{param: true, typ: keyregUUID},
+}
+
+// BuildCeleryGroupResult returns the celery-group-result key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryGroupResult(groupID string) (string, error) {
+	return CeleryGroupResultKey{GroupID: groupID}.Build()
+}
+
+// MustBuildCeleryGroupResult is BuildCeleryGroupResult that panics on an invalid value.
+func MustBuildCeleryGroupResult(groupID string) string {
+	key, err := BuildCeleryGroupResult(groupID)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryGroupResult parses a celery-group-result key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryGroupResultPattern.
+func ParseCeleryGroupResult(key string) (CeleryGroupResultKey, error) {
+	var k CeleryGroupResultKey
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryGroupResult[:], key, v[:]) {
+		return k, keyregNoMatch("celery-group-result", CeleryGroupResultPattern, key)
+	}
+	k.GroupID = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryGroupResultKey) Validate() error {
+	if !keyregUUID.valid(k.GroupID) {
+		return keyregBadValue("celery-group-result", "group_id", keyregUUID, k.GroupID)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryGroupResultKey) String() string {
+	return "celery-taskset-meta-" + k.GroupID
+}
+
+// Build validates k and renders it.
+func (k CeleryGroupResultKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-group-result".
+func (CeleryGroupResultKey) Family() string { return "celery-group-result" }
+
+// Pattern returns CeleryGroupResultPattern.
+func (CeleryGroupResultKey) Pattern() string { return CeleryGroupResultPattern }
+
+// Glob returns CeleryGroupResultGlob.
+func (CeleryGroupResultKey) Glob() string { return CeleryGroupResultGlob }
+
+// Owner returns CeleryGroupResultOwner.
+func (CeleryGroupResultKey) Owner() string { return CeleryGroupResultOwner }
+
+// RedisType returns CeleryGroupResultRedisType.
+func (CeleryGroupResultKey) RedisType() string { return CeleryGroupResultRedisType }
+
+// Encoding returns CeleryGroupResultEncoding.
+func (CeleryGroupResultKey) Encoding() string { return CeleryGroupResultEncoding }
+
+// TTLPolicy returns CeleryGroupResultTTLPolicy.
+func (CeleryGroupResultKey) TTLPolicy() TTLPolicy { return CeleryGroupResultTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryGroupResultKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after CeleryGroupResultMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryGroupResultMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryGroupResultKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-group-result", CeleryGroupResultMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+// The family declares no schema, so values are json.RawMessage.
+func (k CeleryGroupResultKey) Get(ctx context.Context, c redis.Cmdable) (json.RawMessage, error) {
+	var v json.RawMessage
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after CeleryGroupResultMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryGroupResultMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryGroupResultKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMessage, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-group-result", CeleryGroupResultMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family celery-priority-queue-3.
+const (
+	// CeleryPriorityQueue3Pattern is the pattern of celery-priority-queue-3 keys in keys.yaml.
+	CeleryPriorityQueue3Pattern = "celery\\x06\\x163"
+	// CeleryPriorityQueue3Glob is a SCAN MATCH glob for celery-priority-queue-3 keys (it may match
+	// more keys than the pattern does).
+	CeleryPriorityQueue3Glob = "celery\x06\x163"
+	// CeleryPriorityQueue3Owner is the team that owns celery-priority-queue-3 keys.
+	CeleryPriorityQueue3Owner = "checkout"
+	// CeleryPriorityQueue3RedisType is the Redis type of celery-priority-queue-3 keys.
+	CeleryPriorityQueue3RedisType = "list"
+	// CeleryPriorityQueue3Encoding is the encoding of celery-priority-queue-3 values.
+	CeleryPriorityQueue3Encoding = "json"
+)
+
+// CeleryPriorityQueue3TTLPolicy is the TTL policy of celery-priority-queue-3 keys: persistent.
+var CeleryPriorityQueue3TTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryPriorityQueue3Key is a key of the family celery-priority-queue-3.
+//
+// One priority step of a broker queue (kombu appends \x06\x16 and the step to
+// the queue name).
+//
+// Pattern: celery\x06\x163
+// Owner: checkout
+// TTL policy: persistent
+type CeleryPriorityQueue3Key struct {
+}
+
+var keyregPartsCeleryPriorityQueue3 = [...]keyregPart{
+	{lit: "celery\x06\x163"},
+}
+
+// BuildCeleryPriorityQueue3 returns the celery-priority-queue-3 key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryPriorityQueue3() (string, error) {
+	return CeleryPriorityQueue3Key{}.Build()
+}
+
+// MustBuildCeleryPriorityQueue3 is BuildCeleryPriorityQueue3 that panics on an invalid value.
+func MustBuildCeleryPriorityQueue3() string {
+	key, err := BuildCeleryPriorityQueue3()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryPriorityQueue3 parses a celery-priority-queue-3 key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryPriorityQueue3Pattern.
+func ParseCeleryPriorityQueue3(key string) (CeleryPriorityQueue3Key, error) {
+	var k CeleryPriorityQueue3Key
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryPriorityQueue3[:], key, v[:]) {
+		return k, keyregNoMatch("celery-priority-queue-3", CeleryPriorityQueue3Pattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryPriorityQueue3Key) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryPriorityQueue3Key) String() string {
+	return "celery\x06\x163"
+}
+
+// Build validates k and renders it.
+func (k CeleryPriorityQueue3Key) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-priority-queue-3".
+func (CeleryPriorityQueue3Key) Family() string { return "celery-priority-queue-3" }
+
+// Pattern returns CeleryPriorityQueue3Pattern.
+func (CeleryPriorityQueue3Key) Pattern() string { return CeleryPriorityQueue3Pattern }
+
+// Glob returns CeleryPriorityQueue3Glob.
+func (CeleryPriorityQueue3Key) Glob() string { return CeleryPriorityQueue3Glob }
+
+// Owner returns CeleryPriorityQueue3Owner.
+func (CeleryPriorityQueue3Key) Owner() string { return CeleryPriorityQueue3Owner }
+
+// RedisType returns CeleryPriorityQueue3RedisType.
+func (CeleryPriorityQueue3Key) RedisType() string { return CeleryPriorityQueue3RedisType }
+
+// Encoding returns CeleryPriorityQueue3Encoding.
+func (CeleryPriorityQueue3Key) Encoding() string { return CeleryPriorityQueue3Encoding }
+
+// TTLPolicy returns CeleryPriorityQueue3TTLPolicy.
+func (CeleryPriorityQueue3Key) TTLPolicy() TTLPolicy { return CeleryPriorityQueue3TTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryPriorityQueue3Key) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue3Key) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-priority-queue-6.
+const (
+	// CeleryPriorityQueue6Pattern is the pattern of celery-priority-queue-6 keys in keys.yaml.
+	CeleryPriorityQueue6Pattern = "celery\\x06\\x166"
+	// CeleryPriorityQueue6Glob is a SCAN MATCH glob for celery-priority-queue-6 keys (it may match
+	// more keys than the pattern does).
+	CeleryPriorityQueue6Glob = "celery\x06\x166"
+	// CeleryPriorityQueue6Owner is the team that owns celery-priority-queue-6 keys.
+	CeleryPriorityQueue6Owner = "checkout"
+	// CeleryPriorityQueue6RedisType is the Redis type of celery-priority-queue-6 keys.
+	CeleryPriorityQueue6RedisType = "list"
+	// CeleryPriorityQueue6Encoding is the encoding of celery-priority-queue-6 values.
+	CeleryPriorityQueue6Encoding = "json"
+)
+
+// CeleryPriorityQueue6TTLPolicy is the TTL policy of celery-priority-queue-6 keys: persistent.
+var CeleryPriorityQueue6TTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryPriorityQueue6Key is a key of the family celery-priority-queue-6.
+//
+// One priority step of a broker queue (kombu appends \x06\x16 and the step to
+// the queue name).
+//
+// Pattern: celery\x06\x166
+// Owner: checkout
+// TTL policy: persistent
+type CeleryPriorityQueue6Key struct {
+}
+
+var keyregPartsCeleryPriorityQueue6 = [...]keyregPart{
+	{lit: "celery\x06\x166"},
+}
+
+// BuildCeleryPriorityQueue6 returns the celery-priority-queue-6 key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryPriorityQueue6() (string, error) {
+	return CeleryPriorityQueue6Key{}.Build()
+}
+
+// MustBuildCeleryPriorityQueue6 is BuildCeleryPriorityQueue6 that panics on an invalid value.
+func MustBuildCeleryPriorityQueue6() string {
+	key, err := BuildCeleryPriorityQueue6()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryPriorityQueue6 parses a celery-priority-queue-6 key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryPriorityQueue6Pattern.
+func ParseCeleryPriorityQueue6(key string) (CeleryPriorityQueue6Key, error) {
+	var k CeleryPriorityQueue6Key
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryPriorityQueue6[:], key, v[:]) {
+		return k, keyregNoMatch("celery-priority-queue-6", CeleryPriorityQueue6Pattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryPriorityQueue6Key) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryPriorityQueue6Key) String() string {
+	return "celery\x06\x166"
+}
+
+// Build validates k and renders it.
+func (k CeleryPriorityQueue6Key) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-priority-queue-6".
+func (CeleryPriorityQueue6Key) Family() string { return "celery-priority-queue-6" }
+
+// Pattern returns CeleryPriorityQueue6Pattern.
+func (CeleryPriorityQueue6Key) Pattern() string { return CeleryPriorityQueue6Pattern }
+
+// Glob returns CeleryPriorityQueue6Glob.
+func (CeleryPriorityQueue6Key) Glob() string { return CeleryPriorityQueue6Glob }
+
+// Owner returns CeleryPriorityQueue6Owner.
+func (CeleryPriorityQueue6Key) Owner() string { return CeleryPriorityQueue6Owner }
+
+// RedisType returns CeleryPriorityQueue6RedisType.
+func (CeleryPriorityQueue6Key) RedisType() string { return CeleryPriorityQueue6RedisType }
+
+// Encoding returns CeleryPriorityQueue6Encoding.
+func (CeleryPriorityQueue6Key) Encoding() string { return CeleryPriorityQueue6Encoding }
+
+// TTLPolicy returns CeleryPriorityQueue6TTLPolicy.
+func (CeleryPriorityQueue6Key) TTLPolicy() TTLPolicy { return CeleryPriorityQueue6TTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryPriorityQueue6Key) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue6Key) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-priority-queue-9.
+const (
+	// CeleryPriorityQueue9Pattern is the pattern of celery-priority-queue-9 keys in keys.yaml.
+	CeleryPriorityQueue9Pattern = "celery\\x06\\x169"
+	// CeleryPriorityQueue9Glob is a SCAN MATCH glob for celery-priority-queue-9 keys (it may match
+	// more keys than the pattern does).
+	CeleryPriorityQueue9Glob = "celery\x06\x169"
+	// CeleryPriorityQueue9Owner is the team that owns celery-priority-queue-9 keys.
+	CeleryPriorityQueue9Owner = "checkout"
+	// CeleryPriorityQueue9RedisType is the Redis type of celery-priority-queue-9 keys.
+	CeleryPriorityQueue9RedisType = "list"
+	// CeleryPriorityQueue9Encoding is the encoding of celery-priority-queue-9 values.
+	CeleryPriorityQueue9Encoding = "json"
+)
+
+// CeleryPriorityQueue9TTLPolicy is the TTL policy of celery-priority-queue-9 keys: persistent.
+var CeleryPriorityQueue9TTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryPriorityQueue9Key is a key of the family celery-priority-queue-9.
+//
+// One priority step of a broker queue (kombu appends \x06\x16 and the step to
+// the queue name).
+//
+// Pattern: celery\x06\x169
+// Owner: checkout
+// TTL policy: persistent
+type CeleryPriorityQueue9Key struct {
+}
+
+var keyregPartsCeleryPriorityQueue9 = [...]keyregPart{
+	{lit: "celery\x06\x169"},
+}
+
+// BuildCeleryPriorityQueue9 returns the celery-priority-queue-9 key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryPriorityQueue9() (string, error) {
+	return CeleryPriorityQueue9Key{}.Build()
+}
+
+// MustBuildCeleryPriorityQueue9 is BuildCeleryPriorityQueue9 that panics on an invalid value.
+func MustBuildCeleryPriorityQueue9() string {
+	key, err := BuildCeleryPriorityQueue9()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryPriorityQueue9 parses a celery-priority-queue-9 key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryPriorityQueue9Pattern.
+func ParseCeleryPriorityQueue9(key string) (CeleryPriorityQueue9Key, error) {
+	var k CeleryPriorityQueue9Key
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryPriorityQueue9[:], key, v[:]) {
+		return k, keyregNoMatch("celery-priority-queue-9", CeleryPriorityQueue9Pattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryPriorityQueue9Key) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryPriorityQueue9Key) String() string {
+	return "celery\x06\x169"
+}
+
+// Build validates k and renders it.
+func (k CeleryPriorityQueue9Key) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-priority-queue-9".
+func (CeleryPriorityQueue9Key) Family() string { return "celery-priority-queue-9" }
+
+// Pattern returns CeleryPriorityQueue9Pattern.
+func (CeleryPriorityQueue9Key) Pattern() string { return CeleryPriorityQueue9Pattern }
+
+// Glob returns CeleryPriorityQueue9Glob.
+func (CeleryPriorityQueue9Key) Glob() string { return CeleryPriorityQueue9Glob }
+
+// Owner returns CeleryPriorityQueue9Owner.
+func (CeleryPriorityQueue9Key) Owner() string { return CeleryPriorityQueue9Owner }
+
+// RedisType returns CeleryPriorityQueue9RedisType.
+func (CeleryPriorityQueue9Key) RedisType() string { return CeleryPriorityQueue9RedisType }
+
+// Encoding returns CeleryPriorityQueue9Encoding.
+func (CeleryPriorityQueue9Key) Encoding() string { return CeleryPriorityQueue9Encoding }
+
+// TTLPolicy returns CeleryPriorityQueue9TTLPolicy.
+func (CeleryPriorityQueue9Key) TTLPolicy() TTLPolicy { return CeleryPriorityQueue9TTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryPriorityQueue9Key) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue9Key) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-queue.
+const (
+	// CeleryQueuePattern is the pattern of celery-queue keys in keys.yaml.
+	CeleryQueuePattern = "celery"
+	// CeleryQueueGlob is a SCAN MATCH glob for celery-queue keys (it may match
+	// more keys than the pattern does).
+	CeleryQueueGlob = "celery"
+	// CeleryQueueOwner is the team that owns celery-queue keys.
+	CeleryQueueOwner = "checkout"
+	// CeleryQueueRedisType is the Redis type of celery-queue keys.
+	CeleryQueueRedisType = "list"
+	// CeleryQueueEncoding is the encoding of celery-queue values.
+	CeleryQueueEncoding = "json"
+)
+
+// CeleryQueueTTLPolicy is the TTL policy of celery-queue keys: persistent.
+var CeleryQueueTTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryQueueKey is a key of the family celery-queue.
+//
+// A broker queue: kombu message envelopes (JSON), LPUSHed by producers,
+// BRPOPed by workers.
+//
+// Pattern: celery
+// Owner: checkout
+// TTL policy: persistent
+type CeleryQueueKey struct {
+}
+
+var keyregPartsCeleryQueue = [...]keyregPart{
+	{lit: "celery"},
+}
+
+// BuildCeleryQueue returns the celery-queue key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryQueue() (string, error) {
+	return CeleryQueueKey{}.Build()
+}
+
+// MustBuildCeleryQueue is BuildCeleryQueue that panics on an invalid value.
+func MustBuildCeleryQueue() string {
+	key, err := BuildCeleryQueue()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryQueue parses a celery-queue key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryQueuePattern.
+func ParseCeleryQueue(key string) (CeleryQueueKey, error) {
+	var k CeleryQueueKey
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryQueue[:], key, v[:]) {
+		return k, keyregNoMatch("celery-queue", CeleryQueuePattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryQueueKey) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryQueueKey) String() string {
+	return "celery"
+}
+
+// Build validates k and renders it.
+func (k CeleryQueueKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-queue".
+func (CeleryQueueKey) Family() string { return "celery-queue" }
+
+// Pattern returns CeleryQueuePattern.
+func (CeleryQueueKey) Pattern() string { return CeleryQueuePattern }
+
+// Glob returns CeleryQueueGlob.
+func (CeleryQueueKey) Glob() string { return CeleryQueueGlob }
+
+// Owner returns CeleryQueueOwner.
+func (CeleryQueueKey) Owner() string { return CeleryQueueOwner }
+
+// RedisType returns CeleryQueueRedisType.
+func (CeleryQueueKey) RedisType() string { return CeleryQueueRedisType }
+
+// Encoding returns CeleryQueueEncoding.
+func (CeleryQueueKey) Encoding() string { return CeleryQueueEncoding }
+
+// TTLPolicy returns CeleryQueueTTLPolicy.
+func (CeleryQueueKey) TTLPolicy() TTLPolicy { return CeleryQueueTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryQueueKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryQueueKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
 // Constants of the family celery-task-result.
 const (
 	// CeleryTaskResultPattern is the pattern of celery-task-result keys in keys.yaml.
@@ -461,8 +1775,8 @@ var CeleryTaskResultTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryTaskResultMax
 
 // CeleryTaskResultKey is a key of the family celery-task-result.
 //
-// Celery result backend entries of order-worker (result_backend = redis://,
-// result_serializer = json).
+// Celery result backend entries of order-worker: status, result and traceback
+// of each task, read by the order API to poll payments.
 //
 // Pattern: celery-task-meta-{task_id:uuid}
 // Owner: checkout
@@ -614,6 +1928,491 @@ func (k CeleryTaskResultKey) Set(ctx context.Context, c redis.Cmdable, v CeleryT
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", key, err)
 	}
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family celery-unacked.
+const (
+	// CeleryUnackedPattern is the pattern of celery-unacked keys in keys.yaml.
+	CeleryUnackedPattern = "unacked"
+	// CeleryUnackedGlob is a SCAN MATCH glob for celery-unacked keys (it may match
+	// more keys than the pattern does).
+	CeleryUnackedGlob = "unacked"
+	// CeleryUnackedOwner is the team that owns celery-unacked keys.
+	CeleryUnackedOwner = "checkout"
+	// CeleryUnackedRedisType is the Redis type of celery-unacked keys.
+	CeleryUnackedRedisType = "hash"
+	// CeleryUnackedEncoding is the encoding of celery-unacked values.
+	CeleryUnackedEncoding = "json"
+)
+
+// CeleryUnackedTTLPolicy is the TTL policy of celery-unacked keys: persistent.
+var CeleryUnackedTTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryUnackedKey is a key of the family celery-unacked.
+//
+// Messages delivered to a worker and not acknowledged yet, by delivery tag
+// (JSON [message, exchange, routing key]).
+//
+// Pattern: unacked
+// Owner: checkout
+// TTL policy: persistent
+type CeleryUnackedKey struct {
+}
+
+var keyregPartsCeleryUnacked = [...]keyregPart{
+	{lit: "unacked"},
+}
+
+// BuildCeleryUnacked returns the celery-unacked key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryUnacked() (string, error) {
+	return CeleryUnackedKey{}.Build()
+}
+
+// MustBuildCeleryUnacked is BuildCeleryUnacked that panics on an invalid value.
+func MustBuildCeleryUnacked() string {
+	key, err := BuildCeleryUnacked()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryUnacked parses a celery-unacked key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryUnackedPattern.
+func ParseCeleryUnacked(key string) (CeleryUnackedKey, error) {
+	var k CeleryUnackedKey
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryUnacked[:], key, v[:]) {
+		return k, keyregNoMatch("celery-unacked", CeleryUnackedPattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryUnackedKey) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryUnackedKey) String() string {
+	return "unacked"
+}
+
+// Build validates k and renders it.
+func (k CeleryUnackedKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-unacked".
+func (CeleryUnackedKey) Family() string { return "celery-unacked" }
+
+// Pattern returns CeleryUnackedPattern.
+func (CeleryUnackedKey) Pattern() string { return CeleryUnackedPattern }
+
+// Glob returns CeleryUnackedGlob.
+func (CeleryUnackedKey) Glob() string { return CeleryUnackedGlob }
+
+// Owner returns CeleryUnackedOwner.
+func (CeleryUnackedKey) Owner() string { return CeleryUnackedOwner }
+
+// RedisType returns CeleryUnackedRedisType.
+func (CeleryUnackedKey) RedisType() string { return CeleryUnackedRedisType }
+
+// Encoding returns CeleryUnackedEncoding.
+func (CeleryUnackedKey) Encoding() string { return CeleryUnackedEncoding }
+
+// TTLPolicy returns CeleryUnackedTTLPolicy.
+func (CeleryUnackedKey) TTLPolicy() TTLPolicy { return CeleryUnackedTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryUnackedKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryUnackedKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// HGetAll reads and decodes every field of the hash. A missing key gives
+// an empty map.
+// The family declares no schema, so values are json.RawMessage.
+func (k CeleryUnackedKey) HGetAll(ctx context.Context, c redis.Cmdable) (map[string]json.RawMessage, error) {
+	key, err := k.Build()
+	if err != nil {
+		return nil, err
+	}
+	m, err := c.HGetAll(ctx, key).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for field, s := range m {
+		v, err := k.decodeField(key, s)
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", field, err)
+		}
+		out[field] = v
+	}
+	return out, nil
+}
+
+func (CeleryUnackedKey) decodeField(key, s string) (json.RawMessage, error) {
+	var v json.RawMessage
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// HSet encodes and writes the given fields, then applies the TTL policy,
+// in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryUnackedKey) HSet(ctx context.Context, c redis.Cmdable, fields map[string]json.RawMessage) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(fields) == 0 {
+		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "celery-unacked")
+	}
+	exp := time.Duration(0)
+	args := make([]any, 0, 2*len(fields))
+	for field, v := range fields {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", key, err)
+		}
+		args = append(args, field, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, key, args...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
+}
+
+// Constants of the family celery-unacked-index.
+const (
+	// CeleryUnackedIndexPattern is the pattern of celery-unacked-index keys in keys.yaml.
+	CeleryUnackedIndexPattern = "unacked_index"
+	// CeleryUnackedIndexGlob is a SCAN MATCH glob for celery-unacked-index keys (it may match
+	// more keys than the pattern does).
+	CeleryUnackedIndexGlob = "unacked_index"
+	// CeleryUnackedIndexOwner is the team that owns celery-unacked-index keys.
+	CeleryUnackedIndexOwner = "checkout"
+	// CeleryUnackedIndexRedisType is the Redis type of celery-unacked-index keys.
+	CeleryUnackedIndexRedisType = "zset"
+	// CeleryUnackedIndexEncoding is the encoding of celery-unacked-index values.
+	CeleryUnackedIndexEncoding = "text"
+)
+
+// CeleryUnackedIndexTTLPolicy is the TTL policy of celery-unacked-index keys: persistent.
+var CeleryUnackedIndexTTLPolicy = TTLPolicy{Kind: TTLPersistent}
+
+// CeleryUnackedIndexKey is a key of the family celery-unacked-index.
+//
+// Delivery tags of unacknowledged messages, scored by delivery time.
+//
+// Pattern: unacked_index
+// Owner: checkout
+// TTL policy: persistent
+type CeleryUnackedIndexKey struct {
+}
+
+var keyregPartsCeleryUnackedIndex = [...]keyregPart{
+	{lit: "unacked_index"},
+}
+
+// BuildCeleryUnackedIndex returns the celery-unacked-index key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryUnackedIndex() (string, error) {
+	return CeleryUnackedIndexKey{}.Build()
+}
+
+// MustBuildCeleryUnackedIndex is BuildCeleryUnackedIndex that panics on an invalid value.
+func MustBuildCeleryUnackedIndex() string {
+	key, err := BuildCeleryUnackedIndex()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryUnackedIndex parses a celery-unacked-index key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryUnackedIndexPattern.
+func ParseCeleryUnackedIndex(key string) (CeleryUnackedIndexKey, error) {
+	var k CeleryUnackedIndexKey
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryUnackedIndex[:], key, v[:]) {
+		return k, keyregNoMatch("celery-unacked-index", CeleryUnackedIndexPattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryUnackedIndexKey) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryUnackedIndexKey) String() string {
+	return "unacked_index"
+}
+
+// Build validates k and renders it.
+func (k CeleryUnackedIndexKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-unacked-index".
+func (CeleryUnackedIndexKey) Family() string { return "celery-unacked-index" }
+
+// Pattern returns CeleryUnackedIndexPattern.
+func (CeleryUnackedIndexKey) Pattern() string { return CeleryUnackedIndexPattern }
+
+// Glob returns CeleryUnackedIndexGlob.
+func (CeleryUnackedIndexKey) Glob() string { return CeleryUnackedIndexGlob }
+
+// Owner returns CeleryUnackedIndexOwner.
+func (CeleryUnackedIndexKey) Owner() string { return CeleryUnackedIndexOwner }
+
+// RedisType returns CeleryUnackedIndexRedisType.
+func (CeleryUnackedIndexKey) RedisType() string { return CeleryUnackedIndexRedisType }
+
+// Encoding returns CeleryUnackedIndexEncoding.
+func (CeleryUnackedIndexKey) Encoding() string { return CeleryUnackedIndexEncoding }
+
+// TTLPolicy returns CeleryUnackedIndexTTLPolicy.
+func (CeleryUnackedIndexKey) TTLPolicy() TTLPolicy { return CeleryUnackedIndexTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryUnackedIndexKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryUnackedIndexKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp := time.Duration(0)
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Constants of the family celery-unacked-mutex.
+const (
+	// CeleryUnackedMutexPattern is the pattern of celery-unacked-mutex keys in keys.yaml.
+	CeleryUnackedMutexPattern = "unacked_mutex"
+	// CeleryUnackedMutexGlob is a SCAN MATCH glob for celery-unacked-mutex keys (it may match
+	// more keys than the pattern does).
+	CeleryUnackedMutexGlob = "unacked_mutex"
+	// CeleryUnackedMutexOwner is the team that owns celery-unacked-mutex keys.
+	CeleryUnackedMutexOwner = "checkout"
+	// CeleryUnackedMutexRedisType is the Redis type of celery-unacked-mutex keys.
+	CeleryUnackedMutexRedisType = "string"
+	// CeleryUnackedMutexEncoding is the encoding of celery-unacked-mutex values.
+	CeleryUnackedMutexEncoding = "text"
+	// CeleryUnackedMutexMaxTTL is the longest TTL a celery-unacked-mutex key may have.
+	CeleryUnackedMutexMaxTTL = 5 * time.Minute
+)
+
+// CeleryUnackedMutexTTLPolicy is the TTL policy of celery-unacked-mutex keys: max 5m.
+var CeleryUnackedMutexTTLPolicy = TTLPolicy{Kind: TTLMax, Max: CeleryUnackedMutexMaxTTL}
+
+// CeleryUnackedMutexKey is a key of the family celery-unacked-mutex.
+//
+// Lock held by the worker that restores unacknowledged messages (a redis-py
+// lock token).
+//
+// Pattern: unacked_mutex
+// Owner: checkout
+// TTL policy: max 5m
+type CeleryUnackedMutexKey struct {
+}
+
+var keyregPartsCeleryUnackedMutex = [...]keyregPart{
+	{lit: "unacked_mutex"},
+}
+
+// BuildCeleryUnackedMutex returns the celery-unacked-mutex key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryUnackedMutex() (string, error) {
+	return CeleryUnackedMutexKey{}.Build()
+}
+
+// MustBuildCeleryUnackedMutex is BuildCeleryUnackedMutex that panics on an invalid value.
+func MustBuildCeleryUnackedMutex() string {
+	key, err := BuildCeleryUnackedMutex()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryUnackedMutex parses a celery-unacked-mutex key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryUnackedMutexPattern.
+func ParseCeleryUnackedMutex(key string) (CeleryUnackedMutexKey, error) {
+	var k CeleryUnackedMutexKey
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryUnackedMutex[:], key, v[:]) {
+		return k, keyregNoMatch("celery-unacked-mutex", CeleryUnackedMutexPattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryUnackedMutexKey) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k CeleryUnackedMutexKey) String() string {
+	return "unacked_mutex"
+}
+
+// Build validates k and renders it.
+func (k CeleryUnackedMutexKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "celery-unacked-mutex".
+func (CeleryUnackedMutexKey) Family() string { return "celery-unacked-mutex" }
+
+// Pattern returns CeleryUnackedMutexPattern.
+func (CeleryUnackedMutexKey) Pattern() string { return CeleryUnackedMutexPattern }
+
+// Glob returns CeleryUnackedMutexGlob.
+func (CeleryUnackedMutexKey) Glob() string { return CeleryUnackedMutexGlob }
+
+// Owner returns CeleryUnackedMutexOwner.
+func (CeleryUnackedMutexKey) Owner() string { return CeleryUnackedMutexOwner }
+
+// RedisType returns CeleryUnackedMutexRedisType.
+func (CeleryUnackedMutexKey) RedisType() string { return CeleryUnackedMutexRedisType }
+
+// Encoding returns CeleryUnackedMutexEncoding.
+func (CeleryUnackedMutexKey) Encoding() string { return CeleryUnackedMutexEncoding }
+
+// TTLPolicy returns CeleryUnackedMutexTTLPolicy.
+func (CeleryUnackedMutexKey) TTLPolicy() TTLPolicy { return CeleryUnackedMutexTTLPolicy }
+
+// Delete deletes the key.
+func (k CeleryUnackedMutexKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after CeleryUnackedMutexMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryUnackedMutexMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryUnackedMutexKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-unacked-mutex", CeleryUnackedMutexMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+func (k CeleryUnackedMutexKey) Get(ctx context.Context, c redis.Cmdable) (string, error) {
+	var v string
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	v = s
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after CeleryUnackedMutexMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryUnackedMutexMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryUnackedMutexKey) Set(ctx context.Context, c redis.Cmdable, v string, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("celery-unacked-mutex", CeleryUnackedMutexMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data := v
 	return c.Set(ctx, key, data, exp).Err()
 }
 
