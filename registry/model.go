@@ -158,9 +158,10 @@ type Family struct {
 	// "celery-queue", which names every family the part expands into. Pos
 	// and the positions of fields the preset sets are those of the preset
 	// entry in keys.yaml.
-	Preset     string
-	PresetPart string
-	Pos        diag.Pos // the start of the family's mapping, or of its preset entry
+	Preset      string
+	PresetPart  string
+	presetEntry int      // 1 + the index of its entry under presets:
+	Pos         diag.Pos // the start of the family's mapping, or of its preset entry
 
 	fieldPos   map[string]diag.Pos
 	patternSrc *scalar // the pattern as written, for PatternPos

@@ -338,6 +338,8 @@ func EscapeLiteral(s string) string {
 // presetUse is one entry of presets: in keys.yaml while it expands.
 type presetUse struct {
 	preset  *Preset
+	prefix  string   // of its family names: name:, or the preset's FamilyPrefix
+	index   int      // 1 + its index under presets:
 	pos     diag.Pos // the entry
 	ptr     string   // its JSON pointer
 	owner   *yaml.Node
@@ -359,11 +361,12 @@ func (l *loader) presets(r *Registry, list *yaml.Node) {
 		if u == nil {
 			continue
 		}
-		if prev, dup := used[u.preset.Name]; dup {
-			l.errorf(u.pos, RuleSchemaInvalid, "", "preset %q is already used at line %d: its families would have the same names (list more values under one entry's with: instead)", u.preset.Name, prev.Line)
+		u.index = j + 1
+		if prev, dup := used[u.prefix]; dup {
+			l.errorf(u.pos, RuleSchemaInvalid, "", "families named %s-* are already expanded by the entry at line %d: give this entry its own name: (its families are then named <name>-<part>), or list more values under one entry's with:", u.prefix, prev.Line)
 			continue
 		}
-		used[u.preset.Name] = u.pos
+		used[u.prefix] = u.pos
 		if r.Separator != ':' {
 			l.errorf(u.pos, RuleSchemaInvalid, "", "presets assume the separator \":\", and this registry's is %q", string(r.Separator))
 			continue
@@ -391,6 +394,8 @@ func (l *loader) presetUse(n *yaml.Node, ptr string) *presetUse {
 			u.preset = p
 		case "owner":
 			u.owner = v
+		case "name":
+			u.prefix = v.Value
 		case "with":
 			with = v
 		case "families":
@@ -425,6 +430,9 @@ func (l *loader) presetUse(n *yaml.Node, ptr string) *presetUse {
 	for k, v := range pairs(fams) {
 		u.over[k.Value], u.overKey[k.Value] = v, k
 	}
+	if u.prefix == "" {
+		u.prefix = u.preset.FamilyPrefix
+	}
 	if !ok {
 		return nil
 	}
@@ -458,11 +466,12 @@ type expansion struct {
 }
 
 // expansions lists the families of preset p with the given parameter
-// values (defaults for those missing), as the names Load gives them.
-func (p *Preset) expansions(values map[string][]string) []expansion {
+// values (defaults for those missing), as the names Load gives them under
+// the name prefix.
+func (p *Preset) expansions(values map[string][]string, prefix string) []expansion {
 	var out []expansion
 	for _, part := range p.Parts {
-		base := p.FamilyPrefix + "-" + part.Name
+		base := prefix + "-" + part.Name
 		combos := []map[string]string{{}}
 		for _, e := range part.Each {
 			vals := values[e]
@@ -534,7 +543,7 @@ func slug(v string, index int) string {
 // expand appends the families of one preset entry to r.
 func (l *loader) expand(r *Registry, u *presetUse) {
 	p := u.preset
-	exps := p.expansions(u.values)
+	exps := p.expansions(u.values, u.prefix)
 	if len(exps) > MaxPresetFamilies {
 		l.errorf(u.pos, RuleSchemaInvalid, "", "preset %s expands into %d families with these parameters, more than the limit of %d", p.Name, len(exps), MaxPresetFamilies)
 		return
@@ -556,13 +565,13 @@ func (l *loader) expand(r *Registry, u *presetUse) {
 	}
 	parts := map[string]PresetPart{}
 	for _, part := range p.Parts {
-		parts[p.FamilyPrefix+"-"+part.Name] = part
+		parts[u.prefix+"-"+part.Name] = part
 	}
 	for _, e := range exps {
 		part := parts[e.part]
 		n := l.instantiate(u, part, e)
 		f := l.family(r, n, "")
-		f.Preset, f.PresetPart = p.Name, e.part
+		f.Preset, f.PresetPart, f.presetEntry = p.Name, e.part, u.index
 		f.Index = len(r.Families)
 		if prev, dup := r.byName[f.Name]; dup {
 			l.errorf(u.pos, RuleDuplicateName, f.Name, "preset %s expands into family %q, which is already declared at line %d (rename that family, or drop it for the preset's)", p.Name, f.Name, prev.Pos.Line)
@@ -678,15 +687,17 @@ func expandRefs(s string, value func(string) string) string {
 func (f *Family) FromPreset() bool { return f.Preset != "" }
 
 // SharesKeysWith reports whether f and g are families of presets that are
-// designed to share keys, such as one preset's families, or bull's and
-// bullmq's: their overlaps are resolved by the matcher's precedence (the
-// most literal bytes win), so lint does not report them.
+// designed to share keys, such as the families of one presets: entry, or
+// bull's and bullmq's: their overlaps are resolved by the matcher's
+// precedence (the most literal bytes win), so lint does not report them.
+// Two entries of one preset are not designed to share keys: where they
+// can, two owners claim the same keys, which lint reports.
 func (f *Family) SharesKeysWith(g *Family) bool {
 	if !f.FromPreset() || !g.FromPreset() {
 		return false
 	}
 	if f.Preset == g.Preset {
-		return true
+		return f.presetEntry == g.presetEntry
 	}
 	p, _ := LookupPreset(f.Preset)
 	q, _ := LookupPreset(g.Preset)

@@ -204,7 +204,8 @@ func TestPresetErrors(t *testing.T) {
 		{"value too long", "  - use: celery\n    owner: web\n    with: {global_keyprefix: " + strings.Repeat("x", MaxPresetValueLen+1) + "}\n", "more than the 256-byte limit"},
 		{"unknown family", "  - use: celery\n    owner: web\n    families:\n      celery-task-resutl: {ttl: 1h}\n", `keys.yaml:13:7: error: preset celery has no family "celery-task-resutl"; did you mean "celery-task-result"?`},
 		{"override of the pattern", "  - use: celery\n    owner: web\n    families:\n      celery-task-result: {pattern: x}\n", `unknown field "pattern"`},
-		{"used twice", "  - use: celery\n    owner: web\n  - use: celery\n    owner: ops\n", `keys.yaml:12:5: error: preset "celery" is already used at line 10`},
+		{"used twice", "  - use: celery\n    owner: web\n  - use: celery\n    owner: ops\n", `keys.yaml:12:5: error: families named celery-* are already expanded by the entry at line 10: give this entry its own name:`},
+		{"named like another", "  - use: celery\n    owner: web\n  - use: celery\n    name: celery\n    owner: ops\n", `keys.yaml:12:5: error: families named celery-*`},
 		{"no owner", "  - use: celery\n", `missing required field "owner"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -217,6 +218,42 @@ func TestPresetErrors(t *testing.T) {
 				t.Errorf("want a diagnostic containing %q, got:\n%s", tc.want, strings.Join(all, "\n"))
 			}
 		})
+	}
+}
+
+// TestPresetUsedTwice checks two entries of one preset, each with its own
+// name and owner: their families are apart, and where both can match one
+// key (two Celery apps' results), the overlap is reported, since two
+// owners claim it.
+func TestPresetUsedTwice(t *testing.T) {
+	src := presetRegistry(`  - use: celery
+    owner: web
+    with: {queues: [web]}
+  - use: celery
+    name: ops-celery
+    owner: ops
+    with: {queues: [ops], global_keyprefix: "ops:"}
+`)
+	reg, err := Parse(fstest.MapFS{}, "keys.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := reg.Matcher()
+	for key, want := range map[string]string{"web": "celery-queue-web", "ops:ops": "ops-celery-queue-ops", "ops:unacked": "ops-celery-unacked", "unacked": "celery-unacked"} {
+		if f := m.Match(key); f == nil || f.Name != want || f.Preset != "celery" {
+			t.Errorf("%s matches %v, want %s", key, f, want)
+		}
+	}
+	ovs, _ := OverlapsWithin(reg.Families, ':', OverlapBudget, MaxOverlaps)
+	var got []string
+	for _, o := range ovs {
+		got = append(got, o.A.Name+"/"+o.B.Name)
+	}
+	want := []string{"celery-task-result/ops-celery-task-result", "celery-group-result/ops-celery-group-result", "celery-chord-join/ops-celery-chord-join", "celery-chord-counter/ops-celery-chord-counter", "celery-chord-size/ops-celery-chord-size"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("overlaps %v, want %v", got, want)
 	}
 }
 

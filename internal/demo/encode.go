@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/vmihailenco/msgpack/v5"
@@ -55,6 +57,16 @@ func encode(enc string, v any) ([]byte, error) {
 			return nil, err
 		}
 		return append([]byte{0x00, 0xff}, b...), nil
+	case payload.Pickle:
+		return pickle(v), nil
+	}
+	if alts := strings.Split(enc, "|"); len(alts) > 1 {
+		// A value may be in any of them: integers go in int when it is
+		// one (Django stores them raw), anything else in the first.
+		if _, isInt := v.(int64); isInt && slices.Contains(alts, payload.Int) {
+			return encode(payload.Int, v)
+		}
+		return encode(alts[0], v)
 	}
 	return nil, fmt.Errorf("unknown encoding %q", enc)
 }
