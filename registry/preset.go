@@ -73,6 +73,10 @@ type PresetParam struct {
 	// Any is the pattern text that stands for an unset ints parameter,
 	// such as "{version:int}".
 	Any string
+	// Suffix is written after a value that is not empty, such as the ":"
+	// after a redis-namespace: namespace myapp gives "myapp:queues",
+	// no namespace "queues".
+	Suffix string
 }
 
 // PresetPart is one part of a preset: the template of the families it
@@ -199,11 +203,12 @@ func parsePreset(data []byte) (*Preset, error) {
 					Doc     string    `yaml:"doc"`
 					Default yaml.Node `yaml:"default"`
 					Any     string    `yaml:"any"`
+					Suffix  string    `yaml:"suffix"`
 				}
 				if err := pn.Decode(&q); err != nil {
 					return nil, err
 				}
-				param := PresetParam{Name: q.Name, Kind: q.Kind, Doc: q.Doc, Any: q.Any}
+				param := PresetParam{Name: q.Name, Kind: q.Kind, Doc: q.Doc, Any: q.Any, Suffix: q.Suffix}
 				if q.Default.Kind != 0 && q.Default.ShortTag() != "!!null" {
 					vals, msg := paramValues(param, &q.Default)
 					if msg != "" {
@@ -514,10 +519,14 @@ func (p *Preset) expansions(values map[string][]string, prefix string) []expansi
 }
 
 // slug makes a parameter value part of a family name: lower case letters
-// and digits, other runs of bytes as one "-". A value with none of them
-// is named by its 1-based index in its list.
+// and digits, other runs of bytes as one "-", and "minus" for a leading
+// "-" (versions -1 and 1). A value with no letter or digit is named by its
+// 1-based index in its list.
 func slug(v string, index int) string {
 	var b strings.Builder
+	if strings.HasPrefix(v, "-") {
+		b.WriteString("minus") // -1 and 1 must not both be "1"
+	}
 	dash := false
 	for i := 0; i < len(v); i++ {
 		c := v[i]
@@ -604,6 +613,14 @@ func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.N
 		}
 		m.Content = append(m.Content, str(k), v)
 	}
+	del := func(k string) {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == k {
+				m.Content = append(m.Content[:i], m.Content[i+2:]...)
+				return
+			}
+		}
+	}
 	set("name", str(e.name))
 	for k, v := range pairs(part.node) {
 		switch k.Value {
@@ -620,6 +637,10 @@ func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.N
 	}
 	for _, name := range names {
 		for k, v := range pairs(u.over[name]) {
+			if k.Value == "schema" && v.ShortTag() == "!!null" {
+				del("schema") // schema: null drops the preset's schema
+				continue
+			}
 			set(k.Value, v)
 			if k.Value == "schema" && v.Kind != yaml.ScalarNode {
 				l.jsonPtr[v] = u.ptr + "/families/" + escapePointer(name) + "/schema"
@@ -645,6 +666,9 @@ func (l *loader) substitute(n *yaml.Node, u *presetUse, e expansion, pattern boo
 					return q.Any
 				}
 				v = vals[0]
+			}
+			if q, _ := u.preset.Param(name); v != "" {
+				v += q.Suffix
 			}
 			if pattern {
 				return EscapeLiteral(v)

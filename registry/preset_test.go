@@ -127,6 +127,46 @@ func TestPresetNaming(t *testing.T) {
 	}
 }
 
+func TestPresetSuffixAndSigns(t *testing.T) {
+	reg, err := ExpandPreset("sidekiq", "team", map[string]string{"namespace": "myapp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := reg.Matcher().Match("myapp:queue:default"); f == nil || f.Name != "sidekiq-queue" {
+		t.Errorf("namespace myapp: myapp:queue:default matches %v", f)
+	}
+	reg, err = ExpandPreset("sidekiq", "team", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := reg.Matcher().Match("queue:default"); f == nil || f.Name != "sidekiq-queue" {
+		t.Errorf("no namespace: queue:default matches %v", f)
+	}
+	reg, err = ExpandPreset("django", "team", map[string]string{"versions": "[1, -1]"})
+	if err != nil {
+		t.Fatalf("versions 1 and -1: %v", err)
+	}
+	if _, ok := reg.Family("django-cache-minus-1"); !ok {
+		t.Error("no family django-cache-minus-1")
+	}
+}
+
+func TestPresetSchemaNull(t *testing.T) {
+	src := presetRegistry(`  - use: celery
+    owner: web
+    families:
+      celery-task-result: {schema: null, encoding: pickle}
+`)
+	reg, err := Parse(fstest.MapFS{}, "keys.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := reg.Family("celery-task-result")
+	if f.Schema != nil || f.Encoding != "pickle" {
+		t.Errorf("schema %v, encoding %q", f.Schema, f.Encoding)
+	}
+}
+
 // TestPresetValuesAreLiterals checks that parameter values are escaped into
 // patterns: braces, backslashes and control bytes match themselves only.
 func TestPresetValuesAreLiterals(t *testing.T) {

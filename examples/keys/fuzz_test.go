@@ -40,7 +40,7 @@ var roundTrips = []roundTrip{
 	rt("celery-binding", func(s, _ string, _, _ int64) CeleryBindingKey { return CeleryBindingKey{Exchange: s} }, ParseCeleryBinding),
 	rt("chat-messages", func(s, _ string, _, _ int64) ChatMessagesKey { return ChatMessagesKey{RoomID: s} }, ParseChatMessages),
 	rt("chat-presence", func(s, _ string, _, _ int64) ChatPresenceKey { return ChatPresenceKey{RoomID: s} }, ParseChatPresence),
-	rt("django-cache", func(s, _ string, _, _ int64) DjangoCacheKey { return DjangoCacheKey{Key: s} }, ParseDjangoCache),
+	rt("django-cache", func(s, _ string, n, _ int64) DjangoCacheKey { return DjangoCacheKey{Version: n, Key: s} }, ParseDjangoCache),
 	rt("email-verification", func(s, _ string, _, _ int64) EmailVerificationKey { return EmailVerificationKey{Token: s} }, ParseEmailVerification),
 	rt("feature-flags", func(s, _ string, _, _ int64) FeatureFlagsKey { return FeatureFlagsKey{Service: s} }, ParseFeatureFlags),
 	rt("html-fragment-cache", func(s1, s2 string, _, _ int64) HTMLFragmentCacheKey {

@@ -17,7 +17,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:1837a5d5a6de6292508266bc9ec5a4eb12b8c34a6d15d3e6f697cf36e60a8616"
+const RegistryDigest = "sha256:4a0a8a01c454a260b93cdc256c7ec68b93a480d2fe869a1a85b5831861f7e2a2"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -2696,10 +2696,10 @@ func (k ChatPresenceKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...t
 // Constants of the family django-cache.
 const (
 	// DjangoCachePattern is the pattern of django-cache keys in keys.yaml.
-	DjangoCachePattern = ":1:{key:any}"
+	DjangoCachePattern = ":{version:int}:{key:any}"
 	// DjangoCacheGlob is a SCAN MATCH glob for django-cache keys (it may match
 	// more keys than the pattern does).
-	DjangoCacheGlob = ":1:*"
+	DjangoCacheGlob = ":*:*"
 	// DjangoCacheOwner is the team that owns django-cache keys.
 	DjangoCacheOwner = "storefront"
 	// DjangoCacheRedisType is the Redis type of django-cache keys.
@@ -2715,30 +2715,33 @@ var DjangoCacheTTLPolicy = TTLPolicy{Kind: TTLMax, Max: DjangoCacheMaxTTL}
 
 // DjangoCacheKey is a key of the family django-cache.
 //
-// Django cache framework entries of the storefront monolith (django-redis,
-// KEY_PREFIX "", VERSION 1, so keys look like ":1:views.decorators...").
+// Django cache framework entries of the storefront monolith: page and fragment
+// caches, and catalog lookups.
 //
-// Pattern: :1:{key:any}
+// Pattern: :{version:int}:{key:any}
 // Owner: storefront
 // TTL policy: max 1h
 type DjangoCacheKey struct {
-	Key string // {key:any}
+	Version int64  // {version:int}
+	Key     string // {key:any}
 }
 
 var keyregPartsDjangoCache = [...]keyregPart{
-	{lit: ":1:"},
+	{lit: ":"},
+	{param: true, typ: keyregInt},
+	{lit: ":"},
 	{param: true, typ: keyregAny},
 }
 
 // BuildDjangoCache returns the django-cache key for the given values, or an
 // error wrapping ErrInvalidKey when a value does not fit its placeholder.
-func BuildDjangoCache(key_ string) (string, error) {
-	return DjangoCacheKey{Key: key_}.Build()
+func BuildDjangoCache(version int64, key_ string) (string, error) {
+	return DjangoCacheKey{Version: version, Key: key_}.Build()
 }
 
 // MustBuildDjangoCache is BuildDjangoCache that panics on an invalid value.
-func MustBuildDjangoCache(key_ string) string {
-	key, err := BuildDjangoCache(key_)
+func MustBuildDjangoCache(version int64, key_ string) string {
+	key, err := BuildDjangoCache(version, key_)
 	if err != nil {
 		panic(err)
 	}
@@ -2747,14 +2750,19 @@ func MustBuildDjangoCache(key_ string) string {
 
 // ParseDjangoCache parses a django-cache key into its placeholder values. It
 // returns an error wrapping ErrInvalidKey when key does not match
-// DjangoCachePattern.
+// DjangoCachePattern or an int value does not fit in an int64.
 func ParseDjangoCache(key string) (DjangoCacheKey, error) {
 	var k DjangoCacheKey
-	var v [1]string
+	var v [2]string
 	if !keyregMatch(keyregPartsDjangoCache[:], key, v[:]) {
 		return k, keyregNoMatch("django-cache", DjangoCachePattern, key)
 	}
-	k.Key = v[0]
+	version, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil {
+		return DjangoCacheKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "django-cache", "version", v[0])
+	}
+	k.Version = version
+	k.Key = v[1]
 	return k, nil
 }
 
@@ -2769,7 +2777,7 @@ func (k DjangoCacheKey) Validate() error {
 
 // String renders k without validating it; use Build for keys you write.
 func (k DjangoCacheKey) String() string {
-	return ":1:" + k.Key
+	return ":" + strconv.FormatInt(k.Version, 10) + ":" + k.Key
 }
 
 // Build validates k and renders it.
@@ -2862,6 +2870,380 @@ func (k DjangoCacheKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMess
 		return err
 	}
 	exp, err := keyregExpiry("django-cache", DjangoCacheMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family django-cached-db-session.
+const (
+	// DjangoCachedDbSessionPattern is the pattern of django-cached-db-session keys in keys.yaml.
+	DjangoCachedDbSessionPattern = ":{version:int}:django.contrib.sessions.cached_db{session_key:word}"
+	// DjangoCachedDbSessionGlob is a SCAN MATCH glob for django-cached-db-session keys (it may match
+	// more keys than the pattern does).
+	DjangoCachedDbSessionGlob = ":*:django.contrib.sessions.cached_db*"
+	// DjangoCachedDbSessionOwner is the team that owns django-cached-db-session keys.
+	DjangoCachedDbSessionOwner = "storefront"
+	// DjangoCachedDbSessionRedisType is the Redis type of django-cached-db-session keys.
+	DjangoCachedDbSessionRedisType = "string"
+	// DjangoCachedDbSessionEncoding is the encoding of django-cached-db-session values.
+	DjangoCachedDbSessionEncoding = "json"
+	// DjangoCachedDbSessionMaxTTL is the longest TTL a django-cached-db-session key may have.
+	DjangoCachedDbSessionMaxTTL = 336 * time.Hour
+)
+
+// DjangoCachedDbSessionTTLPolicy is the TTL policy of django-cached-db-session keys: max 2w.
+var DjangoCachedDbSessionTTLPolicy = TTLPolicy{Kind: TTLMax, Max: DjangoCachedDbSessionMaxTTL}
+
+// DjangoCachedDbSessionKey is a key of the family django-cached-db-session.
+//
+// The cached copy of a session of django.contrib.sessions.backends.cached_db
+// (the database holds the session too).
+//
+// Pattern: :{version:int}:django.contrib.sessions.cached_db{session_key:word}
+// Owner: storefront
+// TTL policy: max 2w
+type DjangoCachedDbSessionKey struct {
+	Version    int64  // {version:int}
+	SessionKey string // {session_key:word}
+}
+
+var keyregPartsDjangoCachedDbSession = [...]keyregPart{
+	{lit: ":"},
+	{param: true, typ: keyregInt},
+	{lit: ":django.contrib.sessions.cached_db"},
+	{param: true, typ: keyregWord},
+}
+
+// BuildDjangoCachedDbSession returns the django-cached-db-session key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildDjangoCachedDbSession(version int64, sessionKey string) (string, error) {
+	return DjangoCachedDbSessionKey{Version: version, SessionKey: sessionKey}.Build()
+}
+
+// MustBuildDjangoCachedDbSession is BuildDjangoCachedDbSession that panics on an invalid value.
+func MustBuildDjangoCachedDbSession(version int64, sessionKey string) string {
+	key, err := BuildDjangoCachedDbSession(version, sessionKey)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseDjangoCachedDbSession parses a django-cached-db-session key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// DjangoCachedDbSessionPattern or an int value does not fit in an int64.
+func ParseDjangoCachedDbSession(key string) (DjangoCachedDbSessionKey, error) {
+	var k DjangoCachedDbSessionKey
+	var v [2]string
+	if !keyregMatch(keyregPartsDjangoCachedDbSession[:], key, v[:]) {
+		return k, keyregNoMatch("django-cached-db-session", DjangoCachedDbSessionPattern, key)
+	}
+	version, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil {
+		return DjangoCachedDbSessionKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "django-cached-db-session", "version", v[0])
+	}
+	k.Version = version
+	k.SessionKey = v[1]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k DjangoCachedDbSessionKey) Validate() error {
+	if !keyregWord.valid(k.SessionKey) {
+		return keyregBadValue("django-cached-db-session", "session_key", keyregWord, k.SessionKey)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k DjangoCachedDbSessionKey) String() string {
+	return ":" + strconv.FormatInt(k.Version, 10) + ":django.contrib.sessions.cached_db" + k.SessionKey
+}
+
+// Build validates k and renders it.
+func (k DjangoCachedDbSessionKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "django-cached-db-session".
+func (DjangoCachedDbSessionKey) Family() string { return "django-cached-db-session" }
+
+// Pattern returns DjangoCachedDbSessionPattern.
+func (DjangoCachedDbSessionKey) Pattern() string { return DjangoCachedDbSessionPattern }
+
+// Glob returns DjangoCachedDbSessionGlob.
+func (DjangoCachedDbSessionKey) Glob() string { return DjangoCachedDbSessionGlob }
+
+// Owner returns DjangoCachedDbSessionOwner.
+func (DjangoCachedDbSessionKey) Owner() string { return DjangoCachedDbSessionOwner }
+
+// RedisType returns DjangoCachedDbSessionRedisType.
+func (DjangoCachedDbSessionKey) RedisType() string { return DjangoCachedDbSessionRedisType }
+
+// Encoding returns DjangoCachedDbSessionEncoding.
+func (DjangoCachedDbSessionKey) Encoding() string { return DjangoCachedDbSessionEncoding }
+
+// TTLPolicy returns DjangoCachedDbSessionTTLPolicy.
+func (DjangoCachedDbSessionKey) TTLPolicy() TTLPolicy { return DjangoCachedDbSessionTTLPolicy }
+
+// Delete deletes the key.
+func (k DjangoCachedDbSessionKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after DjangoCachedDbSessionMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds DjangoCachedDbSessionMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k DjangoCachedDbSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("django-cached-db-session", DjangoCachedDbSessionMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+// The family declares no schema, so values are json.RawMessage.
+func (k DjangoCachedDbSessionKey) Get(ctx context.Context, c redis.Cmdable) (json.RawMessage, error) {
+	var v json.RawMessage
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after DjangoCachedDbSessionMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds DjangoCachedDbSessionMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k DjangoCachedDbSessionKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMessage, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("django-cached-db-session", DjangoCachedDbSessionMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the family django-session.
+const (
+	// DjangoSessionPattern is the pattern of django-session keys in keys.yaml.
+	DjangoSessionPattern = ":{version:int}:django.contrib.sessions.cache{session_key:word}"
+	// DjangoSessionGlob is a SCAN MATCH glob for django-session keys (it may match
+	// more keys than the pattern does).
+	DjangoSessionGlob = ":*:django.contrib.sessions.cache*"
+	// DjangoSessionOwner is the team that owns django-session keys.
+	DjangoSessionOwner = "storefront"
+	// DjangoSessionRedisType is the Redis type of django-session keys.
+	DjangoSessionRedisType = "string"
+	// DjangoSessionEncoding is the encoding of django-session values.
+	DjangoSessionEncoding = "json"
+	// DjangoSessionMaxTTL is the longest TTL a django-session key may have.
+	DjangoSessionMaxTTL = 336 * time.Hour
+)
+
+// DjangoSessionTTLPolicy is the TTL policy of django-session keys: max 2w.
+var DjangoSessionTTLPolicy = TTLPolicy{Kind: TTLMax, Max: DjangoSessionMaxTTL}
+
+// DjangoSessionKey is a key of the family django-session.
+//
+// A session of django.contrib.sessions.backends.cache: the pickled session
+// dict, in the SESSION_CACHE_ALIAS cache.
+//
+// Pattern: :{version:int}:django.contrib.sessions.cache{session_key:word}
+// Owner: storefront
+// TTL policy: max 2w
+type DjangoSessionKey struct {
+	Version    int64  // {version:int}
+	SessionKey string // {session_key:word}
+}
+
+var keyregPartsDjangoSession = [...]keyregPart{
+	{lit: ":"},
+	{param: true, typ: keyregInt},
+	{lit: ":django.contrib.sessions.cache"},
+	{param: true, typ: keyregWord},
+}
+
+// BuildDjangoSession returns the django-session key for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildDjangoSession(version int64, sessionKey string) (string, error) {
+	return DjangoSessionKey{Version: version, SessionKey: sessionKey}.Build()
+}
+
+// MustBuildDjangoSession is BuildDjangoSession that panics on an invalid value.
+func MustBuildDjangoSession(version int64, sessionKey string) string {
+	key, err := BuildDjangoSession(version, sessionKey)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseDjangoSession parses a django-session key into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// DjangoSessionPattern or an int value does not fit in an int64.
+func ParseDjangoSession(key string) (DjangoSessionKey, error) {
+	var k DjangoSessionKey
+	var v [2]string
+	if !keyregMatch(keyregPartsDjangoSession[:], key, v[:]) {
+		return k, keyregNoMatch("django-session", DjangoSessionPattern, key)
+	}
+	version, err := strconv.ParseInt(v[0], 10, 64)
+	if err != nil {
+		return DjangoSessionKey{}, fmt.Errorf("%w: %s: %s %q does not fit in an int64", ErrInvalidKey, "django-session", "version", v[0])
+	}
+	k.Version = version
+	k.SessionKey = v[1]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k DjangoSessionKey) Validate() error {
+	if !keyregWord.valid(k.SessionKey) {
+		return keyregBadValue("django-session", "session_key", keyregWord, k.SessionKey)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for keys you write.
+func (k DjangoSessionKey) String() string {
+	return ":" + strconv.FormatInt(k.Version, 10) + ":django.contrib.sessions.cache" + k.SessionKey
+}
+
+// Build validates k and renders it.
+func (k DjangoSessionKey) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// Family returns the family name in keys.yaml, "django-session".
+func (DjangoSessionKey) Family() string { return "django-session" }
+
+// Pattern returns DjangoSessionPattern.
+func (DjangoSessionKey) Pattern() string { return DjangoSessionPattern }
+
+// Glob returns DjangoSessionGlob.
+func (DjangoSessionKey) Glob() string { return DjangoSessionGlob }
+
+// Owner returns DjangoSessionOwner.
+func (DjangoSessionKey) Owner() string { return DjangoSessionOwner }
+
+// RedisType returns DjangoSessionRedisType.
+func (DjangoSessionKey) RedisType() string { return DjangoSessionRedisType }
+
+// Encoding returns DjangoSessionEncoding.
+func (DjangoSessionKey) Encoding() string { return DjangoSessionEncoding }
+
+// TTLPolicy returns DjangoSessionTTLPolicy.
+func (DjangoSessionKey) TTLPolicy() TTLPolicy { return DjangoSessionTTLPolicy }
+
+// Delete deletes the key.
+func (k DjangoSessionKey) Delete(ctx context.Context, c redis.Cmdable) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	return c.Del(ctx, key).Err()
+}
+
+// ApplyTTL applies the family's TTL policy to an existing key, for writes
+// made with other commands.
+//
+// The key expires after DjangoSessionMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds DjangoSessionMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k DjangoSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("django-session", DjangoSessionMaxTTL, ttl)
+	if err != nil {
+		return err
+	}
+	if exp > 0 {
+		return c.PExpire(ctx, key, exp).Err()
+	}
+	return c.Persist(ctx, key).Err()
+}
+
+// Get reads and decodes the value of the key. A missing key returns
+// redis.Nil.
+// The family declares no schema, so values are json.RawMessage.
+func (k DjangoSessionKey) Get(ctx context.Context, c redis.Cmdable) (json.RawMessage, error) {
+	var v json.RawMessage
+	key, err := k.Build()
+	if err != nil {
+		return v, err
+	}
+	s, err := c.Get(ctx, key).Result()
+	if err != nil {
+		return v, err
+	}
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// Set encodes v and writes it to the key.
+//
+// The key expires after DjangoSessionMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds DjangoSessionMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k DjangoSessionKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMessage, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	exp, err := keyregExpiry("django-session", DjangoSessionMaxTTL, ttl)
 	if err != nil {
 		return err
 	}

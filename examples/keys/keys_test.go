@@ -75,7 +75,7 @@ func TestAccessorsAudit(t *testing.T) {
 	check(fragment.Set(ctx, c, "<nav>Start</nav>"))
 	written = append(written, fragment)
 
-	django := DjangoCacheKey{Key: "views.decorators.cache.cache_page..GET.abc:def"}
+	django := DjangoCacheKey{Version: 1, Key: "views.decorators.cache.cache_page..GET.abc:def"}
 	check(django.Set(ctx, c, json.RawMessage(`{"html":"<p>hi</p>"}`)))
 	written = append(written, django)
 
@@ -274,7 +274,7 @@ func TestBuildValidates(t *testing.T) {
 		{"not a uuid", func() error { _, err := BuildUserSession("not-a-uuid"); return err }},
 		{"not hex", func() error { _, err := BuildEmailVerification("xyz"); return err }},
 		{"not a ulid", func() error { _, err := BuildChatMessages("01ARZ3NDEKTSV4RRFFQ69G5FAU"); return err }},
-		{"empty any", func() error { _, err := BuildDjangoCache(""); return err }},
+		{"empty any", func() error { _, err := BuildDjangoCache(1, ""); return err }},
 		{"key of another family", func() error { _, err := ParseUserSession("v1:lock:x"); return err }},
 		{"int overflow", func() error { _, err := ParseLeaderboard("v1:leaderboard:99999999999999999999"); return err }},
 	} {
