@@ -352,6 +352,7 @@ type presetUse struct {
 	given   map[string]bool     // parameters set under with:
 	over    map[string]*yaml.Node
 	overKey map[string]*yaml.Node
+	bad     bool // a parameter is wrong (reported): only the override names are checked, with defaults
 }
 
 // presets expands the presets: entries of keys.yaml into families, which it
@@ -438,9 +439,7 @@ func (l *loader) presetUse(n *yaml.Node, ptr string) *presetUse {
 	if u.prefix == "" {
 		u.prefix = u.preset.FamilyPrefix
 	}
-	if !ok {
-		return nil
-	}
+	u.bad = !ok
 	return u
 }
 
@@ -571,6 +570,9 @@ func (l *loader) expand(r *Registry, u *presetUse) {
 		if !known[name] {
 			l.errorf(l.nodePos(k), RuleSchemaInvalid, "", "preset %s has no family %s%s (`keyreg presets show %s` lists them)", p.Name, quoteShort(name), diag.DidYouMean(name, names), p.Name)
 		}
+	}
+	if u.bad {
+		return
 	}
 	parts := map[string]PresetPart{}
 	for _, part := range p.Parts {
@@ -711,17 +713,30 @@ func expandRefs(s string, value func(string) string) string {
 func (f *Family) FromPreset() bool { return f.Preset != "" }
 
 // SharesKeysWith reports whether f and g are families of presets that are
-// designed to share keys, such as the families of one presets: entry, or
-// bull's and bullmq's: their overlaps are resolved by the matcher's
-// precedence (the most literal bytes win), so lint does not report them.
-// Two entries of one preset are not designed to share keys: where they
-// can, two owners claim the same keys, which lint reports.
+// designed to share keys, so that lint does not report their overlaps: a
+// key both match goes to the family with the most literal bytes, as the
+// matcher decides every overlap.
+//
+//   - The families of one presets: entry: a BullMQ job id "meta" and the
+//     queue's meta hash.
+//   - Families of two different presets, when their literal bytes differ,
+//     so that the most specific always wins (Sidekiq's bare
+//     {hostname}:{pid}:{nonce} heartbeat loses to bull:{queue}:{id}), or
+//     when the presets say they coexist (bull and bullmq, whose shared
+//     layouts tie and agree).
+//
+// Two entries of one preset are not: where both can match a key (two
+// Celery apps' results), two owners claim the same keys, which lint
+// reports; so is a tie between presets that do not coexist.
 func (f *Family) SharesKeysWith(g *Family) bool {
 	if !f.FromPreset() || !g.FromPreset() {
 		return false
 	}
 	if f.Preset == g.Preset {
 		return f.presetEntry == g.presetEntry
+	}
+	if f.Pattern != nil && g.Pattern != nil && f.Pattern.LiteralBytes() != g.Pattern.LiteralBytes() {
+		return true
 	}
 	p, _ := LookupPreset(f.Preset)
 	q, _ := LookupPreset(g.Preset)

@@ -234,12 +234,18 @@ const presetsIntro = "A preset declares the keys a framework writes in one entry
 	"  a wrong type, an unexpected encoding, or a TTL the library never sets (or a missing one it always sets)\n" +
 	"  is still a finding.\n" +
 	"- **Lint.** A preset's families are exempt from the versioning rule (they say `managed_by`) and do not\n" +
-	"  count for `family-unused`. They never overlap one another: where two of a preset's patterns can match\n" +
-	"  one key (a BullMQ job id `meta` and the queue's `meta` hash), the family with the most literal bytes wins,\n" +
-	"  by design. Overlaps with a team's own families are reported as usual. An unknown preset, parameter or\n" +
-	"  family under `families:` is a load error (exit 2) with its position and a suggestion.\n" +
+	"  count for `family-unused`. They never overlap one another: where two presets' patterns can match one\n" +
+	"  key (a BullMQ job id `meta` and the queue's `meta` hash; Sidekiq's bare `{hostname}:{pid}:{nonce}`\n" +
+	"  heartbeat and `bull:{queue}:{id}`), the family with the most literal bytes wins, by design, and lint\n" +
+	"  says nothing. It does report a tie between presets that do not coexist, two entries of one preset\n" +
+	"  that can match the same key (two owners claim it), and overlaps with a team's own families. An unknown\n" +
+	"  preset, parameter or family under `families:` is a load error (exit 2) with its position and a\n" +
+	"  suggestion.\n" +
 	"- **Limits.** A preset needs the separator `:`, a list parameter holds at most 64 values of at most 256\n" +
-	"  bytes, one entry expands into at most 1,024 families, and each preset may be used once.\n\n" +
+	"  bytes, and one entry expands into at most 1,024 families.\n" +
+	"- **Twice.** Two teams' apps of one framework (two Celery apps, two BullMQ prefixes) are two entries;\n" +
+	"  the second needs `name: <prefix>`, which replaces the preset's name in its families' names\n" +
+	"  (`name: ops-celery` gives `ops-celery-queue`).\n\n" +
 	"### Bull and BullMQ together\n\n" +
 	"Bull and BullMQ can share one prefix in one Redis. Both presets may be used at once: lint does not\n" +
 	"report their overlaps, and a key both describe goes to the preset entry declared first. Where the two\n" +

@@ -285,3 +285,100 @@ func doctored(t *testing.T, addr, regPath string, reg *registry.Registry, keys [
 		t.Error("no key of the capture could be doctored")
 	}
 }
+
+// TestEveryCaptureHasARegistry keeps TestPresetsAgainstCaptures complete:
+// a capture without its presets-only registry would go untested.
+func TestEveryCaptureHasARegistry(t *testing.T) {
+	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
+	if err != nil || len(captures) == 0 {
+		t.Fatalf("no captures: %v", err)
+	}
+	for _, c := range captures {
+		if _, err := os.Stat(strings.TrimSuffix(c, ".jsonl") + ".yaml"); err != nil {
+			t.Errorf("capture %s has no presets-only registry beside it", filepath.Base(c))
+		}
+	}
+}
+
+// TestPresetsTogether is the bar of the presets: one Redis holding the keys
+// of every captured library at once (and two of the app's own keys),
+// audited with a registry made only of presets plus the app's families.
+// Every framework key must go to a family of its own library's preset,
+// the app's keys to the app's families, with no error or warning.
+func TestPresetsTogether(t *testing.T) {
+	const regPath = frameworksDir + "/all/keys.yaml"
+	reg, err := registry.LoadFile(regPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, errb := cli(t, "lint", "--registry", regPath, "--fail-on", "info")
+	if code != 0 {
+		t.Fatalf("lint of %s: exit %d\n%s", regPath, code, errb)
+	}
+	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []capturedKey
+	m := reg.Matcher()
+	libraries := 0
+	for _, c := range captures {
+		own, err := registry.LoadFile(strings.TrimSuffix(c, ".jsonl") + ".yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Bull's and BullMQ's shared layouts may go to either: the one
+		// declared first takes them.
+		p, _ := registry.LookupPreset(own.Families[0].Preset)
+		want := append([]string{p.Name}, p.Coexists...)
+		header, keys := readCapture(t, c)
+		libraries++
+		for _, k := range keys {
+			key := k.name(t)
+			f := m.Match(key)
+			switch {
+			case f == nil:
+				t.Errorf("%s key %q matches no family", header["library"], key)
+			case !slices.Contains(want, f.Preset):
+				t.Errorf("%s key %q goes to %s (preset %q), want preset %s", header["library"], key, f.Name, f.Preset, strings.Join(want, " or "))
+			case f.Type != k.Type:
+				t.Errorf("%s key %q is a %s; its family %s declares %s", header["library"], key, k.Type, f.Name, f.Type)
+			}
+		}
+		all = append(all, keys...)
+	}
+	if t.Failed() {
+		return
+	}
+	s := redistest.Standalone(t)
+	restore(t, s.Addr, all, nil)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	if err := c.HSet(ctx, "v1:cart:{42}:items", "sku-1", `{"qty":1}`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Expire(ctx, "v1:cart:{42}:items", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10", `{"user_id":1}`, time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	code, r := auditCapture(t, s.Addr, regPath)
+	for _, f := range r.Findings {
+		if f.Severity != "info" {
+			t.Errorf("finding: %s %s on %s: %s", f.Severity, f.Rule, f.Family, f.Message)
+		}
+	}
+	if code != 0 && !t.Failed() {
+		t.Errorf("audit exit %d, want 0", code)
+	}
+	for _, name := range []string{"cart", "session"} {
+		for _, f := range r.Families {
+			if f.Name == name && (f.Keys != 1 || f.Preset != "") {
+				t.Errorf("app family %s: %d keys, preset %q; want 1 key, no preset", name, f.Keys, f.Preset)
+			}
+		}
+	}
+	t.Logf("%d keys of %d captures, %d presets' families", len(all), libraries, len(reg.Families)-2)
+}
