@@ -478,9 +478,11 @@ func (g *instGen) value(s *jsonschema.Schema, depth int) any {
 		return g.value(s.Ref, depth)
 	case len(s.AllOf) > 0 && g.coin(2):
 		return g.value(s.AllOf[g.r.IntN(len(s.AllOf))], depth)
-	case len(s.AnyOf) > 0 && g.coin(2):
+	case len(s.AnyOf) > 0 && (g.coin(2) || s.Types == nil && !g.coin(8)):
+		// Without types of its own, a schema's values come from its
+		// branches: off them, nearly every value fails.
 		return g.value(s.AnyOf[g.r.IntN(len(s.AnyOf))], depth)
-	case len(s.OneOf) > 0 && g.coin(2):
+	case len(s.OneOf) > 0 && (g.coin(2) || s.Types == nil && !g.coin(8)):
 		return g.value(s.OneOf[g.r.IntN(len(s.OneOf))], depth)
 	case s.Then != nil && g.coin(3):
 		return g.value(s.Then, depth)
