@@ -29,6 +29,7 @@ var layer = map[string]int{
 	"audit":              4,
 	"codegen":            4,
 	"internal/demo":      4,
+	"infer":              4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"report":             5, // renders audit.Report, so it sits above audit
 	"cmd/keyreg":         6,
 	"bench":              6,
