@@ -194,6 +194,7 @@ var lintRules = []*Rule{
 	PatternOverlap,
 	OwnerMissing,
 	OwnerUnknown,
+	OwnerPlaceholder,
 	OwnerPrefixClaim,
 	TTLPolicyMissing,
 	VersionMismatch,
