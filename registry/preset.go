@@ -742,3 +742,113 @@ func (f *Family) SharesKeysWith(g *Family) bool {
 	q, _ := LookupPreset(g.Preset)
 	return p != nil && q != nil && (slices.Contains(p.Coexists, q.Name) || slices.Contains(q.Coexists, p.Name))
 }
+
+// Probe is a pattern that finds the value of one parameter of a preset in
+// key names: a part's pattern with the parameter replaced by a
+// placeholder named Capture, the other parameters at their defaults. keyreg
+// init matches keys against probes to tell, say, the BullMQ prefix or the
+// Celery queues of a keyspace.
+type Probe struct {
+	Preset  *Preset
+	Part    string // <prefix>-<part>
+	Param   string
+	Capture string // the placeholder that binds the value
+	Pattern *Pattern
+}
+
+// minProbeLiteral is the literal bytes a probe needs, so that it does not
+// claim keys that merely have as many segments; a control byte (kombu's
+// \x06\x16) is distinctive enough on its own.
+const minProbeLiteral = 4
+
+// Probes returns the probes of the preset's string and list-of-strings
+// parameters: one per part whose pattern holds the parameter once and is
+// distinctive without it.
+func (p *Preset) Probes() []Probe {
+	var out []Probe
+	for _, part := range p.Parts {
+		src := part.node
+		var tmpl string
+		for k, v := range pairs(src) {
+			if k.Value == "pattern" {
+				tmpl = v.Value
+			}
+		}
+		for _, q := range p.Params {
+			if (q.Kind != ParamString && q.Kind != ParamStrings) || strings.Count(tmpl, "${"+q.Name+"}") != 1 {
+				continue
+			}
+			// One probe per default value of the part's other list
+			// parameters (each priority step of a Celery queue).
+			combos := []map[string]string{{}}
+			for _, e := range part.Each {
+				r, _ := p.Param(e)
+				if e == q.Name || len(r.Default) < 2 {
+					continue
+				}
+				var next []map[string]string
+				for _, c := range combos {
+					for _, v := range r.Default {
+						m := map[string]string{e: v}
+						for k, x := range c {
+							m[k] = x
+						}
+						next = append(next, m)
+					}
+				}
+				combos = next
+			}
+			for _, combo := range combos {
+				if pr, ok := p.probe(part, tmpl, q, combo); ok {
+					out = append(out, pr)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// probe builds the probe of parameter q in a part's pattern template, the
+// other parameters at their defaults or at the values of combo.
+func (p *Preset) probe(part PresetPart, tmpl string, q PresetParam, combo map[string]string) (Probe, bool) {
+	capture := q.Name + "__"
+	text := expandRefs(tmpl, func(name string) string {
+		if name == q.Name {
+			if q.Suffix != "" {
+				return "{" + capture + ":word}" + EscapeLiteral(q.Suffix)
+			}
+			return "{" + capture + ":any}"
+		}
+		r, _ := p.Param(name)
+		v, ok := combo[name]
+		if !ok {
+			if r.Default == nil {
+				return r.Any
+			}
+			v = r.Default[0]
+		}
+		if v != "" {
+			v += r.Suffix
+		}
+		return EscapeLiteral(v)
+	})
+	pat, err := ParsePattern(text, ':')
+	if err != nil {
+		return Probe{}, false // the parameter stands next to a placeholder
+	}
+	if pat.LiteralBytes() < minProbeLiteral && !strings.ContainsFunc(literalText(pat), func(r rune) bool { return r < 0x20 }) {
+		return Probe{}, false
+	}
+	return Probe{Preset: p, Part: p.FamilyPrefix + "-" + part.Name, Param: q.Name, Capture: capture, Pattern: pat}, true
+}
+
+// literalText is the literal bytes of a pattern, concatenated.
+func literalText(p *Pattern) string {
+	var b strings.Builder
+	for _, part := range p.Parts {
+		if !part.IsPlaceholder() {
+			b.WriteString(part.Lit)
+		}
+	}
+	return b.String()
+}

@@ -400,3 +400,75 @@ func FuzzPresetValues(f *testing.F) {
 		}
 	})
 }
+
+// TestProbes checks that probes bind the parameter they stand for, in
+// keys that a preset with that parameter would write.
+func TestProbes(t *testing.T) {
+	for _, tc := range []struct{ preset, param, key, want string }{
+		{"bullmq", "prefix", "myq:mail:meta", "myq"},
+		{"celery", "queues", "reports\x06\x169", "reports"},
+		{"celery", "global_keyprefix", "myapp:unacked_index", "myapp:"},
+		{"sidekiq", "namespace", "shop:queue:default", "shop"},
+		{"django", "key_prefixes", "shop:2:django.contrib.sessions.cacheabc", "shop"},
+	} {
+		p, _ := LookupPreset(tc.preset)
+		var fams []*Family
+		for i, pr := range p.Probes() {
+			if pr.Param == tc.param {
+				fams = append(fams, &Family{Index: len(fams), Name: fmt.Sprint(i), Pattern: pr.Pattern})
+			}
+		}
+		if len(fams) == 0 {
+			t.Fatalf("%s: no probe for %s", tc.preset, tc.param)
+		}
+		m := NewMatcher(fams, ':')
+		f, params := m.MatchParams(tc.key, nil)
+		got := ""
+		for _, b := range params {
+			if b.Name == tc.param+"__" {
+				got = b.Value
+			}
+		}
+		if f == nil || got != tc.want {
+			t.Errorf("%s %s: key %q binds %q (family %v), want %q", tc.preset, tc.param, tc.key, got, f, tc.want)
+		}
+	}
+	// Probes that would claim bare names are not made: the queue itself.
+	p, _ := LookupPreset("celery")
+	for _, pr := range p.Probes() {
+		if pr.Part == "celery-queue" && pr.Param == "queues" {
+			t.Errorf("a probe of a bare queue name: %q", pr.Pattern.Source)
+		}
+	}
+}
+
+func TestDraftMarshal(t *testing.T) {
+	d := &Draft{
+		Header: []string{"written by a test", "a\nnewline: injected"},
+		Owners: []DraftOwner{{Name: "unknown", Contact: "TODO"}},
+		Families: []DraftFamily{{
+			Comment: []string{"2 keys, e.g. \"x\\ny\" \u202e"}, Name: "x", Pattern: "v1:x:{id:int}", Version: 1,
+			Owner: "unknown", Type: "string", Encodings: []string{"pickle", "int"}, TTL: TTLPolicy{Kind: TTLOptional}, TTLComment: "50% with a TTL",
+		}},
+		Presets: []DraftPreset{{Use: "celery", Owner: "unknown", With: []DraftParam{{Name: "queues", Values: []string{"celery", "reports"}, List: true}}}},
+	}
+	out, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Parse(fstest.MapFS{}, "keys.yaml", out)
+	if err != nil {
+		t.Fatalf("the draft does not load: %v\n%s", err, out)
+	}
+	if f, ok := reg.Family("x"); !ok || f.Encoding != "pickle|int" || f.TTL.Kind != TTLOptional {
+		t.Errorf("family x: %+v", f)
+	}
+	if _, ok := reg.Family("celery-queue-reports"); !ok {
+		t.Error("the preset entry did not expand")
+	}
+	for _, bad := range []string{"\u202e", "\nnewline: injected"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("the output holds %q raw:\n%s", bad, out)
+		}
+	}
+}

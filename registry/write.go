@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -187,4 +188,207 @@ type emptyFS struct{}
 
 func (emptyFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// Draft is a registry to write out, as keyreg init proposes it: the
+// fields of a first keys.yaml, with a comment on each entry. Marshal
+// writes it in the order and style of this repository's keys.yaml.
+type Draft struct {
+	Header    []string // comment lines at the top of the file
+	Separator byte     // written when it is not ':'
+	Owners    []DraftOwner
+	Families  []DraftFamily
+	Presets   []DraftPreset
+}
+
+// DraftOwner is one entry of owners:.
+type DraftOwner struct {
+	Name, Contact string
+	Comment       []string
+}
+
+// DraftFamily is one entry of families:.
+type DraftFamily struct {
+	Comment     []string // lines above the entry: counts, TTL range, examples
+	Name        string
+	Description string
+	Pattern     string // in pattern syntax
+	Version     int    // 0: none
+	ManagedBy   string
+	Owner       string
+	Type        string
+	Encodings   []string // one, or several for a list
+	TTL         TTLPolicy
+	TTLComment  string // a line comment after ttl:
+	Schema      string // a schema file path, relative to keys.yaml
+	MaxBytes    int64
+	MaxLen      int64
+}
+
+// DraftPreset is one entry of presets:.
+type DraftPreset struct {
+	Comment []string
+	Use     string
+	Name    string // the entry's name:, or empty
+	Owner   string
+	With    []DraftParam
+}
+
+// DraftParam is one parameter of a preset entry: a list when List is set,
+// else Values[0].
+type DraftParam struct {
+	Name   string
+	Values []string
+	List   bool
+}
+
+// Marshal writes the draft as keys.yaml.
+func (d *Draft) Marshal() ([]byte, error) {
+	doc := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(k string, v *yaml.Node) *yaml.Node {
+		kn := str(k)
+		doc.Content = append(doc.Content, kn, v)
+		return kn
+	}
+	version := add("version", num(1))
+	version.HeadComment = comment(d.Header)
+	if d.Separator != 0 && d.Separator != ':' {
+		add("separator", str(string(d.Separator)))
+	}
+	owners := &yaml.Node{Kind: yaml.MappingNode}
+	for _, o := range d.Owners {
+		v := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		v.Content = append(v.Content, str("contact"), str(o.Contact))
+		k := str(o.Name)
+		k.HeadComment = comment(o.Comment)
+		owners.Content = append(owners.Content, k, v)
+	}
+	add("owners", owners)
+	fams := &yaml.Node{Kind: yaml.SequenceNode}
+	if len(d.Families) == 0 {
+		fams.Style = yaml.FlowStyle
+	}
+	for _, f := range d.Families {
+		fams.Content = append(fams.Content, draftFamilyNode(f))
+	}
+	add("families", fams)
+	if len(d.Presets) > 0 {
+		ps := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, p := range d.Presets {
+			m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: comment(p.Comment)}
+			m.Content = append(m.Content, str("use"), str(p.Use))
+			if p.Name != "" {
+				m.Content = append(m.Content, str("name"), str(p.Name))
+			}
+			m.Content = append(m.Content, str("owner"), str(p.Owner))
+			if len(p.With) > 0 {
+				w := &yaml.Node{Kind: yaml.MappingNode}
+				for _, q := range p.With {
+					var v *yaml.Node
+					if q.List {
+						v = &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+						for _, x := range q.Values {
+							v.Content = append(v.Content, str(x))
+						}
+					} else if len(q.Values) > 0 {
+						v = str(q.Values[0])
+					} else {
+						continue
+					}
+					w.Content = append(w.Content, str(q.Name), v)
+				}
+				m.Content = append(m.Content, str("with"), w)
+			}
+			ps.Content = append(ps.Content, m)
+		}
+		add("presets", ps)
+	}
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	if err := e.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func draftFamilyNode(f DraftFamily) *yaml.Node {
+	m := &yaml.Node{Kind: yaml.MappingNode, HeadComment: comment(f.Comment)}
+	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, str(k), v) }
+	add("name", str(f.Name))
+	if f.Description != "" {
+		add("description", str(f.Description))
+	}
+	add("pattern", str(f.Pattern))
+	if f.Version > 0 {
+		add("version", num(int64(f.Version)))
+	}
+	if f.ManagedBy != "" {
+		add("managed_by", str(f.ManagedBy))
+	}
+	add("owner", str(f.Owner))
+	if f.Type != "" {
+		add("type", str(f.Type))
+	}
+	switch len(f.Encodings) {
+	case 0:
+	case 1:
+		add("encoding", str(f.Encodings[0]))
+	default:
+		l := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, e := range f.Encodings {
+			l.Content = append(l.Content, str(e))
+		}
+		add("encoding", l)
+	}
+	if f.TTL.Kind != TTLUnset {
+		v := ttlNode(f.TTL)
+		if f.TTLComment != "" {
+			v.LineComment = comment([]string{f.TTLComment})
+		}
+		add("ttl", v)
+	}
+	if f.Schema != "" {
+		add("schema", str(f.Schema))
+	}
+	if f.MaxBytes > 0 {
+		add("max_bytes", num(f.MaxBytes))
+	}
+	if f.MaxLen > 0 {
+		add("max_len", num(f.MaxLen))
+	}
+	return m
+}
+
+// comment writes lines as YAML comment lines. Text that comes from a
+// keyspace (example keys) may hold anything: bytes that could end the
+// comment line or confuse an editor (control bytes, line and paragraph
+// separators, bidi controls, invalid UTF-8) are escaped as Go escapes.
+func comment(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		var b strings.Builder
+		b.WriteString("# ")
+		for j := 0; j < len(l); {
+			r, n := utf8.DecodeRuneInString(l[j:])
+			switch {
+			case r == utf8.RuneError && n == 1:
+				fmt.Fprintf(&b, `\x%02x`, l[j])
+			case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029 || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff:
+				q := strconv.QuoteRune(r)
+				b.WriteString(q[1 : len(q)-1])
+			default:
+				b.WriteString(l[j : j+n])
+			}
+			j += n
+		}
+		out[i] = b.String()
+	}
+	return strings.Join(out, "\n")
 }
