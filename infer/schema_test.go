@@ -435,17 +435,43 @@ func TestSchemaNodeBudget(t *testing.T) {
 func TestSchemaValueBudget(t *testing.T) {
 	// Wide types everywhere and enums: the emitter's own count must match
 	// the registry's, and stay under the bound.
+	// 10 x 200 nodes of six types each: about 20,000 values unbounded.
 	var vals []any
-	for i := range 40 {
+	for i := range 14 {
 		obj := map[string]any{}
-		for j := range 200 {
-			obj[fmt.Sprintf("f%03d", j)] = []any{"on", "off", nil, json.Number("1"), true, []any{}, map[string]any{}}[i%7]
+		for j := range 10 {
+			inner := map[string]any{}
+			for k := range 200 {
+				inner[fmt.Sprintf("f%03d", k)] = []any{"on", "off", nil, json.Number("1"), true, []any{}, map[string]any{}}[i%7]
+			}
+			obj[fmt.Sprintf("o%d", j)] = inner
 		}
 		vals = append(vals, obj)
 	}
 	doc := infer(t, SchemaOptions{}, vals...)
-	if n := schemaValues(doc); n > maxSchemaValues {
+	n := schemaValues(doc)
+	if n > maxSchemaValues {
 		t.Errorf("%d values, over %d", n, maxSchemaValues)
+	}
+	if n < maxSchemaValues*9/10 {
+		t.Errorf("%d values: the budget cut far below %d", n, maxSchemaValues)
+	}
+	// Breadth first: every object keeps its properties, the cut falls on
+	// the leaves, which become {}.
+	props := doc["properties"].(map[string]any)
+	if len(props) != 10 {
+		t.Fatalf("%d properties at the root", len(props))
+	}
+	empty := 0
+	for _, o := range props {
+		for _, leaf := range o.(map[string]any)["properties"].(map[string]any) {
+			if len(leaf.(map[string]any)) == 0 {
+				empty++
+			}
+		}
+	}
+	if empty == 0 {
+		t.Error("no leaf was cut: the test does not reach the budget")
 	}
 }
 
@@ -681,5 +707,36 @@ func BenchmarkSchemaEmit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = s.Schema()
+	}
+}
+
+// BenchmarkSchemaState reports, as B/op, the memory a fresh inferrer
+// holds after one value of each shape (Add allocates nothing but state).
+func BenchmarkSchemaState(b *testing.B) {
+	wide := map[string]any{}
+	for i := range 500 {
+		wide[fmt.Sprintf("field_%03d", i)] = "v"
+	}
+	worst := map[string]any{}
+	for i := range 20 {
+		obj := map[string]any{}
+		for j := range 200 {
+			obj[fmt.Sprintf("%0200d", j)] = map[string]any{"x": "enum value"}
+		}
+		worst[fmt.Sprint(i)] = obj
+	}
+	shapes := map[string]any{
+		"session":     decodeAll(b, `{"user":"123e4567-e89b-12d3-a456-426614174000","exp":"2024-01-02T03:04:05Z","state":"active","n":12,"roles":["admin","dev"],"profile":{"name":"Ann Lee","email":"ann@example.com","age":31}}`)[0],
+		"wide-hash":   wide,
+		"node-budget": worst,
+	}
+	for _, name := range slices.Sorted(maps.Keys(shapes)) {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewSchemaInferrer(SchemaOptions{})
+				s.Add(shapes[name])
+			}
+		})
 	}
 }
