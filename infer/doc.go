@@ -6,9 +6,10 @@
 // keys.yaml's grammar and bounded statistics (Stats): how many keys, their
 // Redis types, TTLs, sizes and a few example keys, kept by reservoir
 // sampling. Memory is bounded by the number of distinct shapes, never by
-// the number of keys: past MaxShapes the miner merges shapes. InferSchema
-// turns sampled JSON values into a JSON Schema that validates every one of
-// them.
+// the number of keys: past MaxShapes the miner merges shapes. A
+// SchemaInferrer turns sampled JSON and msgpack values into a JSON Schema
+// that validates every one of them; an EncodingTally names the encoding to
+// declare.
 //
 // Nothing here talks to Redis or prints: the command drives the scan and
 // hands the facts over.

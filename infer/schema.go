@@ -95,13 +95,13 @@ var formatNames = [...]struct {
 // unconstrained.
 type SchemaInferrer struct {
 	o      SchemaOptions
-	root   *node
+	root   *schemaNode
 	nodes  int
 	visits int
 }
 
 // node describes every value seen at one place of the samples.
-type node struct {
+type schemaNode struct {
 	kinds uint8
 	any   bool // a value outside the value model was seen: no constraint
 
@@ -118,7 +118,7 @@ type node struct {
 	overflow bool    // a property was left out
 
 	// arrays
-	items *node // nil: no element seen, or elements left unconstrained
+	items *schemaNode // nil: no element seen, or elements left unconstrained
 }
 
 type enumValue struct {
@@ -127,9 +127,9 @@ type enumValue struct {
 }
 
 type prop struct {
-	name string
-	seen int64 // objects that had it
-	node *node
+	name       string
+	seen       int64 // objects that had it
+	schemaNode *schemaNode
 }
 
 // NewSchemaInferrer returns an inferrer with the given bounds.
@@ -150,12 +150,12 @@ func NewSchemaInferrer(o SchemaOptions) *SchemaInferrer {
 	return s
 }
 
-func (s *SchemaInferrer) newNode(idLike bool) *node {
+func (s *SchemaInferrer) newNode(idLike bool) *schemaNode {
 	if s.nodes >= maxNodes {
 		return nil
 	}
 	s.nodes++
-	return &node{formats: fAll, idLike: idLike, enumOff: idLike}
+	return &schemaNode{formats: fAll, idLike: idLike, enumOff: idLike}
 }
 
 // Add merges one sampled value into the schema. v is in the value model of
@@ -176,7 +176,7 @@ func (s *SchemaInferrer) Add(v any) {
 
 // add merges v into n, which describes depth d. It returns false when the
 // visit budget ran out before v was fully described.
-func (s *SchemaInferrer) add(n *node, v any, d int) bool {
+func (s *SchemaInferrer) add(n *schemaNode, v any, d int) bool {
 	if s.visits++; s.visits > maxVisits {
 		return false
 	}
@@ -238,7 +238,7 @@ func (s *SchemaInferrer) add(n *node, v any, d int) bool {
 // are visited in name order, then new ones in name order, so that the
 // bounds (node budget, MaxProperties) cut at the same place whatever the
 // map's iteration order.
-func (s *SchemaInferrer) addObject(n *node, obj map[string]any, d int) bool {
+func (s *SchemaInferrer) addObject(n *schemaNode, obj map[string]any, d int) bool {
 	found := 0
 	for _, p := range n.props {
 		v, ok := obj[p.name]
@@ -247,7 +247,7 @@ func (s *SchemaInferrer) addObject(n *node, obj map[string]any, d int) bool {
 		}
 		found++
 		p.seen++
-		if !s.add(p.node, v, d+1) {
+		if !s.add(p.schemaNode, v, d+1) {
 			return false
 		}
 	}
@@ -281,7 +281,7 @@ func (s *SchemaInferrer) addObject(n *node, obj map[string]any, d int) bool {
 		}
 		// seen counts this object only: a property absent from earlier
 		// objects is never required.
-		p := &prop{name: strings.Clone(k), seen: 1, node: c}
+		p := &prop{name: strings.Clone(k), seen: 1, schemaNode: c}
 		i, _ := n.find(k)
 		n.props = slices.Insert(n.props, i, p)
 		if !s.add(c, obj[k], d+1) {
@@ -293,7 +293,7 @@ func (s *SchemaInferrer) addObject(n *node, obj map[string]any, d int) bool {
 
 // find returns the index of the property named k in n.props, or where it
 // would be inserted.
-func (n *node) find(k string) (int, bool) {
+func (n *schemaNode) find(k string) (int, bool) {
 	return slices.BinarySearchFunc(n.props, k, func(p *prop, k string) int { return strings.Compare(p.name, k) })
 }
 
@@ -319,7 +319,7 @@ func idName(k string) bool {
 	return false
 }
 
-func (s *SchemaInferrer) addString(n *node, v string) {
+func (s *SchemaInferrer) addString(n *schemaNode, v string) {
 	n.strings++
 	if n.formats != 0 {
 		n.formats &= formatsOf(v)
@@ -448,11 +448,11 @@ type emitter struct {
 }
 
 type pending struct {
-	n   *node
+	n   *schemaNode
 	out map[string]any
 }
 
-func (e *emitter) emit(root *node) map[string]any {
+func (e *emitter) emit(root *schemaNode) map[string]any {
 	out := map[string]any{}
 	queue := []pending{{root, out}}
 	for len(queue) > 0 {
@@ -476,7 +476,7 @@ func (e *emitter) emit(root *node) map[string]any {
 // registry's schema limit counts them: every value, list members and map
 // members included, each child's map counted once as {} (its own keywords
 // are counted when it is filled).
-func (e *emitter) keywords(n *node) (kw map[string]any, children []pending, cost int) {
+func (e *emitter) keywords(n *schemaNode) (kw map[string]any, children []pending, cost int) {
 	kw = map[string]any{}
 	if n == nil || n.any || n.kinds == 0 {
 		return kw, nil, 0
@@ -517,7 +517,7 @@ func (e *emitter) keywords(n *node) (kw map[string]any, children []pending, cost
 		for _, p := range n.props {
 			child := map[string]any{}
 			props[p.name] = child
-			children = append(children, pending{p.node, child})
+			children = append(children, pending{p.schemaNode, child})
 			if p.seen == n.objects {
 				required = append(required, p.name)
 			}
@@ -544,7 +544,7 @@ func (e *emitter) keywords(n *node) (kw map[string]any, children []pending, cost
 // like one (see idName), and the evidence is enough: every value was seen
 // at least twice, or there are at least 4*MaxEnum strings (a closed set
 // among many samples, where a rare value may show once).
-func (e *emitter) enum(n *node) []any {
+func (e *emitter) enum(n *schemaNode) []any {
 	if n.enumOff || n.kinds&^(kString|kNull) != 0 || len(n.enum) < 2 {
 		return nil
 	}
@@ -573,7 +573,7 @@ func (e *emitter) enum(n *node) []any {
 func formatsOf(s string) uint8 {
 	var f uint8
 	switch {
-	case len(s) == 36 && isUUID(s):
+	case len(s) == 36 && fitsUUID(s):
 		f |= fUUID
 	case len(s) == 10 && isDate(s):
 		f |= fDate
@@ -591,10 +591,10 @@ func formatsOf(s string) uint8 {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isDecimalDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // isUUID: 8-4-4-4-12 hex digits, as jsonschema v6.
-func isUUID(s string) bool {
+func fitsUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
@@ -616,7 +616,7 @@ func isDate(s string) bool {
 		return false
 	}
 	for _, i := range [...]int{0, 1, 2, 3, 5, 6, 8, 9} {
-		if !isDigit(s[i]) {
+		if !isDecimalDigit(s[i]) {
 			return false
 		}
 	}
@@ -637,7 +637,7 @@ func isDateTime(s string) bool {
 	t = t[8:]
 	if len(t) > 0 && t[0] == '.' {
 		i := 1
-		for i < len(t) && isDigit(t[i]) {
+		for i < len(t) && isDecimalDigit(t[i]) {
 			i++
 		}
 		if i == 1 || i > 10 {
@@ -652,7 +652,7 @@ func isDateTime(s string) bool {
 }
 
 func twoDigits(s string, max int) bool {
-	return len(s) == 2 && isDigit(s[0]) && isDigit(s[1]) && int(s[0]-'0')*10+int(s[1]-'0') <= max
+	return len(s) == 2 && isDecimalDigit(s[0]) && isDecimalDigit(s[1]) && int(s[0]-'0')*10+int(s[1]-'0') <= max
 }
 
 // isEmail: an unquoted dot-atom local part of at most 64 bytes, and a
@@ -672,7 +672,7 @@ func isEmail(s string) bool {
 	}
 	for i := 0; i < len(local); i++ {
 		c := local[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || strings.IndexByte(".!#$%&'*+-/=?^_`{|}~", c) >= 0) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDecimalDigit(c) || strings.IndexByte(".!#$%&'*+-/=?^_`{|}~", c) >= 0) {
 			return false
 		}
 	}
@@ -691,7 +691,7 @@ func isHostname(s string) bool {
 		}
 		for i := 0; i < len(label); i++ {
 			c := label[i]
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c) || c == '-') {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDecimalDigit(c) || c == '-') {
 				return false
 			}
 		}
@@ -712,14 +712,14 @@ func isURI(s string) bool {
 	}
 	for i := 0; i < colon; i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (isDigit(c) || c == '+' || c == '-' || c == '.')) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && (isDecimalDigit(c) || c == '+' || c == '-' || c == '.')) {
 			return false
 		}
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDigit(c):
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || isDecimalDigit(c):
 		case strings.IndexByte("-._~:/?#@!$&'()*+,;=", c) >= 0:
 		case c == '%':
 			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
