@@ -89,9 +89,15 @@ const (
 	// freqShare: a child with fewer than 1/freqShare of its parent's keys
 	// (or a single key) is rare.
 	freqShare = 64
+	// joinKeys: next to a placeholder, a child of fewer keys joins it.
+	joinKeys = 4
 	// maxRounds bounds the rounds of overlap repair in Families.
 	maxRounds = 64
-	minShapes = 64
+	// overlapBudget bounds the steps of the overlap checks of one node
+	// while Families settles it.
+	overlapBudget = 200_000
+	closeBudget   = 20_000
+	minShapes     = 64
 )
 
 // Validity bits of a value: the placeholder types it is valid for, and the
@@ -311,23 +317,13 @@ func (m *Miner) child(n *node, seg string) *node {
 	if seg == "" {
 		return m.emptyOf(n)
 	}
-	if n.closed {
-		mask := uint8(0)
-		if len(seg) <= maxTyped {
-			mask = valueMask(seg)
-		}
-		if n.wild == nil {
-			n.wild = &node{kind: eWild, st: newState(seg, mask)}
-			m.nodes++
-		} else {
-			n.wild.st.add(seg, mask)
-		}
-		return n.wild
-	}
 	s := classify(seg)
 	switch s.kind {
 	case eTyped:
 		c := n.typed[s.class]
+		if c == nil && n.closed {
+			return m.wildOf(n, seg)
+		}
 		if c == nil {
 			c = &node{kind: eTyped, class: s.class, st: newState(s.core, s.mask)}
 			n.typed[s.class] = c
@@ -345,6 +341,9 @@ func (m *Miner) child(n *node, seg string) *node {
 			c.st.add(s.core, s.mask)
 			return c
 		}
+		if n.closed {
+			return m.wildOf(n, seg)
+		}
 		k := string(b)
 		c := &node{kind: eDec, class: s.class, key: k, lit: k[3 : 3+len(s.pre)], post: k[3+len(s.pre):], st: newState(s.core, s.mask)}
 		m.addKid(n, c)
@@ -356,10 +355,29 @@ func (m *Miner) child(n *node, seg string) *node {
 	if c := n.index[string(b)]; c != nil {
 		return c
 	}
+	if n.closed {
+		return m.wildOf(n, seg)
+	}
 	k := string(b)
 	c := &node{kind: eLit, key: k, lit: k[1:]}
 	m.addKid(n, c)
 	return c
+}
+
+// wildOf returns the word placeholder of n, for value seg.
+func (m *Miner) wildOf(n *node, seg string) *node {
+	mask := uint8(0)
+	if len(seg) <= maxTyped {
+		mask = valueMask(seg)
+	}
+	if n.wild == nil {
+		n.wild = &node{kind: eWild, st: newState(seg, mask)}
+		n.wild.st.varied = true
+		m.nodes++
+	} else {
+		n.wild.st.add(seg, mask)
+	}
+	return n.wild
 }
 
 func (m *Miner) addKid(n, c *node) {
@@ -728,24 +746,15 @@ func (m *Miner) adopt(n, c *node) {
 		}
 		return
 	}
-	if n.closed && c.kind != eWild {
-		c.gone = true // not listed anywhere: toWild only merges it
-		vs := valueState(c.kind, c.class, c.lit, c.st)
-		if n.wild == nil {
-			n.wild = &node{kind: eWild, st: vs}
-			m.nodes++
-		} else {
-			n.wild.st = joinState(n.wild.st, vs)
-		}
-		n.wild.st.varied = true
-		m.mergeInto(n.wild, c)
-		return
-	}
 	switch c.kind {
 	case eLit, eDec:
 		if d := n.index[c.key]; d != nil && !d.gone {
 			d.st = joinState(d.st, c.st)
 			m.mergeInto(d, c)
+			return
+		}
+		if n.closed {
+			m.adoptWild(n, c)
 			return
 		}
 		if n.index == nil {
@@ -759,6 +768,10 @@ func (m *Miner) adopt(n, c *node) {
 			m.mergeInto(d, c)
 			return
 		}
+		if n.closed {
+			m.adoptWild(n, c)
+			return
+		}
 		n.typed[c.class] = c
 	case eWild:
 		if n.wild != nil {
@@ -768,6 +781,19 @@ func (m *Miner) adopt(n, c *node) {
 		}
 		n.wild = c
 	}
+}
+
+// adoptWild merges c, which is not a child of n, into n's placeholder.
+func (m *Miner) adoptWild(n, c *node) {
+	vs := valueState(c.kind, c.class, c.lit, c.st)
+	if n.wild == nil {
+		n.wild = &node{kind: eWild, st: vs}
+		m.nodes++
+	} else {
+		n.wild.st = joinState(n.wild.st, vs)
+	}
+	n.wild.st.varied = true
+	m.mergeInto(n.wild, c)
 }
 
 // absorb adds the keys of the whole subtree of src to the any tail rest.
@@ -788,23 +814,38 @@ func (m *Miner) absorb(rest, src *node) {
 	}
 }
 
-// close generalises n: every non-empty segment there becomes a word
-// placeholder.
-func (m *Miner) close(n *node) {
+// close generalises n: its rare children (all of them with all) merge
+// into a word placeholder, which gets every value n has no child for yet.
+func (m *Miner) close(n *node, all bool) {
+	thr := threshold(n)
+	others := frequent(n, thr)
+	budget := closeBudget
 	for _, c := range n.members() {
-		if c.kind != eWild {
+		if c.kind != eWild && (all || c.keys < thr && !(n == m.root && m.overlapsAny([]*node{c}, others, &budget))) {
 			m.toWild(n, c)
 		}
 	}
 	n.compact()
-	n.index = nil
 	n.closed = true
 }
 
-// shrink generalises the nodes with the most literal children until the
-// trie is back under seven eighths of its bound.
+// rareKids counts the children of n that close would merge.
+func rareKids(n *node) int {
+	thr, k := threshold(n), 0
+	for _, c := range n.members() {
+		if c.kind != eWild && c.keys < thr {
+			k++
+		}
+	}
+	return k
+}
+
+// shrink generalises the nodes with the most rare children until the
+// trie is back under seven eighths of its bound; when that is not enough,
+// the nodes with the most children, and then subtrees into any tails.
 func (m *Miner) shrink() {
 	target := m.max * 7 / 8
+	all := false
 	for m.nodes > target {
 		before := m.nodes
 		type cand struct {
@@ -814,9 +855,11 @@ func (m *Miner) shrink() {
 		var cs []cand
 		var walk func(n *node)
 		walk = func(n *node) {
-			if !n.closed && !n.anyTail {
-				if all := len(n.members()); all >= 2 {
-					cs = append(cs, cand{n, len(n.kids), all})
+			if !n.anyTail {
+				if k := len(n.members()); k >= 2 {
+					if r := rareKids(n); all || r >= 1 {
+						cs = append(cs, cand{n, r, k})
+					}
 				}
 			}
 			for _, c := range n.children() {
@@ -835,15 +878,20 @@ func (m *Miner) shrink() {
 				break
 			}
 			if !c.n.gone {
-				m.close(c.n)
+				m.close(c.n, all)
 			}
 		}
-		if m.nodes >= before {
-			// Only empty segments and tails branch: cut subtrees into any
-			// tails, the largest first.
-			m.tails(target)
-			return
+		if m.nodes < before {
+			continue
 		}
+		if !all {
+			all = true
+			continue
+		}
+		// Only empty segments and tails branch: cut subtrees into any
+		// tails, the largest first.
+		m.tails(target)
+		return
 	}
 }
 
@@ -926,13 +974,27 @@ func mix64(h, v uint64) uint64 {
 	return h
 }
 
-// threshold is the key count below which a child of n is rare.
+// threshold is the key count below which a child of n is rare: a single
+// key, or a small share of the keys of n and of the average child.
 func threshold(n *node) int64 {
+	var sum int64
+	ms := n.members()
+	for _, c := range ms {
+		sum += c.keys
+	}
+	if len(ms) == 0 {
+		return 2
+	}
+	return max(2, min(sum/freqShare, sum/int64(len(ms))/8))
+}
+
+// share is 1/freqShare of the keys of the children of n.
+func share(n *node) int64 {
 	var sum int64
 	for _, c := range n.members() {
 		sum += c.keys
 	}
-	return max(2, sum/freqShare)
+	return sum / freqShare
 }
 
 // label is how child c of a node with the given rarity threshold counts in
@@ -984,9 +1046,7 @@ func (m *Miner) settle(n *node, root bool) {
 		shape(n)
 		return
 	}
-	if !n.closed {
-		m.decide(n, root)
-	}
+	m.decide(n, root)
 	m.collapse(n)
 	shape(n)
 }
@@ -994,8 +1054,9 @@ func (m *Miner) settle(n *node, root bool) {
 func (m *Miner) decide(n *node, root bool) {
 	m.signs(n)
 	thr := threshold(n)
+	m.heads(n, max(thr, joinKeys))
 	k := kAfterLiteral
-	if n.kind == eTyped || n.kind == eWild || n.kind == eDec {
+	if n.kind == eTyped || n.kind == eWild {
 		k = kAfterPlaceholder
 	}
 	// Group the members by the shape of their subtrees.
@@ -1008,6 +1069,7 @@ func (m *Miner) decide(n *node, root bool) {
 		groups[c.sig] = append(groups[c.sig], c)
 	}
 	merged := false
+	budget := overlapBudget
 	for _, sig := range order {
 		g := groups[sig]
 		lits, rare, freqLits, freq, wild := 0, 0, 0, 0, false
@@ -1036,6 +1098,11 @@ func (m *Miner) decide(n *node, root bool) {
 		if !ok || len(g) < 2 && !wild {
 			continue
 		}
+		if root && !wild && m.overlapsOthers(n, g, thr, &budget) {
+			// A placeholder for the first segment must not take the keys
+			// of the frequent families beside it.
+			continue
+		}
 		for _, c := range g {
 			if c.kind != eWild {
 				m.toWild(n, c)
@@ -1044,9 +1111,16 @@ func (m *Miner) decide(n *node, root bool) {
 		}
 	}
 	if n.wild != nil {
-		// A placeholder is here: the rare values join it.
+		// A placeholder is here: the rare values join it, and so do those
+		// of a few keys, weak evidence next to it. For the first segment,
+		// not those that would make it match keys of a frequent family
+		// beside it (a typo "v9:" of "v1:..." stays apart): elsewhere the
+		// overlap repair of Families merges such families locally, but a
+		// placeholder first segment would swallow the keyspace.
+		join := max(thr, joinKeys, share(n))
+		others := frequent(n, join)
 		for _, c := range n.members() {
-			if c.kind != eWild && c.keys < thr {
+			if c.kind != eWild && c.keys < join && !(root && m.overlapsAny([]*node{c}, others, &budget)) {
 				m.toWild(n, c)
 				merged = true
 			}
@@ -1075,6 +1149,231 @@ func (m *Miner) decide(n *node, root bool) {
 	}
 }
 
+// overlapsOthers reports whether a word placeholder made of the members g
+// of n could match a key of a child of n outside g with freq keys or more,
+// the children that stay literal. A spent budget counts as an overlap.
+func (m *Miner) overlapsOthers(n *node, g []*node, freq int64, budget *int) bool {
+	return m.overlapsAny(g, frequent(n, freq), budget)
+}
+
+// frequent returns the children of n, but its placeholder, with freq keys
+// or more.
+func frequent(n *node, freq int64) []*node {
+	var out []*node
+	for _, c := range n.members() {
+		if c.kind != eWild && c.keys >= freq {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// overlapsAny reports whether a placeholder over the nodes g could match a
+// key below one of others.
+func (m *Miner) overlapsAny(g, others []*node, budget *int) bool {
+	for _, c := range g {
+		for _, o := range others {
+			// The placeholder accepts the segment of o: compare below.
+			if m.below(c, o, budget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// below reports whether some rest of a key can follow both a and b, two
+// nodes whose own segments are taken to be compatible.
+func (m *Miner) below(a, b *node, budget *int) bool {
+	*budget--
+	if *budget < 0 {
+		return true
+	}
+	if a.term != nil && b.term != nil {
+		return true
+	}
+	if a.rest != nil && continues(b) || b.rest != nil && continues(a) {
+		return true
+	}
+	for _, ca := range a.children() {
+		if ca.kind == eRest {
+			continue
+		}
+		la := m.langOf(ca)
+		for _, cb := range b.children() {
+			if cb.kind == eRest {
+				continue
+			}
+			if m.compat(la, m.langOf(cb)) && m.below(ca, cb, budget) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// continues reports whether some key below n has bytes after n's segment
+// and its separator.
+func continues(n *node) bool {
+	if n.rest != nil {
+		return true
+	}
+	for _, c := range n.children() {
+		if c.kind != eEmpty || len(c.children()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// lang is the language of one rendered segment.
+type lang struct {
+	kind      uint8 // lLit, lPh, lDec, lEmpty
+	lit, post string
+	typ       registry.PlaceholderType
+	tag       bool
+}
+
+const (
+	lLit uint8 = iota
+	lPh
+	lDec
+	lEmpty
+)
+
+func (m *Miner) langOf(c *node) lang {
+	switch c.kind {
+	case eEmpty:
+		return lang{kind: lEmpty}
+	case eLit:
+		return lang{kind: lLit, lit: c.lit}
+	case eTyped:
+		if keepConst(c.kind, c.class) && !c.st.varied {
+			if isTag(c.class) {
+				return lang{kind: lLit, lit: "{" + c.st.first + "}"}
+			}
+			return lang{kind: lLit, lit: c.st.first}
+		}
+		return lang{kind: lPh, typ: c.st.typ(), tag: isTag(c.class)}
+	case eDec:
+		if keepConst(c.kind, c.class) && !c.st.varied {
+			return lang{kind: lLit, lit: c.lit + c.st.first + c.post}
+		}
+		t := c.st.typ()
+		if c.class == cLong {
+			t = registry.Word
+		}
+		return lang{kind: lDec, lit: c.lit, post: c.post, typ: t}
+	}
+	return lang{kind: lPh, typ: c.st.typ()}
+}
+
+// compat reports whether two segment languages may share a value; it may
+// say yes when they do not.
+func (m *Miner) compat(x, y lang) bool {
+	if x.kind > y.kind {
+		x, y = y, x
+	}
+	switch {
+	case x.kind == lEmpty || y.kind == lEmpty:
+		return x.kind == y.kind
+	case x.kind == lLit && y.kind == lLit:
+		return x.lit == y.lit
+	case x.kind == lLit && y.kind == lPh:
+		v := x.lit
+		if y.tag {
+			if len(v) < 3 || v[0] != '{' || v[len(v)-1] != '}' {
+				return false
+			}
+			v = v[1 : len(v)-1]
+		}
+		return y.typ.Valid(v, m.sep)
+	case x.kind == lLit && y.kind == lDec:
+		v := x.lit
+		return len(v) > len(y.lit)+len(y.post) && strings.HasPrefix(v, y.lit) && strings.HasSuffix(v, y.post) &&
+			y.typ.Valid(v[len(y.lit):len(v)-len(y.post)], m.sep)
+	case x.kind == lPh && y.kind == lPh:
+		if x.tag != y.tag {
+			return x.typ == registry.Word || y.typ == registry.Word
+		}
+		return typesMeet(x.typ, y.typ)
+	case x.kind == lPh && y.kind == lDec:
+		if x.typ == registry.Word {
+			return true
+		}
+		for _, part := range []string{y.lit, y.post} {
+			for i := 0; i < len(part); i++ {
+				if !x.typ.AcceptsAt(1, part[i], m.sep) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	// Two decomposed segments.
+	return (strings.HasPrefix(x.lit, y.lit) || strings.HasPrefix(y.lit, x.lit)) &&
+		(strings.HasSuffix(x.post, y.post) || strings.HasSuffix(y.post, x.post))
+}
+
+// typesMeet reports whether two placeholder types share a value.
+func typesMeet(a, b registry.PlaceholderType) bool {
+	if a == b || a == registry.Word || b == registry.Word || a == registry.Any || b == registry.Any {
+		return true
+	}
+	return a != registry.UUID && b != registry.UUID // int, hex and ulid meet pairwise
+}
+
+// heads merges rare literal children that share a head ending in a
+// delimiter ("_kombu.binding.celery", "_kombu.binding.reports") into one
+// child: the head and a word placeholder.
+func (m *Miner) heads(n *node, rare int64) {
+	count := map[string]int{}
+	var lits []*node
+	for _, c := range n.kids {
+		if c.gone || c.kind != eLit || c.keys >= rare {
+			continue
+		}
+		lits = append(lits, c)
+		for _, h := range delimHeads(c.lit) {
+			count[h]++
+		}
+	}
+	for _, c := range lits {
+		best := ""
+		for _, h := range delimHeads(c.lit) {
+			if count[h] >= joinKeys && len(h) >= 3 {
+				best = h
+			}
+		}
+		if best == "" {
+			continue
+		}
+		k := string([]byte{'D', byte(len(best)), cLong}) + best
+		d := n.index[k]
+		n.detach(c)
+		if d == nil || d.gone {
+			d = &node{kind: eDec, class: cLong, key: k, lit: k[3:], st: posState{varied: true}}
+			n.index[k] = d
+			n.kids = append(n.kids, d)
+			m.nodes++
+		}
+		m.mergeInto(d, c)
+	}
+	n.compact()
+}
+
+// delimHeads returns the prefixes of lit that end with one of its first
+// four delimiters and leave at least one byte, shortest first.
+func delimHeads(lit string) []string {
+	var out []string
+	for i := 0; i < len(lit)-1 && len(out) < 4; i++ {
+		if !isAlnum(lit[i]) {
+			out = append(out, lit[:i+1])
+		}
+	}
+	return out
+}
+
 // signs merges the child "rev-" + int into its sibling "rev" + int: the
 // dash was the sign of a negative int ("rev-5" is rev{rev:int}).
 func (m *Miner) signs(n *node) {
@@ -1096,23 +1395,32 @@ func (m *Miner) signs(n *node) {
 }
 
 // collapse turns a word placeholder of n whose subtree holds keys of
-// several segment counts, and no literal, into a {name:any} tail.
+// several segment counts, and no literal of an eighth of its keys, into a
+// {name:any} tail.
 func (m *Miner) collapse(n *node) {
 	w := n.wild
 	if w == nil || len(n.kids) > 0 {
 		return
 	}
-	for _, c := range n.typed {
-		if c != nil {
+	// The typed siblings of the placeholder go into the tail with it.
+	ms := n.members()
+	var keys int64
+	for _, c := range ms {
+		keys += c.keys
+	}
+	depths := map[int]bool{}
+	for _, c := range ms {
+		if !unstructured(c, 0, max(2, keys/8), depths) {
 			return
 		}
 	}
-	depths := map[int]bool{}
-	if !onlyPlaceholders(w, 0, depths) || len(depths) < 2 {
+	if len(depths) < 2 {
 		return
 	}
-	n.wild = nil
-	m.absorb(m.restOf(n), w)
+	for _, c := range ms {
+		n.detach(c)
+		m.absorb(m.restOf(n), c)
+	}
 	n.closed, n.anyTail = false, true
 	if e := n.empty; e != nil {
 		for _, g := range e.children() {
@@ -1123,10 +1431,11 @@ func (m *Miner) collapse(n *node) {
 	}
 }
 
-// onlyPlaceholders reports whether the subtree of n has no literal
-// segment, and collects the depths where its keys end (-1 for an any tail).
-func onlyPlaceholders(n *node, depth int, depths map[int]bool) bool {
-	if n.kind == eLit || n.kind == eDec || n.kind == eEmpty {
+// unstructured reports whether no literal below n (n excluded) holds limit
+// keys or more, and collects the depths where the keys of the subtree of n
+// end (-1 for an any tail).
+func unstructured(n *node, depth int, limit int64, depths map[int]bool) bool {
+	if depth > 0 && (n.kind == eLit || n.kind == eDec || n.kind == eEmpty) && n.keys >= limit {
 		return false
 	}
 	if n.term != nil {
@@ -1137,7 +1446,7 @@ func onlyPlaceholders(n *node, depth int, depths map[int]bool) bool {
 		}
 	}
 	for _, c := range n.children() {
-		if !onlyPlaceholders(c, depth+1, depths) {
+		if !unstructured(c, depth+1, limit, depths) {
 			return false
 		}
 	}
@@ -1225,6 +1534,9 @@ func (m *Miner) resolve(cands []*fcand) []*fcand {
 			fams[i] = &registry.Family{Index: i, Name: "c" + strconv.Itoa(i), Pattern: p}
 		}
 		ovs, _ := registry.OverlapsWithin(fams, m.sep, registry.OverlapBudget, -1)
+		if debugResolve != nil {
+			debugResolve(cands, ovs)
+		}
 		if len(ovs) == 0 {
 			return cands
 		}
@@ -1262,6 +1574,8 @@ func (m *Miner) resolve(cands []*fcand) []*fcand {
 	}
 	return cands
 }
+
+var debugResolve func([]*fcand, []registry.Overlap)
 
 // render writes the pattern of c, cutting it into an any tail when it
 // would pass the limits of the grammar.
@@ -1324,7 +1638,7 @@ func (m *Miner) renderSegs(segs []fseg) (string, int) {
 		case eDec:
 			if keepConst(s.kind, s.class) && !s.st.varied {
 				b.WriteString(registry.EscapeLiteral(s.lit + s.st.first + s.post))
-				base = baseOf(s.lit, base)
+				base = baseOf(s.lit+s.st.first+s.post, base)
 				continue
 			}
 			b.WriteString(registry.EscapeLiteral(s.lit))
