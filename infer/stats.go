@@ -37,8 +37,10 @@ type Stats struct {
 	MaxTTL  time.Duration
 	// Memory sums MEMORY USAGE over MemoryKeys keys.
 	Memory, MemoryKeys int64
-	// Examples holds up to MaxExamples keys, a uniform sample of all.
-	Examples []string
+	// Examples holds up to MaxExamples keys, a uniform sample of all;
+	// ExampleTypes[i] is the Redis type of Examples[i], for sampling.
+	Examples     []string
+	ExampleTypes []string
 	// Sizes and Lens hold up to maxSizes memory sizes and collection
 	// lengths, uniform samples, for the percentiles of --limits.
 	Sizes, Lens []int64
@@ -98,7 +100,26 @@ func (s *Stats) Add(f Fact) {
 		s.Lens = reservoir(s.Lens, f.Len, s.lensSeen, maxSizes)
 	}
 	s.seen++
-	s.Examples = reservoir(s.Examples, f.Key, s.seen, MaxExamples)
+	switch i := reservoirSlot(len(s.Examples), s.seen, MaxExamples); {
+	case i == len(s.Examples):
+		s.Examples = append(s.Examples, f.Key)
+		s.ExampleTypes = append(s.ExampleTypes, f.Type)
+	case i >= 0:
+		s.Examples[i], s.ExampleTypes[i] = f.Key, f.Type
+	}
+}
+
+// reservoirSlot says where the n-th value offered goes in a reservoir of
+// size have and capacity max: have to append it, an index to replace, or
+// -1 to drop it.
+func reservoirSlot(have int, n int64, max int) int {
+	if have < max {
+		return have
+	}
+	if j := int64(splitmix(uint64(n)) % uint64(n)); j < int64(max) {
+		return int(j)
+	}
+	return -1
 }
 
 // Merge adds the keys counted by o to s. The reservoirs of the two are
@@ -126,7 +147,9 @@ func (s *Stats) Merge(o *Stats) {
 	s.WithTTL += o.WithTTL
 	s.Memory += o.Memory
 	s.MemoryKeys += o.MemoryKeys
+	types := mergeSample(s.ExampleTypes, s.seen, o.ExampleTypes, o.seen, MaxExamples)
 	s.Examples = mergeSample(s.Examples, s.seen, o.Examples, o.seen, MaxExamples)
+	s.ExampleTypes = types
 	s.Sizes = mergeSample(s.Sizes, s.sizesSeen, o.Sizes, o.sizesSeen, maxSizes)
 	s.Lens = mergeSample(s.Lens, s.lensSeen, o.Lens, o.lensSeen, maxSizes)
 	s.Keys += o.Keys
@@ -142,6 +165,7 @@ func (s *Stats) clone() Stats {
 		c.Types[t] = n
 	}
 	c.Examples = slices.Clone(s.Examples)
+	c.ExampleTypes = slices.Clone(s.ExampleTypes)
 	c.Sizes = slices.Clone(s.Sizes)
 	c.Lens = slices.Clone(s.Lens)
 	return c

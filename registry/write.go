@@ -152,6 +152,12 @@ func num(n int64) *yaml.Node {
 // "[a, b]" or "1d"; text that is not YAML is taken as a string). It
 // returns the registry the entry makes; its errors are the loader's.
 func ExpandPreset(name, owner string, with map[string]string) (*Registry, error) {
+	return ExpandPresetAs(name, "", owner, with)
+}
+
+// ExpandPresetAs is ExpandPreset for an entry with a name: (its families
+// are named <as>-<part>); as may be empty.
+func ExpandPresetAs(name, as, owner string, with map[string]string) (*Registry, error) {
 	withNode := &yaml.Node{Kind: yaml.MappingNode}
 	for _, k := range slices.Sorted(maps.Keys(with)) {
 		var v yaml.Node
@@ -162,6 +168,9 @@ func ExpandPreset(name, owner string, with map[string]string) (*Registry, error)
 	}
 	entry := &yaml.Node{Kind: yaml.MappingNode}
 	entry.Content = append(entry.Content, str("use"), str(name), str("owner"), str(owner))
+	if as != "" {
+		entry.Content = append(entry.Content, str("name"), str(as))
+	}
 	if len(withNode.Content) > 0 {
 		entry.Content = append(entry.Content, str("with"), withNode)
 	}
@@ -223,6 +232,7 @@ type DraftFamily struct {
 	Schema      string // a schema file path, relative to keys.yaml
 	MaxBytes    int64
 	MaxLen      int64
+	Ignore      []Ignore // Pos is not written
 }
 
 // DraftPreset is one entry of presets:.
@@ -232,6 +242,9 @@ type DraftPreset struct {
 	Name    string // the entry's name:, or empty
 	Owner   string
 	With    []DraftParam
+	// Ignore holds, per expanded family name, rules the entry's
+	// families: overrides ignore.
+	Ignore map[string][]Ignore
 }
 
 // DraftParam is one parameter of a preset entry: a list when List is set,
@@ -299,6 +312,15 @@ func (d *Draft) Marshal() ([]byte, error) {
 				}
 				m.Content = append(m.Content, str("with"), w)
 			}
+			if len(p.Ignore) > 0 {
+				fm := &yaml.Node{Kind: yaml.MappingNode}
+				for _, name := range slices.Sorted(maps.Keys(p.Ignore)) {
+					o := &yaml.Node{Kind: yaml.MappingNode}
+					o.Content = append(o.Content, str("ignore"), ignoreNode(p.Ignore[name]))
+					fm.Content = append(fm.Content, str(name), o)
+				}
+				m.Content = append(m.Content, str("families"), fm)
+			}
 			ps.Content = append(ps.Content, m)
 		}
 		add("presets", ps)
@@ -360,7 +382,20 @@ func draftFamilyNode(f DraftFamily) *yaml.Node {
 	if f.MaxLen > 0 {
 		add("max_len", num(f.MaxLen))
 	}
+	if len(f.Ignore) > 0 {
+		add("ignore", ignoreNode(f.Ignore))
+	}
 	return m
+}
+
+func ignoreNode(igs []Ignore) *yaml.Node {
+	l := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, ig := range igs {
+		im := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+		im.Content = append(im.Content, str("rule"), str(ig.Rule), str("reason"), str(ig.Reason))
+		l.Content = append(l.Content, im)
+	}
+	return l
 }
 
 // comment writes lines as YAML comment lines. Text that comes from a

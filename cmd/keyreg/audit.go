@@ -280,7 +280,10 @@ func isTerminal(w io.Writer) bool {
 
 // progress shows the keys audited so far on stderr, only when stderr is a
 // terminal. The returned func stops it and clears the line.
-func (a *app) progress(n *atomic.Int64) func() {
+func (a *app) progress(n *atomic.Int64) func() { return a.progressOf(n, "audited") }
+
+// progressOf is progress with another verb, such as "init: scanned".
+func (a *app) progressOf(n *atomic.Int64, verb string) func() {
 	if !isTerminal(a.stderr) {
 		return func() {}
 	}
@@ -298,7 +301,7 @@ func (a *app) progress(n *atomic.Int64) func() {
 				return
 			case <-t.C:
 				keys := n.Load()
-				fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: audited %d keys (%.0f keys/s)", keys, float64(keys)/time.Since(start).Seconds())
+				fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: %s %d keys (%.0f keys/s)", verb, keys, float64(keys)/time.Since(start).Seconds())
 			}
 		}
 	}()

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/keyreg/keyreg/infer"
+	"github.com/keyreg/keyreg/payload"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
+	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
+	"github.com/spf13/cobra"
+)
+
+type initOptions struct {
+	conn       connOptions
+	out        string
+	force      bool
+	match      string
+	separator  string
+	count      int
+	rate       int
+	parallel   int
+	maxKeys    int64
+	timeout    time.Duration
+	sample     int
+	maxValue   int64
+	limits     bool
+	memory     bool
+	showValues bool
+}
+
+func (a *app) initCmd() *cobra.Command {
+	var o initOptions
+	c := &cobra.Command{
+		Use:   "init",
+		Short: "Write a first keys.yaml from an existing keyspace (read-only scan)",
+		Long: `Init scans a live Redis with the audit's read-only machinery (SCAN, TYPE, PTTL,
+bounded reads of sampled values; rate cap, replicas, Cluster and Sentinel) and
+writes a first registry: families with patterns inferred from the key names,
+their Redis types, TTL policies, encodings and JSON Schemas inferred from
+sampled values (in schemas/), and presets: entries for the frameworks it
+recognises (Celery, Sidekiq, RQ, Django, Bull, BullMQ, ...).
+
+Every family is owned by "unknown" (contact TODO): find the owners, then
+review the patterns and policies, run keyreg lint and keyreg audit. The
+output loads and lints without errors, and the same keyspace gives the same
+file. Comments give each family's key count, TTL range and two example keys;
+payload values never appear unless --show-values is given.
+
+--limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
+
+Exit codes: 0 written, 2 usage error (or --out exists without --force), 3
+runtime error (Redis unreachable, interrupted: nothing is written then).`,
+		Example: `  keyreg init --url redis://replica.internal:6379 --replica
+  keyreg init --url "$REDIS_URL" --out keys.yaml --match 'v1:' --limits`,
+		Args: args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error { return a.runInit(c.Context(), o) },
+	}
+	f := c.Flags()
+	o.conn.flags(f)
+	f.StringVar(&o.out, "out", "keys.yaml", "where to write the registry; its schemas go to schemas/ beside it")
+	f.BoolVar(&o.force, "force", false, "overwrite --out and schema files that exist")
+	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
+	f.StringVar(&o.separator, "separator", ":", "the byte that separates key segments")
+	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
+	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
+	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
+	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys (0: no limit)")
+	f.DurationVar(&o.timeout, "timeout", 0, "abort after this long (0: no limit)")
+	f.IntVar(&o.sample, "sample", 20, "values to read per family for its encoding and schema (0: none)")
+	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
+	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
+	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key, for the share of memory in the comments")
+	f.BoolVar(&o.showValues, "show-values", false, "allow example values in the comments (off: never)")
+	return c
+}
+
+func (a *app) runInit(ctx context.Context, o initOptions) error {
+	if len(o.separator) != 1 {
+		return usageError(fmt.Errorf("--separator %q must be one byte", o.separator), "")
+	}
+	if o.sample < 0 || o.maxValue <= 0 {
+		return usageError(errors.New("--sample must be 0 or more and --max-value-bytes above 0"), "")
+	}
+	if _, err := os.Stat(o.out); err == nil && !o.force {
+		return usageError(fmt.Errorf("%s exists", o.out), "pass --force to overwrite it, or --out another path")
+	}
+	in := infer.New(infer.Options{Separator: o.separator[0], Owner: "unknown", Limits: o.limits})
+	draft, schemas, stats, partial, err := a.inferFrom(ctx, &o.conn, o, in)
+	if err != nil {
+		return err
+	}
+	if err := writeDraft(o.out, draft, schemas, o.force); err != nil {
+		return err
+	}
+	reg, err := registry.LoadFile(o.out)
+	if err != nil {
+		return runtimeError(fmt.Errorf("the registry written to %s does not load, which is a bug: %w", o.out, err), "")
+	}
+	l := rules.Lint(reg)
+	fmt.Fprintf(a.stderr, "keyreg init: wrote %s: %d families and %d presets for %d keys (%d registered); lint: %s\n",
+		o.out, stats.Families, stats.Presets, stats.Keys, stats.Registered, l.Active().Count())
+	if partial != "" {
+		return runtimeError(fmt.Errorf("the scan was partial (%s): %s lacks the families of the keys not scanned", partial, o.out), "")
+	}
+	return nil
+}
+
+// inferFrom scans, samples and infers a draft.
+//
+// A scan cut short (interrupted, a node failed, --max-keys) still yields
+// a draft of what it saw; partial says why it is partial.
+func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, in *infer.Inference) (d *registry.Draft, schemas map[string][]byte, sum infer.Summary, partial string, err error) {
+	so, err := a.scannerOptions(conn, scanner.Plan{})
+	if err != nil {
+		return nil, nil, sum, "", err
+	}
+	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	c, err := scanner.Connect(ctx, so)
+	if err != nil {
+		return nil, nil, sum, "", connectError(err)
+	}
+	defer c.Close()
+	memory := o.limits || o.memory
+	plan := func(string) source.Plan { return source.Plan{Memory: memory} }
+	var n atomic.Int64
+	stop := a.progressOf(&n, "init: scanned")
+	stats, err := c.ScanKeys(ctx, plan, func(batch []source.KeyInfo) error {
+		for i := range batch {
+			k := &batch[i]
+			f := infer.Fact{Key: k.Key, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
+			if k.HasMemory {
+				f.Memory = k.Memory
+			}
+			in.Add(f)
+		}
+		n.Add(int64(len(batch)))
+		return nil
+	})
+	stop()
+	switch {
+	case err != nil && stats.Keys == 0:
+		return nil, nil, sum, "", runtimeError(err, "")
+	case err != nil:
+		partial = err.Error()
+	case stats.Partial:
+		partial = "the scan stopped early"
+	}
+	if partial != "" {
+		in.Partial(fmt.Sprintf("the scan stopped after %d keys: %s", stats.Keys, partial))
+		ctx = context.WithoutCancel(ctx) // sample what was seen even after Ctrl-C
+	}
+	targets := in.Candidates(o.sample)
+	if o.sample > 0 && !c.Touch().Blocked() {
+		for _, group := range groupTargets(targets) {
+			keys := make([]source.KeyInfo, len(group))
+			for i, t := range group {
+				keys[i] = source.KeyInfo{Key: t.Key, Type: t.Type}
+			}
+			var (
+				ss    []payload.Sample
+				names []string
+			)
+			c.SampleEach(ctx, keys, 100, o.maxValue, func(idx []int, got []payload.Sample, errs []error) {
+				for j := range got {
+					if errs[j] == nil {
+						ss = append(ss, got[j])
+						names = append(names, keys[idx[j]].Key)
+					}
+				}
+			})
+			in.AddSamples(group[0].Candidate, names, ss)
+		}
+	}
+	d, schemas, sum = in.Draft()
+	return d, schemas, sum, partial, nil
+}
+
+// groupTargets splits the sample targets by candidate, in order.
+func groupTargets(ts []infer.Target) [][]infer.Target {
+	var out [][]infer.Target
+	for i := 0; i < len(ts); {
+		j := i
+		for j < len(ts) && ts[j].Candidate == ts[i].Candidate {
+			j++
+		}
+		out = append(out, ts[i:j])
+		i = j
+	}
+	return out
+}
+
+// writeDraft writes the registry and its schema files, refusing to
+// overwrite a schema file unless force is set.
+func writeDraft(out string, d *registry.Draft, schemas map[string][]byte, force bool) error {
+	data, err := d.Marshal()
+	if err != nil {
+		return runtimeError(err, "")
+	}
+	dir := filepath.Dir(out)
+	for name := range schemas {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if _, err := os.Stat(p); err == nil && !force {
+			return usageError(fmt.Errorf("%s exists", p), "pass --force to overwrite it")
+		}
+	}
+	for name, b := range schemas {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return runtimeError(err, "")
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			return runtimeError(err, "")
+		}
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return runtimeError(err, "")
+	}
+	return nil
+}
+

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/internal/synth"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
+)
+
+// runInit runs keyreg init against addr into a fresh directory and loads
+// what it wrote. The registry must load and lint without errors.
+func runInit(t *testing.T, addr string, extra ...string) (*registry.Registry, []byte, string) {
+	t.Helper()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "keys.yaml")
+	args := append([]string{"init", "--url", "redis://" + addr, "--allow-touch", "--out", out}, extra...)
+	code, _, errb := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("keyreg init: exit %d\n%s", code, errb)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.LoadFile(out)
+	if err != nil {
+		t.Fatalf("the written registry does not load: %v\n%s", err, data)
+	}
+	if c := rules.Lint(reg).Active().Count(); c.Error > 0 {
+		t.Fatalf("the written registry has lint errors (%s):\n%s", c, data)
+	}
+	return reg, data, out
+}
+
+// presetsOf lists the presets a registry uses.
+func presetsOf(reg *registry.Registry) []string {
+	var out []string
+	for _, f := range reg.Families {
+		if f.Preset != "" && !slices.Contains(out, f.Preset) {
+			out = append(out, f.Preset)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// auditUnregistered audits addr with the registry at path and returns the
+// unregistered keys it counts and its findings above info.
+func auditUnregistered(t *testing.T, addr, path string) (int64, []string) {
+	t.Helper()
+	code, out, errb := cli(t, "audit", "--url", "redis://"+addr, "--registry", path, "--format", "json", "--allow-touch")
+	if code > 1 {
+		t.Fatalf("audit exit %d: %s", code, errb)
+	}
+	var r presetAudit
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("audit report: %v\n%s", err, out)
+	}
+	var unreg int64
+	var bad []string
+	for _, f := range r.Findings {
+		if f.Rule == "unregistered-key" {
+			unreg += f.Count
+		}
+		if f.Severity != "info" {
+			bad = append(bad, fmt.Sprintf("%s %s x%d: %s", f.Family, f.Rule, f.Count, f.Message))
+		}
+	}
+	return unreg, bad
+}
+
+// TestInitCaptures runs keyreg init on each framework capture: it must
+// recognise the framework and emit its preset, and the audit of the
+// written registry must find every key registered, with no error or
+// warning.
+func TestInitCaptures(t *testing.T) {
+	regs, err := filepath.Glob(filepath.Join(frameworksDir, "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := redistest.Standalone(t)
+	for _, regPath := range regs {
+		name := strings.TrimSuffix(filepath.Base(regPath), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			own, err := registry.LoadFile(regPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := own.Families[0].Preset
+			_, keys := readCapture(t, filepath.Join(frameworksDir, name+".jsonl"))
+			// Keys that expire within a minute may be gone by the scan.
+			var lasting []capturedKey
+			for _, k := range keys {
+				if k.PTTL < 0 || k.PTTL > 60_000 {
+					lasting = append(lasting, k)
+				}
+			}
+			restore(t, s.Addr, lasting, nil)
+			reg, data, path := runInit(t, s.Addr)
+			got := presetsOf(reg)
+			p, _ := registry.LookupPreset(want)
+			if !slices.ContainsFunc(got, func(g string) bool { return g == want || slices.Contains(p.Coexists, g) }) {
+				t.Errorf("init did not use preset %s (it used %v):\n%s", want, got, data)
+			}
+			unreg, bad := auditUnregistered(t, s.Addr, path)
+			if unreg != 0 || len(bad) > 0 {
+				t.Errorf("audit of the written registry: %d unregistered keys, findings %v\n%s", unreg, bad, data)
+			}
+		})
+	}
+}
+
+// TestInitTogether is the bar: the keys of every captured library in one
+// Redis. init must use presets for at least 7 of the 9 frameworks, and
+// register every key.
+func TestInitTogether(t *testing.T) {
+	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []capturedKey
+	for _, c := range captures {
+		if strings.Contains(c, "celery-prefixed") {
+			continue // the same library twice
+		}
+		_, keys := readCapture(t, c)
+		for _, k := range keys {
+			if k.PTTL < 0 || k.PTTL > 60_000 {
+				all = append(all, k)
+			}
+		}
+	}
+	s := redistest.Standalone(t)
+	restore(t, s.Addr, all, nil)
+	reg, data, path := runInit(t, s.Addr)
+	got := presetsOf(reg)
+	if len(got) < 7 {
+		t.Errorf("init used presets %v, want at least 7 of the 9 frameworks:\n%s", got, data)
+	}
+	unreg, bad := auditUnregistered(t, s.Addr, path)
+	if unreg != 0 || len(bad) > 0 {
+		t.Errorf("audit of the written registry: %d unregistered keys, findings %v", unreg, bad)
+	}
+	t.Logf("%d keys: presets %v, %d families in all", len(all), got, len(reg.Families))
+}
+
+// TestInitSynth seeds keys of known families (internal/synth) and checks
+// that init recovers them: every true family's placeholders get their
+// types, and at least 99% of the keys land on a family whose pattern
+// equals the true one up to placeholder names.
+func TestInitSynth(t *testing.T) {
+	pats := synth.Patterns(12)
+	keys := synth.Keys(pats, ':', 6000, 7, 0)
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	p := c.Pipeline()
+	for i, k := range keys {
+		ttl := time.Duration(0)
+		if i%2 == 0 {
+			ttl = time.Hour
+		}
+		p.Set(ctx, k, fmt.Sprintf(`{"n":%d}`, i), ttl)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reg, data, _ := runInit(t, s.Addr)
+	truth := make([]*registry.Family, len(pats))
+	for i, src := range pats {
+		pt, err := registry.ParsePattern(src, ':')
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth[i] = &registry.Family{Index: i, Name: fmt.Sprint(i), Pattern: pt}
+	}
+	tm := registry.NewMatcher(truth, ':')
+	m := reg.Matcher()
+	right := 0
+	for _, k := range keys {
+		want, got := tm.Match(k), m.Match(k)
+		if want != nil && got != nil && shape(got.Pattern) == shape(want.Pattern) {
+			right++
+		}
+	}
+	if right*100 < len(keys)*99 {
+		t.Errorf("%d of %d keys on a family with their true pattern, want 99%%:\n%s", right, len(keys), data)
+	}
+}
+
+// shape is a pattern with its placeholder names left out.
+func shape(p *registry.Pattern) string {
+	var b strings.Builder
+	for _, part := range p.Parts {
+		if part.IsPlaceholder() {
+			fmt.Fprintf(&b, "{%s}", part.Type)
+			continue
+		}
+		b.WriteString(registry.EscapeLiteral(part.Lit))
+	}
+	return b.String()
+}
+
+// TestInitStable checks that the same keyspace gives the same bytes, and
+// that hostile key names (newlines, bidi controls, binary) end up only
+// escaped in the comments.
+func TestInitStable(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	hostile := []string{"evil:\nowners:\n  x: {contact: y}", "bidi:\u202egnp.exe", "bin:\xff\xfe\x00", "{tag}:1", "a::b"}
+	for i := range 200 {
+		if err := c.Set(ctx, fmt.Sprintf("v1:user:%d:profile", i), `{"name":"x","age":3}`, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range hostile {
+		if err := c.Set(ctx, k, "x", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, first, _ := runInit(t, s.Addr)
+	_, second, _ := runInit(t, s.Addr)
+	if !bytes.Equal(first, second) {
+		t.Errorf("two runs on one keyspace wrote different registries:\n%s\n---\n%s", first, second)
+	}
+	for _, raw := range []string{"\u202e", "\nowners:\n  x:", "\xff"} {
+		if bytes.Contains(first, []byte(raw)) {
+			t.Errorf("the registry holds %q raw:\n%s", raw, first)
+		}
+	}
+}
