@@ -230,4 +230,3 @@ func writeDraft(out string, d *registry.Draft, schemas map[string][]byte, force 
 	}
 	return nil
 }
-
