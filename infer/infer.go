@@ -53,7 +53,8 @@ type Inference struct {
 	partial  string
 	cands    []*candidate
 	entries  []*entry
-	dropped  []*candidate // proposals that would overlap an existing family
+	dropped  []*candidate           // proposals that would overlap an existing family
+	shapes   *registry.ShapeMatcher // of Existing
 
 	// detector holds every preset with its defaults; keys it matches are
 	// claimed for their preset's bucket, not mined with the rest.
@@ -91,6 +92,9 @@ func New(o Options) *Inference {
 		o.SchemaDir = "schemas"
 	}
 	in := &Inference{o: o, miner: NewMiner(MinerOptions{Separator: o.Separator, MaxShapes: o.MaxShapes}), votes: map[voteKey]map[string]int64{}}
+	if o.Existing != nil {
+		in.shapes = o.Existing.ShapeMatcher()
+	}
 	if o.Separator == ':' { // presets need it
 		var fams []*registry.Family
 		for _, p := range registry.Presets() {
@@ -132,7 +136,9 @@ func detectors(owner string) (*registry.Matcher, map[string]*registry.Matcher) {
 // Add counts one key of the keyspace.
 func (in *Inference) Add(f Fact) {
 	in.keys++
-	if in.o.Existing != nil && in.o.Existing.Matcher().Match(f.Key) != nil {
+	if in.o.Existing != nil && (in.o.Existing.Matcher().Match(f.Key) != nil || in.shapes.Match(f.Key) != nil) {
+		// Registered, or of a family's shape with a value it refuses
+		// (placeholder-invalid): either way, not a new family.
 		in.existing++
 		return
 	}
@@ -779,6 +785,12 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 		if in.partial != "" {
 			d.Header = append(d.Header, "", "PARTIAL: "+in.partial+". Families of the keys not scanned are missing.")
 		}
+	}
+	declared := false
+	if in.o.Existing != nil {
+		_, declared = in.o.Existing.Owner(in.o.Owner)
+	}
+	if !declared {
 		d.Owners = []registry.DraftOwner{{Name: in.o.Owner, Contact: "TODO", Comment: []string{"A placeholder (lint warns: owner-placeholder): declare the real owners and move the families to them."}}}
 	}
 	used := map[string]bool{}

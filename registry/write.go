@@ -2,6 +2,7 @@ package registry
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -426,4 +427,213 @@ func comment(lines []string) string {
 		out[i] = b.String()
 	}
 	return strings.Join(out, "\n")
+}
+
+// MarshalParts writes the draft's families and preset entries as the YAML
+// of the items of a families: and a presets: list, each item indented by
+// indent spaces, for keyreg suggest to print or to insert into a registry.
+// Either is empty when the draft has none.
+func (d *Draft) MarshalParts(indent int) (families, presets []byte, err error) {
+	whole, err := (&Draft{Families: d.Families, Presets: d.Presets}).Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(whole, &doc); err != nil {
+		return nil, nil, err
+	}
+	part := func(key string) ([]byte, error) {
+		for k, v := range pairs(doc.Content[0]) {
+			if k.Value != key || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+				continue
+			}
+			var b bytes.Buffer
+			e := yaml.NewEncoder(&b)
+			e.SetIndent(2)
+			if err := e.Encode(v); err != nil {
+				return nil, err
+			}
+			if err := e.Close(); err != nil {
+				return nil, err
+			}
+			pad := strings.Repeat(" ", indent)
+			lines := strings.SplitAfter(b.String(), "\n")
+			var out strings.Builder
+			for _, l := range lines {
+				if l != "" && l != "\n" {
+					out.WriteString(pad)
+				}
+				out.WriteString(l)
+			}
+			return []byte(out.String()), nil
+		}
+		return nil, nil
+	}
+	if families, err = part("families"); err != nil {
+		return nil, nil, err
+	}
+	presets, err = part("presets")
+	return families, presets, err
+}
+
+// Insert returns the registry source src with the draft's families added
+// at the end of its families: list and its preset entries at the end of
+// its presets: list (a presets: list is added at the end when there is
+// none). The lists must be block sequences, as keys.yaml writes them; the
+// caller loads the result to check it.
+func (d *Draft) Insert(src []byte) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) == 0 {
+		return nil, fmt.Errorf("the registry does not parse: %v", err)
+	}
+	root := doc.Content[0]
+	lines := strings.SplitAfter(string(src), "\n")
+	type block struct{ key, val *yaml.Node }
+	blocks := map[string]block{}
+	var keys []*yaml.Node
+	for k, v := range pairs(root) {
+		blocks[k.Value] = block{k, v}
+		keys = append(keys, k)
+	}
+	// end returns the line index (0-based) after the last line of the
+	// top-level value under key: the line of the next top-level key, or
+	// the end of the file, less trailing blank and comment lines.
+	end := func(key *yaml.Node) int {
+		next := len(lines)
+		for _, k := range keys {
+			if k.Line > key.Line && k.Line-1 < next {
+				next = k.Line - 1
+			}
+		}
+		for next > key.Line {
+			l := strings.TrimSpace(lines[next-1])
+			if l != "" && !strings.HasPrefix(l, "#") {
+				break
+			}
+			next--
+		}
+		return next
+	}
+	type insertion struct {
+		at   int
+		text string
+	}
+	var ins []insertion
+	add := func(key string, render func(indent int) ([]byte, error)) error {
+		b, ok := blocks[key]
+		if !ok {
+			text, err := render(2)
+			if err != nil || len(text) == 0 {
+				return err
+			}
+			ins = append(ins, insertion{len(lines), key + ":\n" + string(text)})
+			return nil
+		}
+		if b.val.Kind != yaml.SequenceNode || (b.val.Style&yaml.FlowStyle != 0 && len(b.val.Content) > 0) {
+			return fmt.Errorf("%s: is not a block list, so keyreg cannot add to it: add the entries printed without --write by hand", key)
+		}
+		indent := 2
+		if len(b.val.Content) > 0 {
+			indent = max(0, b.val.Content[0].Column-3) // the column of "- " before the first item
+		}
+		text, err := render(indent)
+		if err != nil || len(text) == 0 {
+			return err
+		}
+		if len(b.val.Content) == 0 { // "families: []": replace the empty list
+			i := b.key.Line - 1
+			ins = append(ins, insertion{-1 - i, key + ":\n" + string(text)})
+			return nil
+		}
+		ins = append(ins, insertion{end(b.key), string(text)})
+		return nil
+	}
+	fams, pres, err := d.MarshalParts(0)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.Owners) > 0 {
+		var ob strings.Builder
+		for _, o := range d.Owners {
+			for _, c := range strings.Split(comment(o.Comment), "\n") {
+				if c != "" {
+					ob.WriteString(c + "\n")
+				}
+			}
+			m := &yaml.Node{Kind: yaml.MappingNode}
+			v := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+			v.Content = append(v.Content, str("contact"), str(o.Contact))
+			m.Content = append(m.Content, str(o.Name), v)
+			line, err := yaml.Marshal(m)
+			if err != nil {
+				return nil, err
+			}
+			ob.Write(line)
+		}
+		text := []byte(ob.String())
+		b, ok := blocks["owners"]
+		switch {
+		case !ok:
+			ins = append(ins, insertion{len(lines), "owners:\n" + indentLines(text, 2)})
+		case b.val.Kind == yaml.MappingNode && b.val.Style&yaml.FlowStyle == 0 && len(b.val.Content) > 0:
+			ins = append(ins, insertion{end(b.key), indentLines(text, b.val.Content[0].Column-1)})
+		default:
+			return nil, errors.New("owners: is not a block mapping, so keyreg cannot add to it: add the owner printed without --write by hand")
+		}
+	}
+	reindent := func(b []byte) func(int) ([]byte, error) {
+		return func(n int) ([]byte, error) {
+			if len(b) == 0 {
+				return nil, nil
+			}
+			pad := strings.Repeat(" ", n)
+			var out strings.Builder
+			for _, l := range strings.SplitAfter(string(b), "\n") {
+				if l != "" && l != "\n" {
+					out.WriteString(pad)
+				}
+				out.WriteString(l)
+			}
+			return []byte(out.String()), nil
+		}
+	}
+	if err := add("families", reindent(fams)); err != nil {
+		return nil, err
+	}
+	if err := add("presets", reindent(pres)); err != nil {
+		return nil, err
+	}
+	var out strings.Builder
+	for i := 0; i <= len(lines); i++ {
+		replaced := false
+		for _, x := range ins {
+			if x.at == i {
+				if i == len(lines) && len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n") {
+					out.WriteString("\n")
+				}
+				out.WriteString(x.text)
+			}
+			if x.at == -1-i {
+				out.WriteString(x.text)
+				replaced = true
+			}
+		}
+		if i < len(lines) && !replaced {
+			out.WriteString(lines[i])
+		}
+	}
+	return []byte(out.String()), nil
+}
+
+// indentLines indents every non-empty line of b by n spaces.
+func indentLines(b []byte, n int) string {
+	pad := strings.Repeat(" ", n)
+	var out strings.Builder
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" && l != "\n" {
+			out.WriteString(pad)
+		}
+		out.WriteString(l)
+	}
+	return out.String()
 }

@@ -209,6 +209,13 @@ func writeDraft(out string, d *registry.Draft, schemas map[string][]byte, force 
 	if err != nil {
 		return runtimeError(err, "")
 	}
+	return writeDraftFiles(out, data, schemas, force)
+}
+
+// writeDraftFiles writes a registry's bytes to out and its new schema
+// files beside it, refusing to overwrite a schema file unless force is
+// set.
+func writeDraftFiles(out string, data []byte, schemas map[string][]byte, force bool) error {
 	dir := filepath.Dir(out)
 	for name := range schemas {
 		p := filepath.Join(dir, filepath.FromSlash(name))

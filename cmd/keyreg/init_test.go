@@ -245,3 +245,80 @@ func TestInitStable(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggest proposes families for the keys a registry leaves
+// unregistered: printed, then written into the registry, which then
+// registers every key. A key with an existing family's shape but a bad
+// value is not unregistered (placeholder-invalid) and gets no proposal.
+func TestSuggest(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	for i := range 50 {
+		for _, k := range []string{fmt.Sprintf("v1:user:%d", i), fmt.Sprintf("v1:order:%d:items", i), fmt.Sprintf("tmp:export:%d", 1000+i)} {
+			if err := c.Set(ctx, k, fmt.Sprintf(`{"id":%d}`, i), time.Hour).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := c.Set(ctx, "v1:user:not-a-number", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keys.yaml")
+	src := `version: 1
+owners:
+  web: {contact: web@example.com}
+families:
+  - name: user
+    description: a user
+    pattern: "v1:user:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: 2h
+
+# the end
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := cli(t, "suggest", "--url", "redis://"+s.Addr, "--registry", path, "--allow-touch")
+	if code != 0 {
+		t.Fatalf("suggest: exit %d\n%s", code, errb)
+	}
+	for _, want := range []string{"# Add under families: in " + path, "pattern: v1:order:{order_id:int}:items", "pattern: tmp:export:{export_id:int}"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("suggest output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errb, "100 of 151 keys unregistered") || strings.Contains(out, "not-a-number") {
+		t.Errorf("the key of user's shape is not unregistered and gets no proposal: %s\n%s", errb, out)
+	}
+	code, _, errb = cli(t, "suggest", "--url", "redis://"+s.Addr, "--registry", path, "--allow-touch", "--write")
+	if code != 0 {
+		t.Fatalf("suggest --write: exit %d\n%s", code, errb)
+	}
+	got, _ := os.ReadFile(path)
+	// Every line of the registry is kept, in order: --write only adds.
+	rest := strings.Split(string(got), "\n")
+	for _, l := range strings.Split(src, "\n") {
+		i := slices.Index(rest, l)
+		if i < 0 {
+			t.Fatalf("--write dropped or changed the line %q:\n%s", l, got)
+		}
+		rest = rest[i+1:]
+	}
+	reg, err := registry.LoadFile(path)
+	if err != nil {
+		t.Fatalf("the written registry does not load: %v\n%s", err, got)
+	}
+	if c := rules.Lint(reg).Active().Count(); c.Error > 0 {
+		t.Errorf("lint errors after --write (%s):\n%s", c, got)
+	}
+	unreg, _ := auditUnregistered(t, s.Addr, path)
+	if unreg != 0 { // v1:user:not-a-number is placeholder-invalid, not unregistered
+		t.Errorf("after --write, %d keys unregistered, want 0\n%s", unreg, got)
+	}
+}
