@@ -72,7 +72,7 @@ type config struct {
 // allCases lists every case in table order.
 var allCases = []string{
 	"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys",
-	"audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "rate", "costs",
+	"audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "init", "rate", "costs",
 	"cluster-parallel", "cluster-sequential",
 }
 

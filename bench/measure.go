@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/keyreg/keyreg/registry"
 )
 
 // env is what the cases run against.
@@ -91,6 +93,9 @@ var caseDefs = map[string]caseDef{
 	"audit-validate": {"audit-validate", "keyreg audit --sample 2000000000 (every schema-bearing payload)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--sample", "2000000000")
 	}},
+	"init": {"init", "keyreg init (read-only scan, inference, 20 sampled values per family), then checked: families, share of keys registered", func(ctx context.Context, e *env) (sample, error) {
+		return e.initCase(ctx, e.main)
+	}},
 	"cluster-parallel": {"cluster-parallel", "keyreg audit on the 3-master Cluster (masters in parallel)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.cluster[0])
 	}},
@@ -155,6 +160,60 @@ func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, 
 	}
 	s.Keys = rep.Totals.Keys
 	return s, nil
+}
+
+// initCase runs keyreg init against srv, then audits srv with what it
+// wrote and logs the bar of the init issue: the number of families, the
+// share of keys registered and the type of the session id placeholder.
+func (e *env) initCase(ctx context.Context, srv *server) (sample, error) {
+	out := filepath.Join(e.tmp, "init", "keys.yaml")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return sample{}, err
+	}
+	s, err := e.proc(ctx, []*server{srv}, io.Discard, e.cfg.keyreg, "init", "--url", "redis://"+srv.Addr, "--out", out, "--force", "--allow-touch")
+	if err != nil {
+		return s, err
+	}
+	reg, err := registry.LoadFile(out)
+	if err != nil {
+		return s, fmt.Errorf("keyreg init wrote a registry that does not load: %w", err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return s, err
+	}
+	if m := regexp.MustCompile(`from a scan of (\d+) keys`).FindSubmatch(data); m != nil {
+		s.Keys, _ = strconv.ParseInt(string(m[1]), 10, 64)
+	}
+	var rep bytes.Buffer
+	if _, err := e.proc(ctx, []*server{srv}, &rep, e.cfg.keyreg, "audit", "--url", "redis://"+srv.Addr, "--registry", out, "--format", "json", "--fail-on", "never", "--sample", "0"); err != nil {
+		return s, err
+	}
+	var r struct {
+		Totals struct {
+			Keys, Registered int64
+		} `json:"totals"`
+	}
+	if err := json.Unmarshal(rep.Bytes(), &r); err != nil {
+		return s, err
+	}
+	session := "none"
+	if f := reg.Matcher().Match("v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10"); f != nil {
+		session = f.Name + " " + f.Pattern.Source
+	}
+	e.logf("init: %d families (%d declared by hand, the rest from presets), %d of %d keys registered (%.2f%%); a session key goes to %s",
+		len(reg.Families), countHand(reg), r.Totals.Registered, r.Totals.Keys, 100*float64(r.Totals.Registered)/float64(max(1, r.Totals.Keys)), session)
+	return s, nil
+}
+
+func countHand(reg *registry.Registry) int {
+	n := 0
+	for _, f := range reg.Families {
+		if !f.FromPreset() {
+			n++
+		}
+	}
+	return n
 }
 
 func (e *env) cluster0() *server {
