@@ -231,7 +231,7 @@ func NewMiner(o MinerOptions) *Miner {
 		max = 10_000
 	}
 	max = maxInt(max, minShapes)
-	return &Miner{sep: sep, sepLit: registry.EscapeLiteral(string(sep)), max: max, root: &node{kind: eRoot}, nodes: 1}
+	return &Miner{sep: sep, sepLit: registry.EscapeLiteral(string([]byte{sep})), max: max, root: &node{kind: eRoot}, nodes: 1}
 }
 
 func maxInt(a, b int) int {
@@ -317,6 +317,17 @@ func (m *Miner) child(n *node, seg string) *node {
 	if seg == "" {
 		return m.emptyOf(n)
 	}
+	// A literal seen here before needs no classifying: the class of a
+	// value never changes.
+	var b []byte
+	if len(n.kids) > 0 {
+		b = append(m.scratch[:0], 'L')
+		b = append(b, seg...)
+		m.scratch = b
+		if c := n.index[string(b)]; c != nil {
+			return c
+		}
+	}
 	s := classify(seg)
 	switch s.kind {
 	case eTyped:
@@ -333,7 +344,7 @@ func (m *Miner) child(n *node, seg string) *node {
 		}
 		return c
 	case eDec:
-		b := append(m.scratch[:0], 'D', byte(len(s.pre)), s.class)
+		b = append(m.scratch[:0], 'D', byte(len(s.pre)), s.class)
 		b = append(b, s.pre...)
 		b = append(b, s.post...)
 		m.scratch = b
@@ -349,15 +360,12 @@ func (m *Miner) child(n *node, seg string) *node {
 		m.addKid(n, c)
 		return c
 	}
-	b := append(m.scratch[:0], 'L')
-	b = append(b, seg...)
-	m.scratch = b
-	if c := n.index[string(b)]; c != nil {
-		return c
-	}
 	if n.closed {
 		return m.wildOf(n, seg)
 	}
+	b = append(m.scratch[:0], 'L')
+	b = append(b, seg...)
+	m.scratch = b
 	k := string(b)
 	c := &node{kind: eLit, key: k, lit: k[1:]}
 	m.addKid(n, c)
@@ -418,50 +426,68 @@ func isCrockford(c byte) bool {
 	return false
 }
 
+// Byte flags for valueMask: what every byte of a value must be (low
+// nibble, ANDed) and what some byte is (high nibble, ORed).
+const (
+	fInt   = 1 << iota // a digit
+	fHex               // a hex digit
+	fCrock             // a Crockford base32 digit
+	_
+	fSomeDigit     // a digit
+	fSomeHexLetter // a-f, A-F
+	fSomeLetter    // an ASCII letter
+)
+
+var byteFlags = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		switch {
+		case isDigit(b):
+			t[c] = fInt | fHex | fCrock | fSomeDigit
+		case isHexDigit(b):
+			t[c] = fHex | fCrock | fSomeHexLetter | fSomeLetter
+		case isLetter(b):
+			t[c] = fSomeLetter
+			if isCrockford(b) {
+				t[c] |= fCrock
+			}
+		}
+	}
+	return t
+}()
+
 // valueMask returns the validity and strong bits of v.
 func valueMask(v string) uint8 {
 	n := len(v)
 	if n == 0 {
 		return 0
 	}
-	digits, hexes, crock := true, true, true
-	hasDigit, hasHexLetter, hasLetter := false, false, false
+	all, some := uint8(fInt|fHex|fCrock), uint8(0)
 	start := 0
 	if v[0] == '-' {
-		start, hexes, crock = 1, false, false
+		start, all = 1, fInt
 	}
 	for i := start; i < n; i++ {
-		c := v[i]
-		switch {
-		case isDigit(c):
-			hasDigit = true
-		case isHexDigit(c):
-			digits, hasHexLetter, hasLetter = false, true, true
-		case isLetter(c):
-			digits, hexes, hasLetter = false, false, true
-			if !isCrockford(c) {
-				crock = false
-			}
-		default:
-			digits, hexes, crock = false, false, false
-		}
-		if !digits && !hexes && !crock {
+		f := byteFlags[v[i]]
+		all &= f
+		some |= f
+		if all == 0 {
 			break
 		}
 	}
 	var m uint8
-	if digits && n > start {
+	if all&fInt != 0 && n > start {
 		m |= vInt
 	}
-	if hexes {
+	if all&fHex != 0 {
 		m |= vHex
-		if n >= 8 && hasDigit && hasHexLetter {
+		if n >= 8 && some&fSomeDigit != 0 && some&fSomeHexLetter != 0 {
 			m |= sHex
 		}
 	}
-	if crock && n == 26 {
+	if all&fCrock != 0 && n == 26 {
 		m |= vULID
-		if hasDigit && hasLetter {
+		if some&fSomeDigit != 0 && some&fSomeLetter != 0 {
 			m |= sULID
 		}
 	}
@@ -536,7 +562,7 @@ func classify(seg string) segInfo {
 	if c, ok := typedClass(seg, mask); ok {
 		return segInfo{kind: eTyped, class: c, core: seg, mask: mask}
 	}
-	if n >= 3 && seg[0] == '{' && seg[n-1] == '}' && strings.IndexAny(seg[1:n-1], "{}") < 0 {
+	if n >= 3 && seg[0] == '{' && seg[n-1] == '}' && !strings.ContainsAny(seg[1:n-1], "{}") {
 		inner := seg[1 : n-1]
 		im := valueMask(inner)
 		c, ok := typedClass(inner, im)
@@ -1534,9 +1560,6 @@ func (m *Miner) resolve(cands []*fcand) []*fcand {
 			fams[i] = &registry.Family{Index: i, Name: "c" + strconv.Itoa(i), Pattern: p}
 		}
 		ovs, _ := registry.OverlapsWithin(fams, m.sep, registry.OverlapBudget, -1)
-		if debugResolve != nil {
-			debugResolve(cands, ovs)
-		}
 		if len(ovs) == 0 {
 			return cands
 		}
@@ -1544,8 +1567,7 @@ func (m *Miner) resolve(cands []*fcand) []*fcand {
 		for i := range parent {
 			parent[i] = i
 		}
-		var find func(int) int
-		find = func(i int) int {
+		find := func(i int) int {
 			for parent[i] != i {
 				parent[i] = parent[parent[i]]
 				i = parent[i]
@@ -1574,8 +1596,6 @@ func (m *Miner) resolve(cands []*fcand) []*fcand {
 	}
 	return cands
 }
-
-var debugResolve func([]*fcand, []registry.Overlap)
 
 // render writes the pattern of c, cutting it into an any tail when it
 // would pass the limits of the grammar.
