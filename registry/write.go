@@ -25,16 +25,7 @@ func MarshalFamilies(fams []*Family) ([]byte, error) {
 	for _, f := range fams {
 		seq.Content = append(seq.Content, familyNode(f))
 	}
-	var b bytes.Buffer
-	e := yaml.NewEncoder(&b)
-	e.SetIndent(2)
-	if err := e.Encode(seq); err != nil {
-		return nil, err
-	}
-	if err := e.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return encode(seq)
 }
 
 func familyNode(f *Family) *yaml.Node {
@@ -326,16 +317,7 @@ func (d *Draft) Marshal() ([]byte, error) {
 		}
 		add("presets", ps)
 	}
-	var b bytes.Buffer
-	e := yaml.NewEncoder(&b)
-	e.SetIndent(2)
-	if err := e.Encode(doc); err != nil {
-		return nil, err
-	}
-	if err := e.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return encode(doc)
 }
 
 func draftFamilyNode(f DraftFamily) *yaml.Node {
@@ -447,25 +429,11 @@ func (d *Draft) MarshalParts(indent int) (families, presets []byte, err error) {
 			if k.Value != key || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 				continue
 			}
-			var b bytes.Buffer
-			e := yaml.NewEncoder(&b)
-			e.SetIndent(2)
-			if err := e.Encode(v); err != nil {
+			b, err := encode(v)
+			if err != nil {
 				return nil, err
 			}
-			if err := e.Close(); err != nil {
-				return nil, err
-			}
-			pad := strings.Repeat(" ", indent)
-			lines := strings.SplitAfter(b.String(), "\n")
-			var out strings.Builder
-			for _, l := range lines {
-				if l != "" && l != "\n" {
-					out.WriteString(pad)
-				}
-				out.WriteString(l)
-			}
-			return []byte(out.String()), nil
+			return []byte(indentLines(b, indent)), nil
 		}
 		return nil, nil
 	}
@@ -582,20 +550,7 @@ func (d *Draft) Insert(src []byte) ([]byte, error) {
 		}
 	}
 	reindent := func(b []byte) func(int) ([]byte, error) {
-		return func(n int) ([]byte, error) {
-			if len(b) == 0 {
-				return nil, nil
-			}
-			pad := strings.Repeat(" ", n)
-			var out strings.Builder
-			for _, l := range strings.SplitAfter(string(b), "\n") {
-				if l != "" && l != "\n" {
-					out.WriteString(pad)
-				}
-				out.WriteString(l)
-			}
-			return []byte(out.String()), nil
-		}
+		return func(n int) ([]byte, error) { return []byte(indentLines(b, n)), nil }
 	}
 	if err := add("families", reindent(fams)); err != nil {
 		return nil, err
@@ -636,4 +591,18 @@ func indentLines(b []byte, n int) string {
 		out.WriteString(l)
 	}
 	return out.String()
+}
+
+// encode writes a YAML node with keys.yaml's two-space indent.
+func encode(n *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
+	e := yaml.NewEncoder(&b)
+	e.SetIndent(2)
+	if err := e.Encode(n); err != nil {
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
