@@ -56,8 +56,11 @@ payload values never appear unless --show-values is given.
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
 
+A scan cut short (Ctrl-C, a failed node, --max-keys) still writes what it
+saw, says PARTIAL at the top of the file, and exits 3.
+
 Exit codes: 0 written, 2 usage error (or --out exists without --force), 3
-runtime error (Redis unreachable, interrupted: nothing is written then).`,
+runtime error (Redis unreachable; a partial scan).`,
 		Example: `  keyreg init --url redis://replica.internal:6379 --replica
   keyreg init --url "$REDIS_URL" --out keys.yaml --match 'v1:' --limits`,
 		Args: args(cobra.NoArgs),
