@@ -322,3 +322,29 @@ families:
 		t.Errorf("after --write, %d keys unregistered, want 0\n%s", unreg, got)
 	}
 }
+
+// TestInitPartial checks that a scan cut short writes what it saw, says
+// so at the top of the file, and exits 3.
+func TestInitPartial(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	for i := range 2000 {
+		if err := c.Set(ctx, fmt.Sprintf("v1:item:%d", i), "x", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "keys.yaml")
+	code, _, errb := cli(t, "init", "--url", "redis://"+s.Addr, "--allow-touch", "--out", out, "--max-keys", "100", "--count", "10")
+	if code != 3 || !strings.Contains(errb, "partial") {
+		t.Fatalf("init --max-keys: exit %d, want 3 and a word on it\n%s", code, errb)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(data, []byte("# PARTIAL: ")) {
+		t.Fatalf("the partial registry (%v) does not say PARTIAL:\n%s", err, data)
+	}
+	if _, err := registry.LoadFile(out); err != nil {
+		t.Errorf("the partial registry does not load: %v", err)
+	}
+}
