@@ -179,7 +179,10 @@ func TestInitSynth(t *testing.T) {
 	if _, err := p.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	reg, data, _ := runInit(t, s.Addr)
+	reg, data, path := runInit(t, s.Addr)
+	if unreg, bad := auditUnregistered(t, s.Addr, path); unreg != 0 || len(bad) > 0 {
+		t.Errorf("audit of the written registry: %d unregistered keys, findings %v", unreg, bad)
+	}
 	truth := make([]*registry.Family, len(pats))
 	for i, src := range pats {
 		pt, err := registry.ParsePattern(src, ':')
