@@ -26,6 +26,7 @@ var layer = map[string]int{
 	"payload":            2,
 	"rules":              3,
 	"scanner":            3,
+	"snapshot":           3, // reads RDB files as a stream of key facts, beside scanner
 	"audit":              4,
 	"codegen":            4,
 	"internal/demo":      4,
