@@ -938,7 +938,7 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 		for _, t := range slices.Sorted(maps.Keys(st.Types)) {
 			parts = append(parts, fmt.Sprintf("%s %d", t, st.Types[t]))
 		}
-		lines = append(lines, "Mixed Redis types: "+strings.Join(parts, ", ")+"; the family declares the most common.")
+		lines = append(lines, "Mixed Redis types: "+strings.Join(parts, ", ")+"; no type is declared.")
 	}
 	switch {
 	case st.WithTTL == 0:

@@ -1118,9 +1118,13 @@ func (m *Miner) decide(n *node, root bool) {
 				lits++
 			}
 		}
+		// A first segment is generalised only on strong evidence: many
+		// rare literals. A handful of unrelated prefixes with a key or
+		// two each (what a keyspace's leftovers look like) stay literal
+		// families: a placeholder there would claim every future key.
 		ok := wild ||
 			(!root && lits >= k) ||
-			(rare >= 2 && rare >= freqLits && (!root || freq == 0))
+			(rare >= 2 && rare >= freqLits && (!root || freq == 0 && rare >= kAfterLiteral))
 		if !ok || len(g) < 2 && !wild {
 			continue
 		}
