@@ -321,7 +321,10 @@ func paramValues(p PresetParam, n *yaml.Node) (vals []string, msg string) {
 }
 
 // EscapeLiteral writes s as pattern text that matches exactly s: braces and
-// backslashes escaped, control bytes and bytes that are not UTF-8 as \xHH.
+// backslashes escaped; control bytes, bytes that are not UTF-8, and the
+// characters that make text read other than it is (C1 controls, bidi
+// overrides and isolates, line and paragraph separators, zero-width
+// marks) as \xHH bytes, so that a reviewer sees what the pattern matches.
 func EscapeLiteral(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
@@ -330,14 +333,23 @@ func EscapeLiteral(s string) string {
 		case c == '{' || c == '}' || c == '\\':
 			b.WriteByte('\\')
 			b.WriteByte(c)
-		case isControl(c) || (r == utf8.RuneError && n == 1):
-			fmt.Fprintf(&b, `\x%02x`, c)
+		case isControl(c) || (r == utf8.RuneError && n == 1) || deceptive(r):
+			for _, x := range []byte(s[i : i+n]) {
+				fmt.Fprintf(&b, `\x%02x`, x)
+			}
 		default:
 			b.WriteString(s[i : i+n])
 		}
 		i += n
 	}
 	return b.String()
+}
+
+// deceptive reports whether r is invisible or changes how the text around
+// it is shown.
+func deceptive(r rune) bool {
+	return (r >= 0x80 && r < 0xa0) || r == 0x200b || r == 0x200c || r == 0x200d || r == 0x200e || r == 0x200f ||
+		(r >= 0x2028 && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0xfeff
 }
 
 // presetUse is one entry of presets: in keys.yaml while it expands.

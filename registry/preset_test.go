@@ -472,3 +472,25 @@ func TestDraftMarshal(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeLiteral checks that an escaped literal matches exactly its
+// text, and that what would hide or reorder text is spelled as bytes.
+func TestEscapeLiteral(t *testing.T) {
+	for _, s := range []string{"plain", "a{b}c", `x\y`, "\x00\x06\x7f", "\xff\xfe", "bidi\u202egnp.exe", "zero\u200bwidth", "line\u2028sep", "bom\ufeff", "é中"} {
+		lit := EscapeLiteral(s)
+		for _, r := range []string{"\u202e", "\u200b", "\u2028", "\ufeff", "\x00"} {
+			if strings.Contains(lit, r) {
+				t.Errorf("EscapeLiteral(%q) = %q holds %q raw", s, lit, r)
+			}
+		}
+		p, err := ParsePattern(lit+":{id:int}", ':')
+		if err != nil {
+			t.Errorf("EscapeLiteral(%q) = %q does not parse: %v", s, lit, err)
+			continue
+		}
+		m := NewMatcher([]*Family{{Name: "f", Pattern: p}}, ':')
+		if m.Match(s+":1") == nil || m.Match(s+"x:1") != nil {
+			t.Errorf("EscapeLiteral(%q) = %q does not match exactly its text", s, lit)
+		}
+	}
+}
