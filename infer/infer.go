@@ -33,9 +33,6 @@ type Options struct {
 	Existing *registry.Registry
 	// MaxShapes bounds the miner (MinerOptions.MaxShapes).
 	MaxShapes int
-	// ShowValues lets example values of small closed sets into comments;
-	// off, no payload value is ever written.
-	ShowValues bool
 }
 
 // Inference turns the facts of a keyspace into a draft registry. Feed it

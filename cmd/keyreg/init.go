@@ -19,21 +19,20 @@ import (
 )
 
 type initOptions struct {
-	conn       connOptions
-	out        string
-	force      bool
-	match      string
-	separator  string
-	count      int
-	rate       int
-	parallel   int
-	maxKeys    int64
-	timeout    time.Duration
-	sample     int
-	maxValue   int64
-	limits     bool
-	memory     bool
-	showValues bool
+	conn      connOptions
+	out       string
+	force     bool
+	match     string
+	separator string
+	count     int
+	rate      int
+	parallel  int
+	maxKeys   int64
+	timeout   time.Duration
+	sample    int
+	maxValue  int64
+	limits    bool
+	memory    bool
 }
 
 func (a *app) initCmd() *cobra.Command {
@@ -52,7 +51,7 @@ Every family is owned by "unknown" (contact TODO): find the owners, then
 review the patterns and policies, run keyreg lint and keyreg audit. The
 output loads and lints without errors, and the same keyspace gives the same
 file. Comments give each family's key count, TTL range and two example keys;
-payload values never appear unless --show-values is given.
+payload values never appear in the file.
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
 
@@ -81,7 +80,6 @@ runtime error (Redis unreachable; a partial scan).`,
 	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
 	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key, for the share of memory in the comments")
-	f.BoolVar(&o.showValues, "show-values", false, "allow example values in the comments (off: never)")
 	return c
 }
 
