@@ -16,6 +16,7 @@ import (
 	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/source"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type initOptions struct {
@@ -69,18 +70,24 @@ runtime error (Redis unreachable; a partial scan).`,
 	o.conn.flags(f)
 	f.StringVar(&o.out, "out", "keys.yaml", "where to write the registry; its schemas go to schemas/ beside it")
 	f.BoolVar(&o.force, "force", false, "overwrite --out and schema files that exist")
-	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
 	f.StringVar(&o.separator, "separator", ":", "the byte that separates key segments")
+	o.scanFlags(f)
+	return c
+}
+
+// scanFlags registers the flags of the scan and sampling that init and
+// suggest share.
+func (o *initOptions) scanFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
 	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
-	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys (0: no limit)")
+	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys (0: no limit); the result is partial")
 	f.DurationVar(&o.timeout, "timeout", 0, "abort after this long (0: no limit)")
 	f.IntVar(&o.sample, "sample", 20, "values to read per family for its encoding and schema (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
 	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key, for the share of memory in the comments")
-	return c
 }
 
 func (a *app) runInit(ctx context.Context, o initOptions) error {

@@ -48,12 +48,7 @@ runtime error (Redis unreachable, interrupted).`,
 	o.conn.flags(f)
 	f.BoolVar(&write, "write", false, "add the proposals to the registry file (and schema files beside it)")
 	f.StringVar(&ownerArg, "owner", "unknown", "the owner of the proposed families; it must be declared in the registry unless it is \"unknown\"")
-	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
-	f.IntVar(&o.sample, "sample", 20, "values to read per proposed family for its encoding and schema (0: none)")
-	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
-	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
-	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
-	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys (0: no limit)")
+	o.scanFlags(f)
 	return c
 }
 
