@@ -191,6 +191,8 @@ type loader struct {
 	// jsonPtr gives the JSON pointer of inline schema nodes that a preset
 	// entry splices into an expanded family.
 	jsonPtr map[*yaml.Node]string
+	// presetFamilies counts the families presets: entries expanded into.
+	presetFamilies int
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {

@@ -35,6 +35,11 @@ const (
 	MaxPresetValueLen = 256
 	// MaxPresetFamilies bounds the families one preset entry expands into.
 	MaxPresetFamilies = 1024
+	// MaxPresetFamiliesTotal bounds the families all presets: entries of
+	// a registry expand into, so that many small entries cannot make a
+	// small file into a huge registry (every preset with its defaults is
+	// about 150).
+	MaxPresetFamiliesTotal = 10_000
 )
 
 // Parameter kinds of a preset.
@@ -566,6 +571,10 @@ func (l *loader) expand(r *Registry, u *presetUse) {
 	exps := p.expansions(u.values, u.prefix)
 	if len(exps) > MaxPresetFamilies {
 		l.errorf(u.pos, RuleSchemaInvalid, "", "preset %s expands into %d families with these parameters, more than the limit of %d", p.Name, len(exps), MaxPresetFamilies)
+		return
+	}
+	if l.presetFamilies += len(exps); l.presetFamilies > MaxPresetFamiliesTotal {
+		l.errorf(u.pos, RuleSchemaInvalid, "", "the presets: entries up to this one expand into %d families, more than the limit of %d", l.presetFamilies, MaxPresetFamiliesTotal)
 		return
 	}
 	known := map[string]bool{}

@@ -247,6 +247,7 @@ func TestPresetErrors(t *testing.T) {
 		{"used twice", "  - use: celery\n    owner: web\n  - use: celery\n    owner: ops\n", `keys.yaml:12:5: error: families named celery-* are already expanded by the entry at line 10: give this entry its own name:`},
 		{"named like another", "  - use: celery\n    owner: web\n  - use: celery\n    name: celery\n    owner: ops\n", `keys.yaml:12:5: error: families named celery-*`},
 		{"no owner", "  - use: celery\n", `missing required field "owner"`},
+		{"too many in all", manyEntries(80), "more than the limit of 10000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := loadErrors(t, presetRegistry(tc.entries))
@@ -493,4 +494,22 @@ func TestEscapeLiteral(t *testing.T) {
 			t.Errorf("EscapeLiteral(%q) = %q does not match exactly its text", s, lit)
 		}
 	}
+}
+
+// manyEntries is n named entries of a preset that expands into many
+// families each.
+func manyEntries(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "  - use: celery\n    name: c%d\n    owner: web\n    with: {queues: [%s], priority_steps: [1, 2, 3, 4]}\n", i, queuesList(30))
+	}
+	return b.String()
+}
+
+func queuesList(n int) string {
+	qs := make([]string, n)
+	for i := range qs {
+		qs[i] = fmt.Sprintf("q%d", i)
+	}
+	return strings.Join(qs, ", ")
 }

@@ -242,7 +242,7 @@ const presetsIntro = "A preset declares the keys a framework writes in one entry
 	"  preset, parameter or family under `families:` is a load error (exit 2) with its position and a\n" +
 	"  suggestion.\n" +
 	"- **Limits.** A preset needs the separator `:`, a list parameter holds at most 64 values of at most 256\n" +
-	"  bytes, and one entry expands into at most 1,024 families.\n" +
+	"  bytes, one entry expands into at most 1,024 families, and all entries into at most 10,000.\n" +
 	"- **Twice.** Two teams' apps of one framework (two Celery apps, two BullMQ prefixes) are two entries;\n" +
 	"  the second needs `name: <prefix>`, which replaces the preset's name in its families' names\n" +
 	"  (`name: ops-celery` gives `ops-celery-queue`).\n\n" +
