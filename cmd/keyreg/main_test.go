@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,11 +49,17 @@ func TestScripts(t *testing.T) {
 // TestRulesDocFresh fails when docs/rules.md differs from what
 // `keyreg rules --format markdown` prints. Refresh it with -update.
 func TestRulesDocFresh(t *testing.T) {
+	docFresh(t, "../../docs/rules.md", "TestRulesDocFresh", func(w io.Writer) error { return report.Rules(w, "markdown", ruleInfos()) })
+}
+
+// docFresh fails when a generated page differs from what render writes;
+// with -update it writes the page.
+func docFresh(t *testing.T, file, test string, render func(io.Writer) error) {
+	t.Helper()
 	var b bytes.Buffer
-	if err := report.Rules(&b, "markdown", ruleInfos()); err != nil {
+	if err := render(&b); err != nil {
 		t.Fatal(err)
 	}
-	const file = "../../docs/rules.md"
 	if *update {
 		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -63,7 +70,7 @@ func TestRulesDocFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, b.Bytes()) {
-		t.Errorf("docs/rules.md is stale: run go test ./cmd/keyreg -run TestRulesDocFresh -update")
+		t.Errorf("%s is stale: run go test ./cmd/keyreg -run %s -update", file, test)
 	}
 }
 
@@ -75,23 +82,7 @@ func TestPresetsDocFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b bytes.Buffer
-	if err := report.Presets(&b, "markdown", infos); err != nil {
-		t.Fatal(err)
-	}
-	const file = "../../docs/presets.md"
-	if *update {
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, b.Bytes()) {
-		t.Errorf("docs/presets.md is stale: run go test ./cmd/keyreg -run TestPresetsDocFresh -update")
-	}
+	docFresh(t, "../../docs/presets.md", "TestPresetsDocFresh", func(w io.Writer) error { return report.Presets(w, "markdown", infos) })
 }
 
 // exits runs a command and asserts its exit code: exits 2 keyreg lint.

@@ -82,15 +82,7 @@ func TestBullAndBullMQCapturesShareAPrefix(t *testing.T) {
 				return
 			}
 			restore(t, s.Addr, keys, nil)
-			code, r := auditCapture(t, s.Addr, regPath)
-			for _, f := range r.Findings {
-				if f.Severity != "info" {
-					t.Errorf("finding on the libraries' keys: %s %s on %s: %s", f.Severity, f.Rule, f.Family, f.Message)
-				}
-			}
-			if code != 0 && !t.Failed() {
-				t.Errorf("audit exit %d, want 0", code)
-			}
+			r := auditClean(t, s.Addr, regPath)
 			var total int64
 			for _, f := range r.Families {
 				total += f.Keys

@@ -132,6 +132,22 @@ type presetAudit struct {
 	} `json:"findings"`
 }
 
+// auditClean audits addr with the registry at reg and fails the test on a
+// finding above info or an exit code other than 0.
+func auditClean(t *testing.T, addr, reg string) *presetAudit {
+	t.Helper()
+	code, r := auditCapture(t, addr, reg)
+	for _, f := range r.Findings {
+		if f.Severity != "info" {
+			t.Errorf("finding on the libraries' keys: %s %s on %s: %s", f.Severity, f.Rule, f.Family, f.Message)
+		}
+	}
+	if code != 0 && !t.Failed() {
+		t.Errorf("audit exit %d, want 0", code)
+	}
+	return r
+}
+
 func auditCapture(t *testing.T, addr, reg string) (int, *presetAudit) {
 	t.Helper()
 	code, out, errb := cli(t, "audit", "--url", "redis://"+addr, "--registry", reg, "--format", "json", "--allow-touch", "--sample", "10000")
@@ -196,15 +212,7 @@ func TestPresetsAgainstCaptures(t *testing.T) {
 				return
 			}
 			restore(t, s.Addr, keys, nil)
-			code, r := auditCapture(t, s.Addr, regPath)
-			for _, f := range r.Findings {
-				if f.Severity != "info" {
-					t.Errorf("finding on the real library's keys: %s %s on %s: %s", f.Severity, f.Rule, f.Family, f.Message)
-				}
-			}
-			if code != 0 && !t.Failed() {
-				t.Errorf("audit exit %d, want 0", code)
-			}
+			r := auditClean(t, s.Addr, regPath)
 			for _, f := range r.Families {
 				if f.Keys > 0 && !slices.Contains(presets, f.Preset) {
 					t.Errorf("family %s of the audit report has preset %q, want one of %v", f.Name, f.Preset, presets)
@@ -364,15 +372,7 @@ func TestPresetsTogether(t *testing.T) {
 	if err := c.Set(ctx, "v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10", `{"user_id":1}`, time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
-	code, r := auditCapture(t, s.Addr, regPath)
-	for _, f := range r.Findings {
-		if f.Severity != "info" {
-			t.Errorf("finding: %s %s on %s: %s", f.Severity, f.Rule, f.Family, f.Message)
-		}
-	}
-	if code != 0 && !t.Failed() {
-		t.Errorf("audit exit %d, want 0", code)
-	}
+	r := auditClean(t, s.Addr, regPath)
 	for _, name := range []string{"cart", "session"} {
 		for _, f := range r.Families {
 			if f.Name == name && (f.Keys != 1 || f.Preset != "") {
