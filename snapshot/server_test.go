@@ -3,14 +3,12 @@ package snapshot
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -292,10 +290,6 @@ func TestRealServer(t *testing.T) {
 			idle[fmt.Sprint(db, k)] = c.ObjectIdleTime(ctx, k).Val()
 		}
 	}
-	if os.Getenv("SNAPSHOT_WRITE_SEEDS") != "" {
-		must(os.WriteFile("testdata/server-lfu.rdb", dumpLFU, 0o644))
-		must(os.WriteFile("testdata/server-lru.rdb", dumpLRU, 0o644))
-	}
 	saveTime := time.Now()
 	for _, tc := range []struct {
 		name string
@@ -372,6 +366,3 @@ func abs(x int64) int64 {
 	}
 	return x
 }
-
-var _ = errors.Is
-var _ = strconv.Itoa
