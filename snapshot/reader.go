@@ -104,6 +104,7 @@ type Reader struct {
 	db      int
 	key     []byte
 	cur     *Entry // the entry whose value is next in the file, if any
+	ent     Entry  // reused by Next
 	done    bool
 	err     error // sticky
 
@@ -111,7 +112,8 @@ type Reader struct {
 	scratch   [320]byte
 }
 
-// Entry is one key. Key is valid until the next call of Next.
+// Entry is one key. Next reuses it: the Entry and its Key are valid until
+// the next call of Next; copy what must outlive it.
 type Entry struct {
 	DB       int
 	Key      []byte
@@ -197,7 +199,7 @@ func (r *Reader) Next() (*Entry, error) {
 	if r.done {
 		return nil, io.EOF
 	}
-	if c := r.cur; c != nil && !c.consumed {
+	if c := r.cur; c != nil && !c.consumed && c.r != nil {
 		if err := c.Skip(); err != nil {
 			return nil, err
 		}
@@ -215,7 +217,8 @@ func (r *Reader) Next() (*Entry, error) {
 }
 
 func (r *Reader) next() (*Entry, error) {
-	e := &Entry{r: r, Size: -1, Len: -1}
+	r.ent = Entry{r: r, Size: -1, Len: -1}
+	e := &r.ent
 	for {
 		at := r.in.offset()
 		t, err := r.in.byte("an opcode or a value type")

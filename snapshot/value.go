@@ -217,7 +217,8 @@ func parseHdrInt(p []byte) (int64, error) {
 	default:
 		return 0, fmt.Errorf("bad int header")
 	}
-	return int64(len(strconv.FormatInt(v, 10))), nil
+	var buf [20]byte
+	return int64(len(strconv.AppendInt(buf[:0], v, 10))), nil
 }
 
 // headerCount returns the element count an encoded structure's header
@@ -424,9 +425,10 @@ func (r *Reader) walk(e *Entry, s *sampler) error {
 	}
 	kind, group := blobKind(t)
 	if s == nil {
-		return r.skipString("a " + kind)
+		return r.skipString("an encoded value")
 	}
-	data, whole, size, at, err := r.blob(3*(s.max-s.used)+64, nil, "a "+kind)
+	what := "a " + kind + " value"
+	data, whole, size, at, err := r.blob(3*(s.max-s.used)+64, nil, what)
 	if err != nil {
 		return err
 	}
@@ -567,17 +569,17 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 		if size == 0 {
 			return &FormatError{Offset: at, Expected: "a quicklist node", Found: "an empty string"}
 		}
-		it, err := newIter(kind, data, whole, size, at)
-		if err != nil {
-			return err
-		}
 		if !s.active() {
-			if n := it.count(); n >= 0 {
+			if n := headerCount(kind, data); n >= 0 {
 				total += n
 			} else {
 				known = false
 			}
 			continue
+		}
+		it, err := newIter(kind, data, whole, size, at)
+		if err != nil {
+			return err
 		}
 		var k int64
 		for {
