@@ -161,6 +161,9 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	}
 	rep := r.report(started, stats)
 	touchNotes(src, rep, sampled)
+	if d, ok := src.(interface{ Notes() []string }); ok {
+		rep.Scan.Notes = append(rep.Scan.Notes, d.Notes()...) // what a snapshot source says of itself
+	}
 	if err != nil {
 		rep.Partial = true
 		// An error may quote a key name: the reason is bounded like one.

@@ -62,6 +62,12 @@ func Plan(reg *registry.Registry, memory bool) source.Planner {
 	plans := make([]source.Plan, len(reg.Families))
 	for i, f := range reg.Families {
 		plans[i] = source.Plan{Idle: f.MaxIdle > 0, Memory: memory || f.MaxBytes > 0, Family: source.FamilyAt(i)}
+		if f.Schema != nil || f.Encoding != "" { // samplable (key.go), once the type fits
+			plans[i].Sample = f.Type
+			if f.Type == "" {
+				plans[i].Sample = "*"
+			}
+		}
 		if f.MaxLen > 0 {
 			plans[i].Len = f.Type
 		}

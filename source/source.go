@@ -51,6 +51,13 @@ type Plan struct {
 	Len string
 	// Family is copied into KeyInfo.Family.
 	Family Family
+	// Sample is the Redis type the audit would sample the key's value for:
+	// its family's declared type, "*" when the family declares none, or ""
+	// when no value of the family is checked. A live source reads samples
+	// when asked (SampleEach); a snapshot, which streams past each value
+	// once, keeps the values of the keys so planned, up to the audit's
+	// quota per family, for SampleEach to hand over.
+	Sample string
 }
 
 // Planner decides per key what its source reads. It is called once per key,

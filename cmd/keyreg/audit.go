@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,12 +15,14 @@ import (
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/snapshot"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
 
 type auditOptions struct {
 	registry   string
+	rdb        []string // snapshot files to audit instead of a live Redis
 	conn       connOptions
 	match      string
 	count      int
@@ -105,6 +108,7 @@ served by no healthy master, interrupted).`,
 	f := c.Flags()
 	registryFlag(f, &o.registry)
 	o.conn.flags(f)
+	f.StringArrayVar(&o.rdb, "rdb", nil, "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)")
 	f.StringVar(&o.match, "match", "", "only audit keys starting with this prefix")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
@@ -144,16 +148,26 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			return usageError(err, "write one with keyreg audit --write-baseline "+o.baseline.compare)
 		}
 	}
-	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
-	if err != nil {
-		return err
-	}
-	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
+	if len(o.rdb) > 0 {
+		if o.match != "" || o.maxKeys > 0 || o.rate > 0 {
+			return usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
+		}
+		ao := audit.Defaults()
+		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
+		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
+		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
+		return a.auditBaseline(ctx, src, reg, ao, format, threshold, base, o.baseline.write)
+	}
+	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
+	if err != nil {
+		return err
+	}
+	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	conn, err := scanner.Connect(ctx, so)
 	if err != nil {
 		return connectError(err)

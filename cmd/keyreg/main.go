@@ -36,6 +36,7 @@ func main() {
 
 // app carries what every command needs.
 type app struct {
+	stdin          io.Reader // for --rdb -
 	stdout, stderr io.Writer
 	// audited, when set, is called with the total of keys audited after
 	// every batch, on the audit's goroutine, which it blocks while it runs:
@@ -69,7 +70,7 @@ func runtimeError(err error, hint string) error {
 var errFindings = &exitError{code: exitFindings}
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return (&app{stdout: stdout, stderr: stderr}).run(ctx, args)
+	return (&app{stdin: os.Stdin, stdout: stdout, stderr: stderr}).run(ctx, args)
 }
 
 // run runs one command line and returns its exit code.

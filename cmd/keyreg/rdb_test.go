@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+)
+
+// rdbReport is the part of the json audit report compared between a live
+// audit and the audit of a snapshot of the same server.
+type rdbReport struct {
+	Target string `json:"target"`
+	Mode   string `json:"mode"`
+	Scan   struct {
+		Keys  int64    `json:"keys"`
+		Notes []string `json:"notes"`
+	} `json:"scan"`
+	Families []struct {
+		Name    string `json:"name"`
+		Keys    int64  `json:"keys"`
+		WithTTL int64  `json:"with_ttl"`
+		Sampled int64  `json:"sampled"`
+	} `json:"families"`
+	Findings []struct {
+		Rule   string `json:"rule"`
+		Family string `json:"family"`
+		Count  int64  `json:"count"`
+	} `json:"findings"`
+}
+
+func (r *rdbReport) lines() (fams, finds []string) {
+	for _, f := range r.Families {
+		if f.Keys > 0 {
+			fams = append(fams, fmt.Sprintf("%s keys=%d ttl=%d sampled=%d", f.Name, f.Keys, f.WithTTL, f.Sampled))
+		}
+	}
+	for _, f := range r.Findings {
+		finds = append(finds, fmt.Sprintf("%s %s x%d", f.Family, f.Rule, f.Count))
+	}
+	slices.Sort(fams)
+	slices.Sort(finds)
+	return fams, finds
+}
+
+// TestAuditRDBMatchesLive audits a real server live and through a SAVEd
+// snapshot of it, with the registry of every preset and the keys of every
+// captured library plus keys that break the registry (a TTL missing, a
+// wrong type): family counts, TTL counts, samples and findings must be the
+// same, and the report must name its source.
+func TestAuditRDBMatchesLive(t *testing.T) {
+	s := redistest.Standalone(t)
+	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []capturedKey
+	for _, c := range captures {
+		_, keys := readCapture(t, c)
+		for _, k := range keys {
+			if k.PTTL < 0 || k.PTTL > 10*60_000 { // none expires between the two audits
+				all = append(all, k)
+			}
+		}
+	}
+	restore(t, s.Addr, all, nil)
+	ctx := context.Background()
+	c := s.Client(t)
+	// Findings for both audits to agree on: a cart without a TTL, a
+	// session of the wrong type, an unregistered key.
+	if err := c.HSet(ctx, "v1:cart:{7}:items", "sku", `{"q":1}`).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RPush(ctx, "v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "tmp:debug:1", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := c.ConfigGet(ctx, "dir").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := c.ConfigGet(ctx, "dbfilename").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(dir["dir"], file["dbfilename"])
+	const reg = frameworksDir + "/all/keys.yaml"
+	audit := func(args ...string) *rdbReport {
+		t.Helper()
+		code, out, errb := cli(t, append([]string{"audit", "--registry", reg, "--format", "json", "--fail-on", "never"}, args...)...)
+		if code != 0 {
+			t.Fatalf("audit %v: exit %d\n%s", args, code, errb)
+		}
+		var r rdbReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return &r
+	}
+	live := audit("--url", "redis://"+s.Addr, "--allow-touch")
+	snap := audit("--rdb", dump)
+	lf, lx := live.lines()
+	sf, sx := snap.lines()
+	if !slices.Equal(lf, sf) {
+		t.Errorf("families differ:\nlive %q\nrdb  %q", lf, sf)
+	}
+	if !slices.Equal(lx, sx) {
+		t.Errorf("findings differ:\nlive %q\nrdb  %q", lx, sx)
+	}
+	if len(lx) < 3 {
+		t.Errorf("the planted findings are missing: %q", lx)
+	}
+	if snap.Mode != "snapshot" || !strings.HasPrefix(snap.Target, "rdb:") || !slices.ContainsFunc(snap.Scan.Notes, func(n string) bool {
+		return strings.Contains(n, "RDB version") && strings.Contains(n, "server 7.") && strings.Contains(n, "created ")
+	}) {
+		t.Errorf("the report does not name its source: target %q, mode %q, notes %q", snap.Target, snap.Mode, snap.Scan.Notes)
+	}
+	// The same through standard input.
+	f, err := os.Open(dump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb strings.Builder
+	a := &app{stdin: f, stdout: &out, stderr: &errb}
+	if code := a.run(ctx, []string{"audit", "--registry", reg, "--format", "json", "--fail-on", "never", "--rdb", "-"}); code != 0 {
+		t.Fatalf("--rdb -: exit %d\n%s", code, errb.String())
+	}
+	var piped rdbReport
+	if err := json.Unmarshal([]byte(out.String()), &piped); err != nil {
+		t.Fatal(err)
+	}
+	if pf, px := piped.lines(); !slices.Equal(pf, sf) || !slices.Equal(px, sx) {
+		t.Errorf("--rdb - differs from --rdb FILE")
+	}
+}
+
+// TestAuditRDBDamaged checks that a truncated snapshot is exit 3 with the
+// byte offset, and a partial report.
+func TestAuditRDBDamaged(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	for i := range 200 {
+		if err := c.Set(ctx, fmt.Sprintf("v1:cart:{%d}:items", i), strings.Repeat("x", 100), 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := c.ConfigGet(ctx, "dir").Result()
+	file, _ := c.ConfigGet(ctx, "dbfilename").Result()
+	data, err := os.ReadFile(filepath.Join(dir["dir"], file["dbfilename"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rdb")
+	if err := os.WriteFile(cut, data[:len(data)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := cli(t, "audit", "--registry", frameworksDir+"/all/keys.yaml", "--format", "json", "--rdb", cut)
+	if code != 3 || !strings.Contains(errb, "offset") {
+		t.Fatalf("truncated snapshot: exit %d, want 3 with the offset\n%s", code, errb)
+	}
+	if !strings.Contains(out, `"partial": true`) {
+		t.Errorf("the report of a truncated snapshot is not partial:\n%s", out)
+	}
+}

@@ -1,0 +1,322 @@
+package snapshot
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/keyreg/keyreg/payload"
+	"github.com/keyreg/keyreg/source"
+)
+
+// SourceOptions configure a Source.
+type SourceOptions struct {
+	// Sample is the audit's sample quota per family: the source keeps the
+	// values of that many keys of each family the planner marks (Plan.Sample),
+	// read as the file streams past, for SampleEach.
+	Sample int
+	// SampleLen and MaxValueBytes bound each kept value, as for a live
+	// sample: elements of a collection, and bytes in all.
+	SampleLen     int
+	MaxValueBytes int64
+	// Stdin is read for the path "-".
+	Stdin io.Reader
+}
+
+// FileInfo describes one snapshot file a Source read.
+type FileInfo struct {
+	Path     string
+	Version  int    // RDB version
+	Valkey   bool   // the file starts with VALKEY
+	RedisVer string // the redis-ver (or valkey-ver) AUX field
+	Created  time.Time
+	Keys     int64
+}
+
+// Source reads snapshot files as an audit source: one pass over each file,
+// front to back, so that a pipe will do. It reads no Redis and touches no
+// key, so it never refuses a sample. Values are kept only for the keys the
+// planner asks samples of, up to the per-family quota, each bounded like a
+// live sample; SampleEach hands them over and forgets them.
+type Source struct {
+	paths []string
+	o     SourceOptions
+
+	mu     sync.Mutex
+	kept   map[keptKey]kept
+	files  []FileInfo
+	noIdle int64 // keys whose idle time was planned but is not in the file
+}
+
+type keptKey struct {
+	db  int
+	key string
+}
+
+type kept struct {
+	s   payload.Sample
+	err error
+}
+
+// maxKept bounds the values kept for SampleEach at once: a batch is handed
+// over early when its samples reach it.
+const maxKept = 32 << 20
+
+// batchSize is the keys per batch handed to ScanKeys' callback.
+const batchSize = 1000
+
+// NewSource returns a Source of the files at paths ("-" is o.Stdin).
+func NewSource(paths []string, o SourceOptions) *Source {
+	return &Source{paths: paths, o: o, kept: map[keptKey]kept{}}
+}
+
+// Files describes the files read so far.
+func (s *Source) Files() []FileInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]FileInfo(nil), s.files...)
+}
+
+// Notes says, for the report, what the audit read and how it differs from
+// a live audit: each file with its RDB version, server version and
+// creation time; that TTLs are as of that time; that sizes are those in
+// the file; and which keys had no idle time to check.
+func (s *Source) Notes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, f := range s.files {
+		magic := "RDB"
+		if f.Valkey {
+			magic = "Valkey RDB"
+		}
+		created := "no creation time (ctime) in the file: TTLs are compared with now"
+		if !f.Created.IsZero() {
+			created = "created " + f.Created.UTC().Format(time.RFC3339) + "; TTLs are as of then, and keys expired by then are not audited"
+		}
+		out = append(out, fmt.Sprintf("snapshot %s: %s version %d, server %s, %d keys, %s", f.Path, magic, f.Version, orUnknown(f.RedisVer), f.Keys, created))
+	}
+	if len(s.files) > 0 {
+		out = append(out, "snapshot sizes: a key's memory is the bytes its value takes in the file, not MEMORY USAGE; lengths are read from the file")
+	}
+	if s.noIdle > 0 {
+		out = append(out, fmt.Sprintf("stale-key not checked on %d keys: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", s.noIdle))
+	}
+	return out
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// Touch reports that reading a snapshot touches nothing.
+func (s *Source) Touch() source.TouchState { return source.TouchState{} }
+
+// ScanKeys reads every file in turn and hands its keys to fn in batches.
+// A key's PTTL is its expiry less the file's creation time (AUX ctime), so
+// TTL rules judge the keys as of the moment the snapshot was taken; a key
+// already expired then is counted as vanished. A damaged file stops the
+// scan with a *FormatError, its byte offset and what was expected, and
+// marks the stats partial.
+func (s *Source) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch []source.KeyInfo) error) (source.Stats, error) {
+	start := time.Now()
+	var st source.Stats
+	for _, p := range s.paths {
+		if err := s.scanFile(ctx, p, plan, fn, &st); err != nil {
+			st.Partial = true
+			st.Duration = time.Since(start)
+			return st, err
+		}
+		st.Nodes++
+	}
+	st.Duration = time.Since(start)
+	return st, nil
+}
+
+func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner, fn func([]source.KeyInfo) error, st *source.Stats) error {
+	var in io.Reader
+	if path == "-" {
+		if s.o.Stdin == nil {
+			return errors.New("--rdb -: no standard input")
+		}
+		in = s.o.Stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	r, err := NewReader(bufio.NewReaderSize(in, 1<<20), Options{MaxValueBytes: s.o.MaxValueBytes})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	info := FileInfo{Path: path, Version: r.Version(), Valkey: r.Valkey()}
+	s.mu.Lock()
+	s.files = append(s.files, info)
+	idx := len(s.files) - 1
+	s.mu.Unlock()
+	var (
+		batch  []source.KeyInfo
+		keptB  int64
+		quota  = map[source.Family]int{}
+		ctime  time.Time
+		ctimeK bool
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		b := batch
+		batch, keptB = nil, 0
+		st.Keys += int64(len(b))
+		return fn(b)
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if !ctimeK {
+			ctime, ctimeK = auxTime(r.Aux()), true
+			s.mu.Lock()
+			s.files[idx].RedisVer = firstOf(r.Aux(), "redis-ver", "valkey-ver")
+			s.files[idx].Created = ctime
+			s.mu.Unlock()
+		}
+		st.Scanned++
+		k := source.KeyInfo{Key: string(e.Key), DB: e.DB, Node: path, Type: e.Type, PTTL: source.NoExpiry}
+		p := plan(k.Key)
+		k.Family = p.Family
+		if !e.ExpireAt.IsZero() {
+			// ctime has second precision: the save happened within the
+			// second after it, so the TTL then was at most this.
+			left := e.ExpireAt.Sub(ctime.Add(time.Second - time.Millisecond))
+			if ctime.IsZero() {
+				left = time.Until(e.ExpireAt)
+			}
+			if left <= 0 {
+				if err := e.Skip(); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				st.Vanished++ // expired when the snapshot was taken
+				continue
+			}
+			k.PTTL = left
+		}
+		if e.HasIdle {
+			k.Idle, k.HasIdle = e.Idle, true
+		} else if p.Idle {
+			s.mu.Lock()
+			s.noIdle++
+			s.mu.Unlock()
+		}
+		if want := p.Sample; want != "" && (want == "*" || want == e.Type) && quota[p.Family] < s.o.Sample {
+			quota[p.Family]++
+			v, err := e.Value(s.o.SampleLen, s.o.MaxValueBytes)
+			var fe *FormatError
+			if errors.As(err, &fe) {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			s.mu.Lock()
+			s.kept[keptKey{k.DB, k.Key}] = kept{v, err}
+			s.mu.Unlock()
+			keptB += sampleBytes(v)
+		} else if err := e.Skip(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		// The size in the file and the length come with the value, for
+		// free: the snapshot fills them without being asked.
+		if e.Size >= 0 {
+			k.Memory, k.HasMemory = e.Size, true
+		}
+		if e.Len >= 0 && e.Type != "string" {
+			k.Len, k.HasLen = e.Len, true
+		}
+		batch = append(batch, k)
+		s.mu.Lock()
+		s.files[idx].Keys++
+		s.mu.Unlock()
+		if len(batch) == batchSize || keptB >= maxKept {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// SampleEach hands over the values kept for keys, in one wave, and forgets
+// them. A key whose value was not kept (beyond the quota, or of another
+// type than its family's) reports source.ErrVanished: a live scan would
+// not have read it either.
+func (s *Source) SampleEach(ctx context.Context, keys []source.KeyInfo, n int, maxBytes int64, fn func(idx []int, ss []payload.Sample, errs []error)) {
+	idx := make([]int, len(keys))
+	ss := make([]payload.Sample, len(keys))
+	errs := make([]error, len(keys))
+	s.mu.Lock()
+	for i, k := range keys {
+		idx[i] = i
+		kk := keptKey{k.DB, k.Key}
+		v, ok := s.kept[kk]
+		delete(s.kept, kk)
+		if !ok {
+			errs[i] = source.ErrVanished
+			continue
+		}
+		ss[i], errs[i] = v.s, v.err
+	}
+	s.mu.Unlock()
+	fn(idx, ss, errs)
+}
+
+func sampleBytes(s payload.Sample) int64 {
+	n := int64(len(s.String))
+	for k, v := range s.Fields {
+		n += int64(len(k) + len(v))
+	}
+	for _, m := range s.Members {
+		n += int64(len(m))
+	}
+	for _, e := range s.Entries {
+		for k, v := range e {
+			n += int64(len(k) + len(v))
+		}
+	}
+	return n
+}
+
+// auxTime reads the ctime AUX field (Unix seconds).
+func auxTime(aux map[string]string) time.Time {
+	if v, ok := aux["ctime"]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return time.Unix(n, 0)
+		}
+	}
+	return time.Time{}
+}
+
+func firstOf(aux map[string]string, names ...string) string {
+	for _, n := range names {
+		if v, ok := aux[n]; ok {
+			return v
+		}
+	}
+	return ""
+}
