@@ -429,3 +429,23 @@ func TestCRC64(t *testing.T) {
 		t.Fatalf("crc64 = %x", got)
 	}
 }
+
+// TestIntsetBudget: small integers in a 64-bit intset take 8 bytes each
+// in the file and one in the sample; they must all be sampled.
+func TestIntsetBudget(t *testing.T) {
+	b := &fb{}
+	b.raw([]byte("REDIS0009")...)
+	b.kv(tSetIntset, "s").str(intset(8, 1, 2, 3, 4, 5, 6, 7, 8, 9))
+	r, err := NewReader(bytes.NewReader(b.eof(9)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.Value(100, 9)
+	if err != nil || show(s) != "1|2|3|4|5|6|7|8|9" {
+		t.Fatalf("sample %q, %v; want all nine", show(s), err)
+	}
+}

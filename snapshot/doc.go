@@ -3,4 +3,15 @@
 // encoding, expiry, LRU idle time or LFU frequency and serialized size,
 // and on request a bounded sample of its value. It has no Redis
 // connection and reads the file once, front to back, so a pipe will do.
+//
+// It reads RDB versions 1 to 12 (magic "REDIS") and Valkey's "VALKEY"
+// files (version 80 and later). A value that is not sampled is skipped by
+// its length framing, in chunks of a fixed buffer, so memory stays flat
+// whatever the size of the file or of one value.
+//
+// Entry.Encoding names the value's encoding in the file: for a string what
+// OBJECT ENCODING reports after loading it (int, embstr, raw); otherwise
+// linkedlist, ziplist, quicklist (of ziplists), quicklist2 (of listpacks),
+// hashtable, intset, listpack, skiplist, zipmap, stream, hash_metadata and
+// hash_listpack_ex (7.4 hash field TTLs), hash2 (Valkey 9) or module.
 package snapshot

@@ -263,6 +263,15 @@ type sampler struct {
 	smp    payload.Sample
 }
 
+// prefix is how many bytes of an encoded structure to read for the sample:
+// an element takes at most k bytes in the structure per byte in the sample
+// (3 for a listpack, ziplist or zipmap, where a one-byte string takes three;
+// 8 for an intset of 64-bit integers), so every element that fits the
+// budget lies within it.
+func (s *sampler) prefix(k int64) int64 {
+	return k*min(s.max-s.used, 1<<58) + 64
+}
+
 func (s *sampler) active() bool { return s != nil && !s.full }
 
 func (s *sampler) open() {
@@ -428,7 +437,11 @@ func (r *Reader) walk(e *Entry, s *sampler) error {
 		return r.skipString("an encoded value")
 	}
 	what := "a " + kind + " value"
-	data, whole, size, at, err := r.blob(3*(s.max-s.used)+64, nil, what)
+	ratio := int64(3)
+	if kind == "intset" {
+		ratio = 8
+	}
+	data, whole, size, at, err := r.blob(s.prefix(ratio), nil, what)
 	if err != nil {
 		return err
 	}
@@ -560,7 +573,7 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 		}
 		limit, dst := int64(16), r.scratch[:0]
 		if s.active() {
-			limit, dst = 3*(s.max-s.used)+64, nil
+			limit, dst = s.prefix(3), nil
 		}
 		data, whole, size, at, err := r.blob(limit, dst, "a quicklist node")
 		if err != nil {
@@ -639,7 +652,7 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 			}
 			continue
 		}
-		data, whole, size, at, err := r.blob(3*(s.max-s.used)+64, nil, "a stream listpack")
+		data, whole, size, at, err := r.blob(s.prefix(3), nil, "a stream listpack")
 		if err != nil {
 			return err
 		}
