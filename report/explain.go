@@ -84,6 +84,10 @@ type ClosestFamily struct {
 
 // LiveFacts are what a live Redis says about one key.
 type LiveFacts struct {
+	// Source is empty for a live Redis, or the snapshot the facts come
+	// from ("rdb:dump.rdb"): TTLs are then as of its creation time, and
+	// memory is the bytes the value takes in the file.
+	Source   string   `json:"source,omitempty"`
 	Exists   bool     `json:"exists"`
 	DB       int      `json:"db"` // the logical database read
 	Type     string   `json:"type,omitempty"`
@@ -311,24 +315,35 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	if l == nil {
 		return
 	}
+	label := "live"
+	if l.Source != "" {
+		label = "snapshot"
+	}
 	if !l.Exists {
-		row("live", "the key does not exist in db %d", l.DB)
+		if l.Source != "" {
+			row(label, "the key is not in %s", strings.TrimPrefix(l.Source, "rdb:"))
+			return
+		}
+		row(label, "the key does not exist in db %d", l.DB)
 		return
 	}
-	row("live db", "%d", l.DB)
-	row("live type", "%s", l.Type)
-	row("live ttl", "%s", l.TTL)
+	if l.Source != "" {
+		row(label, "%s", strings.TrimPrefix(l.Source, "rdb:"))
+	}
+	row(label+" db", "%d", l.DB)
+	row(label+" type", "%s", l.Type)
+	row(label+" ttl", "%s", l.TTL)
 	if l.Memory > 0 {
-		row("live memory", "%d bytes", l.Memory)
+		row(label+" memory", "%d bytes", l.Memory)
 	}
 	if l.Idle != "" {
-		row("live idle", "%s", l.Idle)
+		row(label+" idle", "%s", l.Idle)
 	}
 	if l.Len != nil {
-		row("live length", "%d", *l.Len)
+		row(label+" length", "%d", *l.Len)
 	}
 	if l.Encoding != "" {
-		row("live encoding", "%s", l.Encoding)
+		row(label+" encoding", "%s", l.Encoding)
 	}
 	if len(l.Verdicts) == 0 {
 		row("verdict", "ok")

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/snapshot"
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
@@ -17,6 +19,7 @@ type explainOptions struct {
 	registry string
 	format   string
 	live     bool
+	rdb      []string
 	conn     connOptions
 }
 
@@ -36,7 +39,11 @@ With --live it also reads the key from Redis (read-only): its type, TTL,
 memory, idle time, length, the encoding its value is in, and the verdict
 of every key rule, decided exactly as keyreg audit decides it; it exits 1
 when a rule fires at error severity. It reads one database: --db, else
-the one in the URL, else 0.`,
+the one in the URL, else 0.
+
+With --rdb FILE it reads the key from an RDB snapshot instead (the first
+database that holds it), and checks it as keyreg audit --rdb does: TTLs as
+of the snapshot's creation time, sizes as the file holds them.`,
 		Example: `  keyreg explain v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10
   keyreg explain --format json 'v1:cart:{42}:items'
   keyreg explain --live --url "$REDIS_URL" v1:lock:orders`,
@@ -45,6 +52,7 @@ the one in the URL, else 0.`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
+	c.Flags().StringArrayVar(&o.rdb, "rdb", nil, "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)")
 	o.conn.flags(c.Flags())
 	// Explain reads one key, so one database, unlike the audit.
 	c.Flags().Lookup("db").Usage = "logical database to read the key from (default: the URL's, else 0)"
@@ -63,7 +71,23 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	}
 	e := report.Explain(reg, key)
 	fail := !e.Matched
-	if o.live {
+	if len(o.rdb) > 0 {
+		ao := audit.Defaults()
+		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})
+		found, err := snapshot.Find(ctx, src, key, audit.Plan(reg, true), true)
+		if err != nil {
+			return runtimeError(err, "")
+		}
+		kc, err := audit.CheckKey(ctx, found, reg, key, ao)
+		if err != nil {
+			return runtimeError(err, "")
+		}
+		e.Live = liveFacts(kc)
+		e.Live.Source = "rdb:" + strings.Join(o.rdb, ",")
+		for _, f := range kc.Findings {
+			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
+		}
+	} else if o.live {
 		so, err := a.scannerOptions(&o.conn, scanner.Plan{Idle: true, Memory: true})
 		if err != nil {
 			return err

@@ -178,3 +178,55 @@ func TestAuditRDBDamaged(t *testing.T) {
 		t.Errorf("the report of a truncated snapshot is not partial:\n%s", out)
 	}
 }
+
+// TestExplainRDB looks keys up in a SAVEd snapshot: the facts and verdicts
+// of explain --rdb are those of explain --live on the same server.
+func TestExplainRDB(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.HSet(ctx, "v1:cart:{7}:items", "sku", `{"q":1}`).Err(); err != nil { // no TTL: ttl-missing
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx, "v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10", `{"user_id":1}`, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := c.ConfigGet(ctx, "dir").Result()
+	file, _ := c.ConfigGet(ctx, "dbfilename").Result()
+	dump := filepath.Join(dir["dir"], file["dbfilename"])
+	const reg = frameworksDir + "/all/keys.yaml"
+	for _, key := range []string{"v1:cart:{7}:items", "v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10"} {
+		lcode, lout, _ := cli(t, "explain", "--registry", reg, "--format", "json", "--live", "--url", "redis://"+s.Addr, "--allow-touch", key)
+		rcode, rout, rerr := cli(t, "explain", "--registry", reg, "--format", "json", "--rdb", dump, key)
+		if lcode != rcode {
+			t.Errorf("%s: explain --live exit %d, --rdb exit %d (%s)", key, lcode, rcode, rerr)
+		}
+		var l, r struct {
+			Live struct {
+				Source   string   `json:"source"`
+				Exists   bool     `json:"exists"`
+				Type     string   `json:"type"`
+				Verdicts []string `json:"verdicts"`
+			} `json:"live"`
+		}
+		if err := json.Unmarshal([]byte(lout), &l); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(rout), &r); err != nil {
+			t.Fatalf("%v\n%s", err, rout)
+		}
+		if !r.Live.Exists || r.Live.Type != l.Live.Type || !slices.Equal(r.Live.Verdicts, l.Live.Verdicts) || r.Live.Source != "rdb:"+dump {
+			t.Errorf("%s: --rdb %+v, --live %+v", key, r.Live, l.Live)
+		}
+		if strings.HasPrefix(key, "v1:cart:") && !slices.ContainsFunc(r.Live.Verdicts, func(v string) bool { return strings.Contains(v, "ttl-missing") }) {
+			t.Errorf("the cart without a TTL has verdicts %q, want ttl-missing", r.Live.Verdicts)
+		}
+	}
+	code, out, _ := cli(t, "explain", "--registry", reg, "--rdb", dump, "v1:cart:{8}:items")
+	if code != 0 || !strings.Contains(out, "the key is not in "+dump) {
+		t.Errorf("a key not in the snapshot: exit %d\n%s", code, out)
+	}
+}
