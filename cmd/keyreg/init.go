@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/keyreg/keyreg/audit"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/snapshot"
 	"github.com/keyreg/keyreg/source"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,6 +24,7 @@ import (
 
 type initOptions struct {
 	conn      connOptions
+	rdb       []string // snapshot files to infer from instead of a live Redis
 	out       string
 	force     bool
 	match     string
@@ -71,6 +75,7 @@ runtime error (Redis unreachable; a partial scan).`,
 	f.StringVar(&o.out, "out", "keys.yaml", "where to write the registry; its schemas go to schemas/ beside it")
 	f.BoolVar(&o.force, "force", false, "overwrite --out and schema files that exist")
 	f.StringVar(&o.separator, "separator", ":", "the byte that separates key segments")
+	f.StringArrayVar(&o.rdb, "rdb", nil, "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)")
 	o.scanFlags(f)
 	return c
 }
@@ -126,26 +131,58 @@ func (a *app) runInit(ctx context.Context, o initOptions) error {
 // A scan cut short (interrupted, a node failed, --max-keys) still yields
 // a draft of what it saw; partial says why it is partial.
 func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, in *infer.Inference) (d *registry.Draft, schemas map[string][]byte, sum infer.Summary, partial string, err error) {
-	so, err := a.scannerOptions(conn, scanner.Plan{})
-	if err != nil {
-		return nil, nil, sum, "", err
-	}
-	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	c, err := scanner.Connect(ctx, so)
-	if err != nil {
-		return nil, nil, sum, "", connectError(err)
+	var (
+		src      audit.Source
+		resample func(ctx context.Context, targets []infer.Target) audit.Source
+	)
+	if len(o.rdb) > 0 {
+		if o.match != "" || o.maxKeys > 0 || o.rate > 0 {
+			return nil, nil, sum, "", usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
+		}
+		if o.sample > 0 && slices.Contains(o.rdb, "-") {
+			return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
+		}
+		src = snapshot.NewSource(o.rdb, snapshot.SourceOptions{Stdin: a.stdin})
+		// The keys to sample are known once every key was seen: a second
+		// pass over the files keeps their values.
+		resample = func(ctx context.Context, targets []infer.Target) audit.Source {
+			want := make(map[string]bool, len(targets))
+			for _, t := range targets {
+				want[t.Key] = true
+			}
+			s := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: len(targets) + 1, SampleLen: 100, MaxValueBytes: o.maxValue})
+			_, _ = s.ScanKeys(ctx, func(k string) source.Plan {
+				if want[k] {
+					return source.Plan{Sample: "*"}
+				}
+				return source.Plan{}
+			}, func([]source.KeyInfo) error { return nil })
+			return s
+		}
+	} else {
+		so, err := a.scannerOptions(conn, scanner.Plan{})
+		if err != nil {
+			return nil, nil, sum, "", err
+		}
+		so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
+		c, err := scanner.Connect(ctx, so)
+		if err != nil {
+			return nil, nil, sum, "", connectError(err)
+		}
+		defer c.Close()
+		src = c
+		resample = func(context.Context, []infer.Target) audit.Source { return c }
 	}
-	defer c.Close()
 	memory := o.limits || o.memory
 	plan := func(string) source.Plan { return source.Plan{Memory: memory} }
 	var n atomic.Int64
 	stop := a.progressOf(&n, "init: scanned")
-	stats, err := c.ScanKeys(ctx, plan, func(batch []source.KeyInfo) error {
+	stats, err := src.ScanKeys(ctx, plan, func(batch []source.KeyInfo) error {
 		for i := range batch {
 			k := &batch[i]
 			f := infer.Fact{Key: k.Key, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
@@ -171,7 +208,8 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		ctx = context.WithoutCancel(ctx) // sample what was seen even after Ctrl-C
 	}
 	targets := in.Candidates(o.sample)
-	if o.sample > 0 && !c.Touch().Blocked() {
+	if o.sample > 0 && len(targets) > 0 && !src.Touch().Blocked() {
+		sampler := resample(ctx, targets)
 		for _, group := range groupTargets(targets) {
 			keys := make([]source.KeyInfo, len(group))
 			for i, t := range group {
@@ -181,7 +219,7 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 				ss    []payload.Sample
 				names []string
 			)
-			c.SampleEach(ctx, keys, 100, o.maxValue, func(idx []int, got []payload.Sample, errs []error) {
+			sampler.SampleEach(ctx, keys, 100, o.maxValue, func(idx []int, got []payload.Sample, errs []error) {
 				for j := range got {
 					if errs[j] == nil {
 						ss = append(ss, got[j])

@@ -31,18 +31,7 @@ func runInit(t *testing.T, addr string, extra ...string) (*registry.Registry, []
 	if code != 0 {
 		t.Fatalf("keyreg init: exit %d\n%s", code, errb)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.LoadFile(out)
-	if err != nil {
-		t.Fatalf("the written registry does not load: %v\n%s", err, data)
-	}
-	if c := rules.Lint(reg).Active().Count(); c.Error > 0 {
-		t.Fatalf("the written registry has lint errors (%s):\n%s", c, data)
-	}
-	return reg, data, out
+	return runInitLoad(t, out)
 }
 
 // presetsOf lists the presets a registry uses.

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
 )
 
 // rdbReport is the part of the json audit report compared between a live
@@ -229,4 +231,83 @@ func TestExplainRDB(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "the key is not in "+dump) {
 		t.Errorf("a key not in the snapshot: exit %d\n%s", code, out)
 	}
+}
+
+// TestInitRDB infers a registry from a SAVEd snapshot and from the live
+// server it came from: the families (pattern, type, encoding, TTL policy)
+// and the presets must be the same.
+func TestInitRDB(t *testing.T) {
+	s := redistest.Standalone(t)
+	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []capturedKey
+	for _, c := range captures {
+		if strings.Contains(c, "prefixed") {
+			continue
+		}
+		_, keys := readCapture(t, c)
+		for _, k := range keys {
+			if k.PTTL < 0 || k.PTTL > 10*60_000 {
+				all = append(all, k)
+			}
+		}
+	}
+	restore(t, s.Addr, all, nil)
+	ctx := context.Background()
+	c := s.Client(t)
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := c.ConfigGet(ctx, "dir").Result()
+	file, _ := c.ConfigGet(ctx, "dbfilename").Result()
+	dump := filepath.Join(dir["dir"], file["dbfilename"])
+	shapeOf := func(args ...string) []string {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "keys.yaml")
+		code, _, errb := cli(t, append([]string{"init", "--out", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("init %v: exit %d\n%s", args, code, errb)
+		}
+		reg, _, _ := runInitLoad(t, out)
+		var lines []string
+		for _, f := range reg.Families {
+			if f.FromPreset() {
+				lines = append(lines, "preset "+f.Preset)
+				continue
+			}
+			lines = append(lines, fmt.Sprintf("%s %s %s %s", f.Pattern.Source, f.Type, f.Encoding, f.TTL))
+		}
+		slices.Sort(lines)
+		return slices.Compact(lines)
+	}
+	live := shapeOf("--url", "redis://"+s.Addr, "--allow-touch")
+	snap := shapeOf("--rdb", dump)
+	if !slices.Equal(live, snap) {
+		t.Errorf("init --rdb and a live init differ:\nlive %q\nrdb  %q", live, snap)
+	}
+	if len(live) < 9 {
+		t.Errorf("too few families and presets: %q", live)
+	}
+	if code, _, errb := cli(t, "init", "--out", filepath.Join(t.TempDir(), "k.yaml"), "--rdb", "-"); code != 2 || !strings.Contains(errb, "read once") {
+		t.Errorf("init --rdb - with sampling: exit %d, want 2\n%s", code, errb)
+	}
+}
+
+// runInitLoad loads a registry init wrote and checks it lints without errors.
+func runInitLoad(t *testing.T, path string) (*registry.Registry, []byte, string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.LoadFile(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	if c := rules.Lint(reg).Active().Count(); c.Error > 0 {
+		t.Fatalf("lint errors (%s):\n%s", c, data)
+	}
+	return reg, data, path
 }
