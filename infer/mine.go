@@ -703,21 +703,23 @@ func (n *node) compact() {
 
 // toWild merges child c of n into n's word placeholder.
 func (m *Miner) toWild(n, c *node) {
-	vs := valueState(c.kind, c.class, c.lit, c.st)
 	n.detach(c)
-	if n.wild == nil {
-		n.wild = &node{kind: eWild, st: vs}
-		m.nodes++
-	} else {
-		n.wild.st = joinState(n.wild.st, vs)
-	}
-	n.wild.st.varied = true
-	m.mergeInto(n.wild, c)
+	m.adoptWild(n, c)
 }
 
 // mergeInto moves the keys and the subtree of src into dst, which stand at
 // the same position; src is discarded. The caller joins the states.
 func (m *Miner) mergeInto(dst, src *node) {
+	m.take(dst, src)
+	for _, c := range src.children() {
+		m.adopt(dst, c)
+	}
+	dst.compact()
+}
+
+// take adds src's key count and the stats of the keys that end at src to
+// dst, and discards src; the caller moves src's children.
+func (m *Miner) take(dst, src *node) {
 	m.nodes--
 	src.gone = true
 	dst.keys += src.keys
@@ -729,10 +731,6 @@ func (m *Miner) mergeInto(dst, src *node) {
 		}
 		src.term = nil
 	}
-	for _, c := range src.children() {
-		m.adopt(dst, c)
-	}
-	dst.compact()
 }
 
 // children returns every child of n.
@@ -824,17 +822,7 @@ func (m *Miner) adoptWild(n, c *node) {
 
 // absorb adds the keys of the whole subtree of src to the any tail rest.
 func (m *Miner) absorb(rest, src *node) {
-	m.nodes--
-	src.gone = true
-	rest.keys += src.keys
-	if src.term != nil {
-		if rest.term == nil {
-			rest.term = src.term
-		} else {
-			rest.term.Merge(src.term)
-		}
-		src.term = nil
-	}
+	m.take(rest, src)
 	for _, c := range src.children() {
 		m.absorb(rest, c)
 	}
