@@ -154,8 +154,8 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		defer cancel()
 	}
 	if len(o.rdb) > 0 {
-		if o.match != "" || o.maxKeys > 0 || o.rate > 0 {
-			return usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
+		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
+			return err
 		}
 		ao := audit.Defaults()
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
@@ -179,6 +179,14 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory = o.match != "", o.memory
 	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
+}
+
+// liveOnly refuses, with --rdb, the flags that shape a live scan.
+func liveOnly(match string, maxKeys int64, rate int) error {
+	if match != "" || maxKeys > 0 || rate > 0 {
+		return usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
+	}
+	return nil
 }
 
 // audit runs the audit, prints the report and maps the outcome to an exit

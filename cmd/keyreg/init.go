@@ -141,8 +141,8 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		resample func(ctx context.Context, targets []infer.Target) audit.Source
 	)
 	if len(o.rdb) > 0 {
-		if o.match != "" || o.maxKeys > 0 || o.rate > 0 {
-			return nil, nil, sum, "", usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
+		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
+			return nil, nil, sum, "", err
 		}
 		if o.sample > 0 && slices.Contains(o.rdb, "-") {
 			return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
