@@ -180,6 +180,9 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 		b := batch
 		batch, keptB = nil, 0
 		st.Keys += int64(len(b))
+		s.mu.Lock()
+		s.files[idx].Keys += int64(len(b))
+		s.mu.Unlock()
 		return fn(b)
 	}
 	for {
@@ -250,9 +253,6 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 			k.Len, k.HasLen = e.Len, true
 		}
 		batch = append(batch, k)
-		s.mu.Lock()
-		s.files[idx].Keys++
-		s.mu.Unlock()
 		if len(batch) == batchSize || keptB >= maxKept {
 			if err := flush(); err != nil {
 				return err
