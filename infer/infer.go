@@ -654,7 +654,7 @@ func units(s payload.Sample, fn func([]byte)) {
 	case s.String != nil:
 		fn(s.String)
 	case s.Fields != nil:
-		for _, k := range sortedKeys(s.Fields) {
+		for _, k := range slices.Sorted(maps.Keys(s.Fields)) {
 			fn(s.Fields[k])
 		}
 	case s.Members != nil:
@@ -663,20 +663,11 @@ func units(s payload.Sample, fn func([]byte)) {
 		}
 	case s.Entries != nil:
 		for _, e := range s.Entries {
-			for _, k := range sortedKeys(e) {
+			for _, k := range slices.Sorted(maps.Keys(e)) {
 				fn(e[k])
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
 }
 
 // eachValue calls fn with each value of a sample that a family's schema
