@@ -67,7 +67,7 @@ func TestSmoke(t *testing.T) {
 	if res.Seeded.Broken == 0 || res.Seeded.ByKind["unregistered"] == 0 || res.Seeded.ByKind["chat-messages"] == 0 {
 		t.Errorf("seeded mix lacks broken payloads, junk or streams: %+v", res.Seeded)
 	}
-	want := []string{"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys", "audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "init", "cluster-parallel", "cluster-sequential"}
+	want := []string{"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys", "audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "check-rdb", "rdb", "init", "cluster-parallel", "cluster-sequential"}
 	if len(res.Cases) != len(want) {
 		t.Fatalf("got %d cases, want %d", len(res.Cases), len(want))
 	}
@@ -111,8 +111,8 @@ func TestSmoke(t *testing.T) {
 	if res.Cluster == nil || res.Cluster.Speedup <= 0 {
 		t.Errorf("cluster summary: %+v", res.Cluster)
 	}
-	if len(res.Bars) != 11 {
-		t.Errorf("got %d bars, want 11", len(res.Bars))
+	if len(res.Bars) != 14 {
+		t.Errorf("got %d bars, want 14", len(res.Bars))
 	}
 	for _, b := range res.Bars {
 		if b.Verdict != "holds" && b.Verdict != "misses" {

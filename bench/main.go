@@ -51,28 +51,29 @@ type usageErr struct{ error }
 
 // config is the parsed command line.
 type config struct {
-	n, clusterN  int
-	rounds       int
-	cases        []string
-	cluster      bool
-	jsonOut      bool
-	keep         bool
-	redisServer  string
-	redisCLI     string
-	keyreg       string
-	registry     string
-	registryIdle string
-	registryLean string // generated: -registry without max_bytes, max_len and max_idle
-	rate         int
-	rateKeys     int
-	seed         uint64
-	args         []string
+	n, clusterN   int
+	rounds        int
+	cases         []string
+	cluster       bool
+	jsonOut       bool
+	keep          bool
+	redisServer   string
+	redisCLI      string
+	redisCheckRDB string
+	keyreg        string
+	registry      string
+	registryIdle  string
+	registryLean  string // generated: -registry without max_bytes, max_len and max_idle
+	rate          int
+	rateKeys      int
+	seed          uint64
+	args          []string
 }
 
 // allCases lists every case in table order.
 var allCases = []string{
 	"scan", "pipe1", "pipe4", "cli-scan", "cli-bigkeys",
-	"audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "init", "rate", "costs",
+	"audit", "audit-lean", "audit-idle", "audit-memory", "audit-validate", "check-rdb", "rdb", "init", "rate", "costs",
 	"cluster-parallel", "cluster-sequential",
 }
 
@@ -89,6 +90,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.keep, "keep", false, "leave the servers running (and their directory) when done")
 	fs.StringVar(&c.redisServer, "redis-server", "redis-server", "redis-server binary")
 	fs.StringVar(&c.redisCLI, "redis-cli", "redis-cli", "redis-cli binary")
+	fs.StringVar(&c.redisCheckRDB, "redis-check-rdb", "redis-check-rdb", "redis-check-rdb binary (the check-rdb case)")
 	fs.StringVar(&c.keyreg, "keyreg", "", "prebuilt keyreg binary (default: go build ./cmd/keyreg into a temp dir)")
 	fs.StringVar(&c.registry, "registry", "", "registry for the audit cases (default: bench/keys.yaml of the module)")
 	fs.StringVar(&c.registryIdle, "registry-idle", "", "registry of the audit-idle case (default: keys-idle.yaml next to -registry)")

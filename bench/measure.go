@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/registry"
+	"github.com/redis/go-redis/v9"
 )
 
 // env is what the cases run against.
@@ -32,6 +33,7 @@ type env struct {
 	cluster       []*server // the three masters
 	seeded        seedStats
 	clusterSeeded seedStats
+	rdb           string // the snapshot of main, once taken
 }
 
 // sample is one run of one case.
@@ -93,6 +95,16 @@ var caseDefs = map[string]caseDef{
 	"audit-validate": {"audit-validate", "keyreg audit --sample 2000000000 (every schema-bearing payload)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--sample", "2000000000")
 	}},
+	"check-rdb": {"check-rdb", "redis-check-rdb on a SAVE of the same keyspace (the snapshot floor: it reads every value)", func(ctx context.Context, e *env) (sample, error) {
+		return e.checkRDB(ctx)
+	}},
+	"rdb": {"rdb", "keyreg audit --rdb on the same snapshot (default audit, no Redis connection)", func(ctx context.Context, e *env) (sample, error) {
+		path, err := e.snapshot(ctx)
+		if err != nil {
+			return sample{}, err
+		}
+		return e.auditRun(ctx, nil, "--rdb", path)
+	}},
 	"init": {"init", "keyreg init (read-only scan, inference, 20 sampled values per family), then checked: families, share of keys registered", func(ctx context.Context, e *env) (sample, error) {
 		return e.initCase(ctx, e.main)
 	}},
@@ -129,16 +141,22 @@ func (e *env) baseline(ctx context.Context, mode string, extraEnv ...string) (sa
 // audit runs the keyreg binary against srv and reads the key count from its
 // JSON report.
 func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, error) {
-	var out bytes.Buffer
 	// --allow-touch: on redis before 7.2 the audit would otherwise sample
 	// nothing and read no length on these throwaway primaries, and the
 	// cases would stop measuring what they have always measured.
-	args := append([]string{"audit", "--url", "redis://" + srv.Addr, "--registry", e.cfg.registry,
-		"--format", "json", "--fail-on", "never", "--allow-touch"}, extra...)
+	args := append([]string{"--url", "redis://" + srv.Addr, "--allow-touch"}, extra...)
 	servers := []*server{srv}
 	if srv == e.cluster0() {
 		servers = e.cluster
 	}
+	return e.auditRun(ctx, servers, args...)
+}
+
+// auditRun runs keyreg audit with the bench registry and args, measuring
+// the CPU of servers meanwhile, and reads the key count from its JSON report.
+func (e *env) auditRun(ctx context.Context, servers []*server, extra ...string) (sample, error) {
+	var out bytes.Buffer
+	args := append([]string{"audit", "--registry", e.cfg.registry, "--format", "json", "--fail-on", "never"}, extra...)
 	s, err := e.proc(ctx, servers, &out, e.cfg.keyreg, args...)
 	if err != nil {
 		return s, err
@@ -159,6 +177,50 @@ func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, 
 		return s, fmt.Errorf("keyreg audit: the report is partial")
 	}
 	s.Keys = rep.Totals.Keys
+	return s, nil
+}
+
+// snapshot SAVEs the main server once and returns the path of its RDB
+// file; the audit cases write nothing, so one file serves every round.
+func (e *env) snapshot(ctx context.Context) (string, error) {
+	if e.rdb != "" {
+		return e.rdb, nil
+	}
+	cl := redis.NewClient(&redis.Options{Addr: e.main.Addr})
+	defer cl.Close()
+	if err := cl.Do(ctx, "SAVE").Err(); err != nil {
+		return "", fmt.Errorf("SAVE: %w", err)
+	}
+	path := filepath.Join(e.main.Dir, "dump.rdb")
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	e.logf("snapshot: %s, %.1f MB", path, float64(st.Size())/1e6)
+	e.rdb = path
+	return path, nil
+}
+
+// checkRDB runs redis-check-rdb on the snapshot and reads its key count.
+func (e *env) checkRDB(ctx context.Context) (sample, error) {
+	path, err := e.snapshot(ctx)
+	if err != nil {
+		return sample{}, err
+	}
+	bin, err := exec.LookPath(e.cfg.redisCheckRDB)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s not found (it comes with redis-server)", e.cfg.redisCheckRDB)
+	}
+	var out bytes.Buffer
+	s, err := e.proc(ctx, nil, &out, bin, path)
+	if err != nil {
+		return s, err
+	}
+	m := regexp.MustCompile(`(\d+) keys read`).FindSubmatch(out.Bytes())
+	if m == nil || !bytes.Contains(out.Bytes(), []byte("RDB looks OK")) {
+		return s, fmt.Errorf("redis-check-rdb: unexpected output %q", out.String())
+	}
+	s.Keys, _ = strconv.ParseInt(string(m[1]), 10, 64)
 	return s, nil
 }
 

@@ -258,6 +258,19 @@ func (r *result) bars() []bar {
 		add("Redis CPU ≤ 2.5 µs per key (default audit)", false, false, "")
 		add("client peak RSS ≤ 50 MiB (default audit)", false, false, "")
 	}
+	if rdb, chk := r.find("rdb"), r.find("check-rdb"); have(rdb, chk) {
+		add("audit --rdb ≥ 1.5× redis-check-rdb", ratio(rdb, chk) >= 1.5, true, fmt.Sprintf("%.2f×", ratio(rdb, chk)))
+	} else {
+		add("audit --rdb ≥ 1.5× redis-check-rdb", false, false, "")
+	}
+	if rdb := r.find("rdb"); have(rdb, audit) {
+		add("audit --rdb ≥ 3× the live default audit", ratio(rdb, audit) >= 3, true, fmt.Sprintf("%.2f×", ratio(rdb, audit)))
+		mib := float64(rdb.ClientMaxRSS) / (1 << 20)
+		add(fmt.Sprintf("audit --rdb peak RSS ≤ 64 MiB (%s keys)", human(int64(r.N))), mib <= 64, true, fmt.Sprintf("%.1f MiB", mib))
+	} else {
+		add("audit --rdb ≥ 3× the live default audit", false, false, "")
+		add("audit --rdb peak RSS ≤ 64 MiB", false, false, "")
+	}
 	if r.Safety != nil {
 		add(fmt.Sprintf("--rate %d: Redis CPU share ≤ 15%%", r.Safety.Rate), r.Safety.CPUShare <= 0.15, true,
 			fmt.Sprintf("%.1f%% (p99 PING %.3f ms vs %.3f ms idle)", 100*r.Safety.CPUShare, r.Safety.P99ms, r.Safety.IdleP99ms))

@@ -63,12 +63,24 @@ func smallDump(t testing.TB) []byte {
 }
 
 // drain reads a whole file, sampling every other value, and returns the
-// first error (nil at a clean io.EOF).
+// first error (nil at a clean io.EOF). It reads the file twice, summing the
+// checksum inline and on the CRC goroutine (ParallelCRC), and panics when
+// the two disagree, so that every test and fuzz input checks both.
 func drain(b []byte) error {
-	r, err := NewReader(bytes.NewReader(b), Options{MaxKeyBytes: 1 << 20})
+	err := drainWith(b, Options{MaxKeyBytes: 1 << 20})
+	perr := drainWith(b, Options{MaxKeyBytes: 1 << 20, ParallelCRC: true})
+	if fmt.Sprint(err) != fmt.Sprint(perr) {
+		panic(fmt.Sprintf("ParallelCRC disagrees: %v, inline: %v", perr, err))
+	}
+	return err
+}
+
+func drainWith(b []byte, o Options) error {
+	r, err := NewReader(bytes.NewReader(b), o)
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	for i := 0; ; i++ {
 		e, err := r.Next()
 		if err == io.EOF {
@@ -125,6 +137,42 @@ func TestDamage(t *testing.T) {
 	var fe *FormatError
 	if err := drain(d); !errors.As(err, &fe) || !strings.Contains(fe.Expected, "checksum") {
 		t.Fatalf("bad checksum: %v; want a FormatError about the checksum", err)
+	}
+}
+
+// TestParallelCRC checks the checksum goroutine on a real dump of many
+// buffers: the whole file reads clean, and a flipped byte anywhere, in
+// the first, a middle or the last buffer, is a checksum error.
+func TestParallelCRC(t *testing.T) {
+	s, c := startServer(t, "noeviction")
+	ctx := context.Background()
+	// Uncompressed, so that a flipped byte in a value stays a valid value.
+	if err := c.ConfigSet(ctx, "rdbcompression", "no").Err(); err != nil {
+		t.Fatal(err)
+	}
+	p := c.Pipeline()
+	for i := range 20000 {
+		p.Set(ctx, fmt.Sprintf("k:%d", i), strings.Repeat(fmt.Sprint(i), 20), 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := save(t, s, c)
+	if len(b) < 8*bufSize {
+		t.Fatalf("dump of %d bytes: want several buffers", len(b))
+	}
+	if err := drainWith(b, Options{ParallelCRC: true}); err != nil {
+		t.Fatalf("whole file: %v", err)
+	}
+	// Offsets inside a value, so that only the checksum can notice.
+	for _, at := range []int{len(b) / 7, len(b) / 2, len(b) - 200} {
+		i := bytes.Index(b[at:], []byte("k:")) + at + 30
+		d := bytes.Clone(b)
+		d[i] ^= 1
+		var fe *FormatError
+		if err := drainWith(d, Options{ParallelCRC: true}); !errors.As(err, &fe) || !strings.Contains(fe.Expected, "checksum") {
+			t.Fatalf("byte %d of %d flipped: %v; want a checksum error", i, len(b), err)
+		}
 	}
 }
 

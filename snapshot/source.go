@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -64,9 +63,11 @@ type kept struct {
 	err error
 }
 
-// maxKept bounds the values kept for SampleEach at once: a batch is handed
-// over early when its samples reach it.
-const maxKept = 32 << 20
+// maxKept bounds the values kept per batch for SampleEach: a batch is
+// handed over early when its samples reach it. The values of at most
+// readAhead+3 batches are held at once (read ahead, handed over, and the
+// audit's pending one), so 8 MiB keeps them well within the RSS bar.
+const maxKept = 8 << 20
 
 // batchSize is the keys per batch handed to ScanKeys' callback.
 const batchSize = 1000
@@ -157,44 +158,98 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 		defer f.Close()
 		in = f
 	}
-	r, err := NewReader(bufio.NewReaderSize(in, 1<<20), Options{MaxValueBytes: s.o.MaxValueBytes})
+	// The reader buffers for itself (input.go); a bufio.Reader in front
+	// would only copy every byte once more.
+	r, err := NewReader(in, Options{MaxValueBytes: s.o.MaxValueBytes, ParallelCRC: true})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	info := FileInfo{Path: path, Version: r.Version(), Valkey: r.Valkey()}
+	defer r.Close()
 	s.mu.Lock()
-	s.files = append(s.files, info)
+	s.files = append(s.files, FileInfo{Path: path, Version: r.Version(), Valkey: r.Valkey()})
 	idx := len(s.files) - 1
 	s.mu.Unlock()
+
+	// The file is read on its own goroutine, at most readAhead batches
+	// ahead of fn: parsing and checksumming on one core, the audit on
+	// another. fn runs on the caller's goroutine, one batch at a time.
+	batches := make(chan []source.KeyInfo, readAhead)
+	stop := make(chan struct{})
 	var (
-		batch  []source.KeyInfo
+		read    fileStats
+		readErr error
+	)
+	go func() {
+		defer close(batches)
+		read, readErr = s.read(ctx, r, path, idx, plan, batches, stop)
+	}()
+	var fnErr error
+	for b := range batches {
+		if fnErr != nil {
+			continue // drain, so that the reader ends
+		}
+		st.Keys += int64(len(b))
+		s.mu.Lock()
+		s.files[idx].Keys += int64(len(b))
+		s.mu.Unlock()
+		if fnErr = fn(b); fnErr != nil {
+			close(stop)
+		}
+	}
+	st.Scanned += read.scanned
+	st.Vanished += read.vanished
+	if fnErr != nil {
+		return fnErr
+	}
+	if readErr != nil && !errors.Is(readErr, errStopped) {
+		return fmt.Errorf("%s: %w", path, readErr)
+	}
+	return readErr
+}
+
+// readAhead is how many batches the reader may finish before fn takes them.
+const readAhead = 1
+
+// errStopped ends a read whose consumer failed.
+var errStopped = errors.New("snapshot: read stopped")
+
+type fileStats struct{ scanned, vanished int64 }
+
+// read parses the file and sends its keys to out in batches, until the end,
+// an error, ctx's end or stop.
+func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan source.Planner, out chan<- []source.KeyInfo, stop <-chan struct{}) (fileStats, error) {
+	var (
+		fs     fileStats
+		batch  = make([]source.KeyInfo, 0, batchSize)
 		keptB  int64
 		quota  = map[source.Family]int{}
 		ctime  time.Time
 		ctimeK bool
 	)
-	flush := func() error {
+	send := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		b := batch
-		batch, keptB = nil, 0
-		st.Keys += int64(len(b))
-		s.mu.Lock()
-		s.files[idx].Keys += int64(len(b))
-		s.mu.Unlock()
-		return fn(b)
+		select {
+		case out <- batch:
+		case <-stop:
+			return errStopped
+		}
+		batch, keptB = make([]source.KeyInfo, 0, batchSize), 0
+		return nil
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
+		if fs.scanned%batchSize == 0 {
+			if err := ctx.Err(); err != nil {
+				return fs, err
+			}
 		}
 		e, err := r.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fs, err
 		}
 		if !ctimeK {
 			ctime, ctimeK = auxTime(r.Aux()), true
@@ -203,7 +258,7 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 			s.files[idx].Created = ctime
 			s.mu.Unlock()
 		}
-		st.Scanned++
+		fs.scanned++
 		k := source.KeyInfo{Key: string(e.Key), DB: e.DB, Node: path, Type: e.Type, PTTL: source.NoExpiry}
 		p := plan(k.Key)
 		k.Family = p.Family
@@ -216,9 +271,9 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 			}
 			if left <= 0 {
 				if err := e.Skip(); err != nil {
-					return fmt.Errorf("%s: %w", path, err)
+					return fs, err
 				}
-				st.Vanished++ // expired when the snapshot was taken
+				fs.vanished++ // expired when the snapshot was taken
 				continue
 			}
 			k.PTTL = left
@@ -235,14 +290,14 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 			v, err := e.Value(s.o.SampleLen, s.o.MaxValueBytes)
 			var fe *FormatError
 			if errors.As(err, &fe) {
-				return fmt.Errorf("%s: %w", path, err)
+				return fs, err
 			}
 			s.mu.Lock()
 			s.kept[keptKey{k.DB, k.Key}] = kept{v, err}
 			s.mu.Unlock()
 			keptB += sampleBytes(v)
 		} else if err := e.Skip(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fs, err
 		}
 		// The size in the file and the length come with the value, for
 		// free: the snapshot fills them without being asked.
@@ -254,12 +309,12 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 		}
 		batch = append(batch, k)
 		if len(batch) == batchSize || keptB >= maxKept {
-			if err := flush(); err != nil {
-				return err
+			if err := send(); err != nil {
+				return fs, err
 			}
 		}
 	}
-	return flush()
+	return fs, send()
 }
 
 // SampleEach hands over the values kept for keys, in one wave, and forgets

@@ -114,11 +114,11 @@ func (r *Reader) readStrHdr(what string) (strHdr, error) {
 		}
 		return strHdr{kind: strInt, n: int64(int32(binary.LittleEndian.Uint32(p)))}, nil
 	case 3:
-		c, err := r.readLen(what + " (LZF compressed length)")
+		c, err := r.readLen("an LZF compressed length")
 		if err != nil {
 			return strHdr{}, err
 		}
-		u, err := r.readLen(what + " (LZF uncompressed length)")
+		u, err := r.readLen("an LZF uncompressed length")
 		if err != nil {
 			return strHdr{}, err
 		}
