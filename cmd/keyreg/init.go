@@ -75,7 +75,6 @@ runtime error (Redis unreachable; a partial scan).`,
 	f.StringVar(&o.out, "out", "keys.yaml", "where to write the registry; its schemas go to schemas/ beside it")
 	f.BoolVar(&o.force, "force", false, "overwrite --out and schema files that exist")
 	f.StringVar(&o.separator, "separator", ":", "the byte that separates key segments")
-	f.StringArrayVar(&o.rdb, "rdb", nil, "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)")
 	o.scanFlags(f)
 	return c
 }
@@ -83,6 +82,7 @@ runtime error (Redis unreachable; a partial scan).`,
 // scanFlags registers the flags of the scan and sampling that init and
 // suggest share.
 func (o *initOptions) scanFlags(f *pflag.FlagSet) {
+	f.StringArrayVar(&o.rdb, "rdb", nil, "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)")
 	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")

@@ -288,6 +288,27 @@ families:
 	if !strings.Contains(errb, "100 of 151 keys unregistered") || strings.Contains(out, "not-a-number") {
 		t.Errorf("the key of user's shape is not unregistered and gets no proposal: %s\n%s", errb, out)
 	}
+	// The same proposals from a snapshot of the same server.
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	dirs, _ := c.ConfigGet(ctx, "dir").Result()
+	files, _ := c.ConfigGet(ctx, "dbfilename").Result()
+	code, fromRDB, errRDB := cli(t, "suggest", "--rdb", filepath.Join(dirs["dir"], files["dbfilename"]), "--registry", path)
+	// Comments may differ: a snapshot holds every value's size, so they
+	// give memory shares.
+	uncommented := func(s string) string {
+		var keep []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if code != 0 || uncommented(fromRDB) != uncommented(out) || !strings.Contains(errRDB, "100 of 151 keys unregistered") {
+		t.Errorf("suggest --rdb: exit %d, %s\n%s\nwant the live proposals:\n%s", code, errRDB, fromRDB, out)
+	}
 	code, _, errb = cli(t, "suggest", "--url", "redis://"+s.Addr, "--registry", path, "--allow-touch", "--write")
 	if code != 0 {
 		t.Fatalf("suggest --write: exit %d\n%s", code, errb)
