@@ -186,7 +186,8 @@ func (e *env) snapshot(ctx context.Context) (string, error) {
 	if e.rdb != "" {
 		return e.rdb, nil
 	}
-	cl := redis.NewClient(&redis.Options{Addr: e.main.Addr})
+	// SAVE of 10M keys takes longer than go-redis' default 3 s read timeout.
+	cl := redis.NewClient(&redis.Options{Addr: e.main.Addr, ReadTimeout: 10 * time.Minute})
 	defer cl.Close()
 	if err := cl.Do(ctx, "SAVE").Err(); err != nil {
 		return "", fmt.Errorf("SAVE: %w", err)
