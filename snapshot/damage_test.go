@@ -177,11 +177,20 @@ func TestParallelCRC(t *testing.T) {
 }
 
 // FuzzReader reads arbitrary input: it must end in an error or io.EOF,
-// never panic or hang. Seeds: a real dump (testdata/fuzz) and the
-// constructed files of the unit tests.
+// never panic or hang. Seeds: a real dump (testdata/fuzz), the files of
+// the old servers (testdata/servers) and the constructed files of the unit
+// tests.
 func FuzzReader(f *testing.F) {
 	for _, c := range constructed() {
 		f.Add(c.file)
+	}
+	servers, _ := filepath.Glob("testdata/servers/*.rdb")
+	for _, p := range servers {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_ = drain(b)

@@ -14,4 +14,14 @@
 // linkedlist, ziplist, quicklist (of ziplists), quicklist2 (of listpacks),
 // hashtable, intset, listpack, skiplist, zipmap, stream, hash_metadata and
 // hash_listpack_ex (7.4 hash field TTLs), hash2 (Valkey 9) or module.
+//
+// The tests read files saved by real servers: Redis 7.0 (the tests' own
+// redis-server, every encoding it writes, under LFU and LRU policies) and
+// the fixtures in testdata/servers, saved by Redis 2.8 (RDB 6: ziplist
+// and linked lists, string-double zsets), 3.2 (RDB 7: quicklist of
+// ziplists), 6.2 (RDB 9: ziplist hashes and zsets, stream v1, LRU idle)
+// and 7.4 (RDB 12: listpack sets, stream v3, hash field TTLs) built from
+// the upstream tags. Zipmap hashes (Redis 2.4 and before), RDB versions 1
+// to 5 and module values are tested only with files built in the tests
+// from their documented formats.
 package snapshot

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
@@ -30,11 +31,13 @@ type rdbReport struct {
 		WithTTL int64  `json:"with_ttl"`
 		Sampled int64  `json:"sampled"`
 	} `json:"families"`
-	Findings []struct {
-		Rule   string `json:"rule"`
-		Family string `json:"family"`
-		Count  int64  `json:"count"`
-	} `json:"findings"`
+	Findings []rdbFinding `json:"findings"`
+}
+
+type rdbFinding struct {
+	Rule   string `json:"rule"`
+	Family string `json:"family"`
+	Count  int64  `json:"count"`
 }
 
 func (r *rdbReport) lines() (fams, finds []string) {
@@ -310,4 +313,78 @@ func runInitLoad(t *testing.T, path string) (*registry.Registry, []byte, string)
 		t.Fatalf("lint errors (%s):\n%s", c, data)
 	}
 	return reg, data, path
+}
+
+// TestAuditRDBOldServers audits the snapshots that real Redis 2.8 to 7.4
+// (and Valkey) servers saved (snapshot/testdata/servers) with a registry of
+// one family per type: every key that had not expired lands on its type's
+// family, with no type finding, and the report names the file's version.
+func TestAuditRDBOldServers(t *testing.T) {
+	files, err := filepath.Glob("../../snapshot/testdata/servers/*.rdb")
+	if err != nil || len(files) < 4 {
+		t.Fatalf("want the old servers' fixtures: %v, %v", files, err)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	var fams strings.Builder
+	for _, typ := range []string{"string", "list", "set", "zset", "hash", "stream"} {
+		prefix := map[string]string{"string": "str"}[typ]
+		if prefix == "" {
+			prefix = typ
+		}
+		fmt.Fprintf(&fams, "  - {name: %ss, description: d, pattern: \"%s:{name:any}\", owner: t, type: %s, ttl: optional}\n", prefix, prefix, typ)
+	}
+	if err := os.WriteFile(reg, []byte("version: 1\nowners: {t: {contact: t@example.com}}\nfamilies:\n"+fams.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			var fx struct {
+				SavedAt int64 `json:"saved_unix_ms"`
+				Keys    []struct {
+					Type string `json:"type"`
+					PTTL int64  `json:"pttl_ms"`
+				} `json:"keys"`
+			}
+			b, err := os.ReadFile(strings.TrimSuffix(file, ".rdb") + ".json")
+			if err != nil || json.Unmarshal(b, &fx) != nil {
+				t.Fatalf("fixture json: %v", err)
+			}
+			code, out, errb := cli(t, "audit", "--rdb", file, "--registry", reg, "--format", "json")
+			var r rdbReport
+			if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitClean {
+				t.Fatalf("exit %d, %v\n%s\n%s", code, err, out, errb)
+			}
+			// A file without ctime (RDB before 7) compares TTLs with now: its
+			// keys with a TTL may have expired since the fixture was made.
+			noCtime := slices.ContainsFunc(r.Scan.Notes, func(n string) bool { return strings.Contains(n, "no creation time") })
+			want := map[string]int64{}
+			for _, k := range fx.Keys {
+				if k.PTTL > 0 && noCtime && fx.SavedAt+k.PTTL < time.Now().UnixMilli() {
+					continue
+				}
+				want[k.Type]++
+			}
+			got := map[string]int64{}
+			var total int64
+			for _, f := range r.Families {
+				typ := strings.TrimSuffix(f.Name, "s")
+				if typ == "str" {
+					typ = "string"
+				}
+				if f.Keys > 0 {
+					got[typ] = f.Keys
+				}
+				total += f.Keys
+			}
+			// Only the stream family may be unused: Redis before 5 has none.
+			findings := slices.DeleteFunc(r.Findings, func(f rdbFinding) bool { return f.Rule == "family-unused" && f.Family == "streams" })
+			if fmt.Sprint(got) != fmt.Sprint(want) || r.Scan.Keys != total || len(findings) != 0 {
+				t.Errorf("keys per type %v, want %v; %d keys scanned; findings %v", got, want, r.Scan.Keys, r.Findings)
+			}
+			if len(r.Scan.Notes) == 0 || !strings.Contains(r.Scan.Notes[0], "version") {
+				t.Errorf("notes %q: want the file's RDB version", r.Scan.Notes)
+			}
+		})
+	}
 }
