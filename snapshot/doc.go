@@ -20,8 +20,9 @@
 // the fixtures in testdata/servers, saved by Redis 2.8 (RDB 6: ziplist
 // and linked lists, string-double zsets), 3.2 (RDB 7: quicklist of
 // ziplists), 6.2 (RDB 9: ziplist hashes and zsets, stream v1, LRU idle)
-// and 7.4 (RDB 12: listpack sets, stream v3, hash field TTLs) built from
-// the upstream tags. Zipmap hashes (Redis 2.4 and before), RDB versions 1
+// and 7.4 (RDB 12: listpack sets, stream v3, hash field TTLs), and by
+// Valkey 8.0 (RDB 11, valkey-ver AUX), built from the upstream tags.
+// Valkey 9's VALKEY magic and hash2 are tested only with constructed files. Zipmap hashes (Redis 2.4 and before), RDB versions 1
 // to 5 and module values are tested only with files built in the tests
 // from their documented formats.
 package snapshot

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,13 +20,13 @@ import (
 )
 
 // The files in testdata/servers were SAVEd by real redis-server builds of
-// versions that Debian no longer ships: redis-<version>.rdb, and beside it
+// versions that Debian does not ship (and by Valkey 8.0, as valkey-*): redis-<version>.rdb, and beside it
 // redis-<version>.json, what that live server said of every key just before
 // the SAVE (TYPE, OBJECT ENCODING, PTTL, length and contents). They were
 // made by TestWriteServerFixtures below, from servers built from the
 // upstream source at the release tags (make MALLOC=libc):
 //
-//	KEYREG_OLD_REDIS=/path/to/2.8.24/redis-server,/path/to/6.2.16/redis-server \
+//	KEYREG_OLD_REDIS=/path/to/2.8.24/redis-server,/path/to/valkey-8.0.1/valkey-server \
 //	  go test ./snapshot -run TestWriteServerFixtures -count=1
 //
 // TestServerFixtures reads each file and checks it against its JSON.
@@ -45,7 +46,7 @@ type fixtureKey struct {
 }
 
 type fixture struct {
-	Server    string       `json:"server"` // INFO server's redis_version (Valkey's too)
+	Server    string       `json:"server"` // INFO server's valkey_version or redis_version
 	Policy    string       `json:"maxmemory_policy"`
 	Functions int          `json:"functions"`
 	SavedAt   int64        `json:"saved_unix_ms"` // when SAVE ran: RDB before 7 has no ctime
@@ -93,8 +94,8 @@ func TestServerFixtures(t *testing.T) {
 				t.Fatalf("reading it whole: %v", err)
 			}
 			keys, r := readAll(t, b, true)
-			if got := r.Aux()["redis-ver"]; got != fx.Server && r.Version() >= 7 {
-				t.Errorf("AUX redis-ver %q, server said %q", got, fx.Server)
+			if got := firstOf(r.Aux(), "redis-ver", "valkey-ver"); got != fx.Server && r.Version() >= 7 {
+				t.Errorf("AUX redis-ver or valkey-ver %q, server said %q", got, fx.Server)
 			}
 			if r.Functions() != fx.Functions {
 				t.Errorf("%d functions, want %d", r.Functions(), fx.Functions)
@@ -208,7 +209,7 @@ func writeServerFixture(t *testing.T, bin string) {
 	major, _ := strconv.Atoi(strings.Split(ver, ".")[0])
 	minor, _ := strconv.Atoi(strings.Split(ver, ".")[1])
 	at := func(maj, min int) bool { return major > maj || (major == maj && minor >= min) }
-	fx := fixture{Server: ver, Policy: "noeviction"}
+	fx := fixture{Server: cmp.Or(valkey, ver), Policy: "noeviction"}
 	// Idle times (RDB 9, Redis 5) and LFU frequencies are saved only under
 	// an LRU or LFU policy.
 	switch {
