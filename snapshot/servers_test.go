@@ -20,9 +20,9 @@ import (
 )
 
 // The files in testdata/servers were SAVEd by real redis-server builds of
-// versions that Debian does not ship (and by Valkey 8.0, as valkey-*): redis-<version>.rdb, and beside it
-// redis-<version>.json, what that live server said of every key just before
-// the SAVE (TYPE, OBJECT ENCODING, PTTL, length and contents). They were
+// versions that Debian does not ship, and by Valkey 8.0: <server>.rdb, and
+// beside it <server>.json, what that live server said of every key just
+// before the SAVE (TYPE, OBJECT ENCODING, PTTL, length and contents). They were
 // made by TestWriteServerFixtures below, from servers built from the
 // upstream source at the release tags (make MALLOC=libc):
 //
