@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/source"
@@ -220,6 +221,7 @@ type fileStats struct{ scanned, vanished int64 }
 func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan source.Planner, out chan<- []source.KeyInfo, stop <-chan struct{}) (fileStats, error) {
 	var (
 		fs     fileStats
+		keys   keyArena
 		batch  = make([]source.KeyInfo, 0, batchSize)
 		keptB  int64
 		quota  = map[source.Family]int{}
@@ -259,7 +261,7 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			s.mu.Unlock()
 		}
 		fs.scanned++
-		k := source.KeyInfo{Key: string(e.Key), DB: e.DB, Node: path, Type: e.Type, PTTL: source.NoExpiry}
+		k := source.KeyInfo{Key: keys.string(e.Key), DB: e.DB, Node: path, Type: e.Type, PTTL: source.NoExpiry}
 		p := plan(k.Key)
 		k.Family = p.Family
 		if !e.ExpireAt.IsZero() {
@@ -315,6 +317,27 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		}
 	}
 	return fs, send()
+}
+
+// keyArena holds key names in blocks of a few KiB instead of one allocation
+// per key, which is most of what reading a file allocates. A block is
+// written once, front to back, and never changed, so the strings over it
+// stay valid and immutable. Blocks are small so that a key the audit keeps
+// (an example, a prefix group) holds little memory besides it.
+type keyArena struct{ block []byte }
+
+const arenaBlock = 4 << 10
+
+func (a *keyArena) string(b []byte) string {
+	if len(b) == 0 || len(b) > arenaBlock/8 {
+		return string(b)
+	}
+	if cap(a.block)-len(a.block) < len(b) {
+		a.block = make([]byte, 0, arenaBlock)
+	}
+	off := len(a.block)
+	a.block = append(a.block, b...)
+	return unsafe.String(&a.block[off], len(b))
 }
 
 // SampleEach hands over the values kept for keys, in one wave, and forgets
