@@ -34,7 +34,7 @@ type auditOptions struct {
 	sample     int
 	maxValue   int64
 	showValues bool
-	format     string
+	output     outputOptions
 	failOn     string
 	baseline   baselineOptions
 }
@@ -119,7 +119,7 @@ served by no healthy master, interrupted).`,
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
-	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
+	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
@@ -127,10 +127,11 @@ served by no healthy master, interrupted).`,
 }
 
 func (a *app) runAudit(ctx context.Context, o auditOptions) error {
-	format, threshold, err := a.auditOutput(o.format, o.failOn)
+	outs, threshold, err := a.auditOutput(&o.output, o.failOn)
 	if err != nil {
 		return err
 	}
+	defer outs.discard()
 	if o.sample < 0 {
 		return usageError(fmt.Errorf("--sample %d is negative", o.sample), "--sample 0 reads no payload")
 	}
@@ -161,7 +162,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
 		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
-		return a.auditBaseline(ctx, src, reg, ao, format, threshold, base, o.baseline.write)
+		return a.auditBaseline(ctx, src, reg, ao, outs, threshold, base, o.baseline.write)
 	}
 	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
 	if err != nil {
@@ -178,7 +179,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory = o.match != "", o.memory
-	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
+	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write)
 }
 
 // liveOnly refuses, with --rdb, the flags that shape a live scan.
@@ -191,14 +192,14 @@ func liveOnly(match string, maxKeys int64, rate int) error {
 
 // audit runs the audit, prints the report and maps the outcome to an exit
 // code. An interrupted or failed scan still prints the partial report.
-func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity) error {
-	return a.auditBaseline(ctx, src, reg, ao, format, threshold, nil, "")
+func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity) error {
+	return a.auditBaseline(ctx, src, reg, ao, outs, threshold, nil, "")
 }
 
 // auditBaseline is audit, compared with base when it is not nil (only new
 // findings then count for the exit code), and recording the findings in
 // the file writeTo when it is set and the audit is complete.
-func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
+func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
 	var progress atomic.Int64
 	ao.Progress = func(keys int) {
 		total := progress.Add(int64(keys))
@@ -213,7 +214,7 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	if base != nil {
 		comp = audit.Compare(rep, base)
 	}
-	if err := a.writeAudit(format, rep, comp); err != nil {
+	if err := a.writeAudit(outs, rep, comp); err != nil {
 		return runtimeError(err, "")
 	}
 	if runErr != nil {
@@ -247,52 +248,54 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	return nil
 }
 
-func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Comparison) error {
-	o := report.Options{
-		Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
-		Rules:      ruleInfos(),
-		Automation: "keyreg/audit/",
-	}
-	if format == report.Text {
-		o.Summary = a.stderr
-	}
-	if format == report.GitHub {
+// writeAudit writes the report to every output: the same report, rendered
+// once per format, from the one scan.
+func (a *app) writeAudit(outs outputs, rep *audit.Report, comp *audit.Comparison) error {
+	var step *os.File
+	if outs.has(report.GitHub) {
 		f, err := openStepSummary()
 		if err != nil {
 			return err
 		}
 		if f != nil {
 			defer f.Close()
-			o.StepSummary = f
+			step = f
 		}
 	}
-	return report.AuditBaseline(a.stdout, format, rep, comp, o)
+	infos := ruleInfos()
+	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {
+		o := report.Options{
+			Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
+			Rules:      infos,
+			Automation: "keyreg/audit/",
+		}
+		if first && format == report.Text {
+			o.Summary = a.stderr
+		}
+		if first && step != nil && format == report.GitHub {
+			o.StepSummary = step
+		}
+		return report.AuditBaseline(w, format, rep, comp, o)
+	})
 }
 
-// auditOutput parses the --format and --fail-on of an audit report.
-func (a *app) auditOutput(format, fail string) (report.Format, diag.Severity, error) {
-	f, err := a.auditFormat(format)
-	if err != nil {
-		return "", 0, err
-	}
+// auditOutput opens the outputs and parses --fail-on of an audit report.
+// The caller defers outs.discard.
+func (a *app) auditOutput(o *outputOptions, fail string) (outputs, diag.Severity, error) {
 	threshold, err := failOn(fail)
-	return f, threshold, err
+	if err != nil {
+		return nil, 0, err
+	}
+	outs, err := o.open(a.defaultAuditFormat)
+	return outs, threshold, err
 }
 
-// auditFormat parses --format; the default is table on a terminal, text
-// otherwise.
-func (a *app) auditFormat(s string) (report.Format, error) {
-	if s == "" {
-		if isTerminal(a.stdout) {
-			return report.Table, nil
-		}
-		return report.Text, nil
+// defaultAuditFormat is table on a terminal, text otherwise.
+func (a *app) defaultAuditFormat() report.Format {
+	if isTerminal(a.stdout) {
+		return report.Table
 	}
-	f, err := report.ParseFormat(s, report.AuditFormats...)
-	if err != nil {
-		return "", usageError(err, "")
-	}
-	return f, nil
+	return report.Text
 }
 
 func isTerminal(w io.Writer) bool {

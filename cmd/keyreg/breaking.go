@@ -19,7 +19,7 @@ import (
 type breakingOptions struct {
 	registry string
 	against  string
-	format   string
+	output   outputOptions
 	failOn   string
 }
 
@@ -53,16 +53,12 @@ or new registry or usage error, 3 git ref missing (or a shallow clone).`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().StringVar(&o.against, "against", "", "older registry to compare with: a git ref or a file path (default in GitHub Actions: the merge base with origin/$GITHUB_BASE_REF)")
-	formatFlag(c, &o.format, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
+	outputFlags(c, &o.output, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
 
 func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
-	format, err := report.ParseFormat(o.format, report.Formats(report.DocDiagnostics)...)
-	if err != nil {
-		return usageError(err, "")
-	}
 	threshold, err := failOn(o.failOn)
 	if err != nil {
 		return err
@@ -75,7 +71,12 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 		}
 		against = "origin/" + base
 	}
-	reg, err := a.loadReported(o.registry, format, "keyreg/breaking/")
+	outs, err := o.output.open(nil)
+	if err != nil {
+		return err
+	}
+	defer outs.discard()
+	reg, err := a.loadReported(o.registry, outs, "keyreg/breaking/")
 	if err != nil {
 		return err
 	}
@@ -83,10 +84,17 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 	if err != nil {
 		return err
 	}
+	checked := &report.Checked{Families: familyNames(reg), Rules: ruleIDs(rules.KindBreaking)}
 	if old == nil {
-		return nil // nothing to compare with
+		// Nothing to compare with: every family is new, and every check passes.
+		return a.reportDiagnostics(outs, nil, "keyreg/breaking/", checked, threshold)
 	}
-	return a.reportDiagnostics(format, rules.Breaking(old, reg, time.Now()), "keyreg/breaking/", threshold)
+	for _, f := range old.Families {
+		if _, ok := reg.Family(f.Name); !ok {
+			checked.Families = append(checked.Families, f.Name)
+		}
+	}
+	return a.reportDiagnostics(outs, rules.Breaking(old, reg, time.Now()), "keyreg/breaking/", checked, threshold)
 }
 
 // loadAgainst loads the older registry. against is a file, a directory
