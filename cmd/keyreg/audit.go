@@ -109,7 +109,7 @@ served by no healthy master, interrupted).`,
 	registryFlag(f, &o.registry)
 	o.conn.flags(f)
 	f.StringArrayVar(&o.rdb, "rdb", nil, "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)")
-	f.StringVar(&o.match, "match", "", "only audit keys starting with this prefix")
+	f.StringVar(&o.match, "match", "", "only audit keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
 	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
@@ -162,7 +162,10 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
 		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
-		return a.auditBaseline(ctx, src, reg, ao, outs, threshold, base, o.baseline.write)
+		return a.auditBaseline(ctx, src, reg, ao, outs, threshold, base, o.baseline.write, "")
+	}
+	if err := checkMatch(o.match); err != nil {
+		return err
 	}
 	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
 	if err != nil {
@@ -179,7 +182,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory = o.match != "", o.memory
-	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write)
+	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write, o.match)
 }
 
 // liveOnly refuses, with --rdb, the flags that shape a live scan.
@@ -193,13 +196,37 @@ func liveOnly(match string, maxKeys int64, rate int) error {
 // audit runs the audit, prints the report and maps the outcome to an exit
 // code. An interrupted or failed scan still prints the partial report.
 func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity) error {
-	return a.auditBaseline(ctx, src, reg, ao, outs, threshold, nil, "")
+	return a.auditBaseline(ctx, src, reg, ao, outs, threshold, nil, "", "")
+}
+
+// maxMatchBytes bounds --match: Redis matches the glob against every key
+// scanned, and no key family needs a longer one.
+const maxMatchBytes = 4096
+
+// checkMatch refuses a --match glob longer than maxMatchBytes.
+func checkMatch(glob string) error {
+	if len(glob) > maxMatchBytes {
+		return usageError(fmt.Errorf("--match is %d bytes, over the limit of %d", len(glob), maxMatchBytes), "")
+	}
+	return nil
+}
+
+// noMatch is the note of an audit whose --match glob matched no key: it is
+// easy to mistype, or to pass a prefix without its *, and an audit of
+// nothing is otherwise clean.
+func noMatch(glob string) (note, hint string) {
+	note = fmt.Sprintf("--match %q matched no key", glob)
+	if !strings.ContainsAny(glob, `*?[\`) {
+		hint = fmt.Sprintf("--match is a Redis glob, as SCAN MATCH takes it: for the keys starting with %q pass --match %q", glob, glob+"*")
+	}
+	return note, hint
 }
 
 // auditBaseline is audit, compared with base when it is not nil (only new
 // findings then count for the exit code), and recording the findings in
-// the file writeTo when it is set and the audit is complete.
-func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
+// the file writeTo when it is set and the audit is complete. match is the
+// --match glob, if any: when it matched no key, the report says so.
+func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity, base *audit.Baseline, writeTo, match string) error {
 	var progress atomic.Int64
 	ao.Progress = func(keys int) {
 		total := progress.Add(int64(keys))
@@ -210,6 +237,14 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	stop := a.progress(&progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()
+	if match != "" && runErr == nil && rep.Scan.Keys == 0 {
+		note, hint := noMatch(match)
+		rep.Scan.Notes = append(rep.Scan.Notes, note)
+		fmt.Fprintf(a.stderr, "keyreg: %s\n", note)
+		if hint != "" {
+			fmt.Fprintf(a.stderr, "hint: %s\n", hint)
+		}
+	}
 	var comp *audit.Comparison
 	if base != nil {
 		comp = audit.Compare(rep, base)

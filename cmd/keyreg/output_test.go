@@ -162,3 +162,51 @@ func TestOutputWriteFails(t *testing.T) {
 		t.Errorf("%d entries in the output directory, want 2 (temporary files left?)", len(entries))
 	}
 }
+
+// TestAuditMatchGlob: --match is a Redis glob. A prefix without its *
+// (the old reading of --match) audits no key: the run says so, on stderr
+// with a hint and in the report's notes, rather than looking clean.
+func TestAuditMatchGlob(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	sd := seedAudit(t, s.Addr, 40)
+	args := []string{"audit", "--registry", auditRegistry, "--url", s.URL(), "--db", "0", "--format", "json", "--fail-on", "never"}
+	for glob, want := range map[string]int64{
+		"v1:session:*":   sd.sessions,
+		"v1:sess[i]on:*": sd.sessions,
+		"tmp:?:*":        sd.unregistered,
+	} {
+		code, out, errs := cli(t, append(args, "--match", glob)...)
+		if code != exitClean {
+			t.Fatalf("--match %q: exit %d\n%s", glob, code, errs)
+		}
+		if r := parseAudit(t, out); r.Totals.Keys != want {
+			t.Errorf("--match %q: %d keys, want %d", glob, r.Totals.Keys, want)
+		}
+		if strings.Contains(errs, "matched no key") {
+			t.Errorf("--match %q: says it matched nothing:\n%s", glob, errs)
+		}
+	}
+	code, out, errs := cli(t, append(args, "--match", "v1:session:")...)
+	if code != exitClean {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, `keyreg: --match "v1:session:" matched no key`) || !strings.Contains(errs, `pass --match "v1:session:*"`) {
+		t.Errorf("no note or hint on stderr:\n%s", errs)
+	}
+	var rep struct {
+		Scan struct {
+			Keys  int64    `json:"keys"`
+			Notes []string `json:"notes"`
+		} `json:"scan"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scan.Keys != 0 || !slices.Contains(rep.Scan.Notes, `--match "v1:session:" matched no key`) {
+		t.Errorf("report: %d keys, notes %q", rep.Scan.Keys, rep.Scan.Notes)
+	}
+	if code, _, errs := cli(t, append(args, "--match", strings.Repeat("a", maxMatchBytes+1))...); code != exitUsage || !strings.Contains(errs, "over the limit") {
+		t.Errorf("a huge --match: exit %d\n%s", code, errs)
+	}
+}
