@@ -91,13 +91,21 @@ counted for the exit code; findings of the baseline that are gone are listed
 as resolved. --write-baseline records the findings of this audit (rule,
 family and, for unregistered keys, the inferred prefix; no key name or value).
 
+--match takes a Redis glob, as SCAN MATCH does: --match 'v1:*' audits the
+keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
+in several formats from one scan; each file is written to a temporary file
+beside it and renamed into place.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
 findings only), 2 usage or config error (including a baseline file that does
-not parse), 3 runtime error (Redis unreachable, a node failed, cluster slots
-served by no healthy master, interrupted).`,
+not parse, or an --output path that cannot be written, found before the
+scan), 3 runtime error (Redis unreachable, a node failed, cluster slots
+served by no healthy master, interrupted, a report that could not be
+written after the scan).`,
 		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
   keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom
+  keyreg audit --rate 50000 --output prometheus=/var/lib/node_exporter/keyreg.prom
+  keyreg audit --output json=audit.json --output sarif=audit.sarif --output junit=audit.xml
   keyreg audit --write-baseline keyreg-baseline.json
   keyreg audit --baseline keyreg-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: args(cobra.NoArgs),
