@@ -102,7 +102,8 @@ func nonEmptyDir(dir string) string {
 type output struct {
 	format report.Format
 	path   string   // "-" is standard output
-	tmp    *os.File // beside path, created before the run, renamed over path once written
+	target string   // path, its symbolic links resolved: the file replaced
+	tmp    *os.File // beside target, created before the run, renamed over it once written
 }
 
 // outputs are the destinations of one run, in the order given.
@@ -176,7 +177,13 @@ func (out *output) create() error {
 	if st, err := os.Stat(out.path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("cannot write --output %s=%s: not a regular file", out.format, out.path)
 	}
-	dir, base := filepath.Split(out.path)
+	// A symbolic link is followed: the file it points at is replaced, and
+	// the link stays.
+	out.target = out.path
+	if real, err := filepath.EvalSymlinks(out.path); err == nil {
+		out.target = real
+	}
+	dir, base := filepath.Split(out.target)
 	tmp, err := os.CreateTemp(nonEmptyDir(dir), "."+base+".keyreg-*.tmp")
 	if err != nil {
 		var pe *fs.PathError
@@ -242,7 +249,7 @@ func (out *output) commit(err error) error {
 	out.tmp = nil
 	if err == nil {
 		mode := fs.FileMode(0o644)
-		if st, serr := os.Stat(out.path); serr == nil {
+		if st, serr := os.Stat(out.target); serr == nil {
 			mode = st.Mode().Perm()
 		}
 		err = tmp.Chmod(mode)
@@ -254,7 +261,7 @@ func (out *output) commit(err error) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), out.path)
+		err = os.Rename(tmp.Name(), out.target)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
