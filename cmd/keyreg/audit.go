@@ -294,16 +294,12 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 // writeAudit writes the report to every output: the same report, rendered
 // once per format, from the one scan.
 func (a *app) writeAudit(outs outputs, rep *audit.Report, comp *audit.Comparison) error {
-	var step *os.File
-	if outs.has(report.GitHub) {
-		f, err := openStepSummary()
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			defer f.Close()
-			step = f
-		}
+	step, err := outs.stepSummary()
+	if err != nil {
+		return err
+	}
+	if step != nil {
+		defer step.Close()
 	}
 	infos := ruleInfos()
 	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {

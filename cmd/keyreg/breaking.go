@@ -42,12 +42,17 @@ checkout. In GitHub Actions ($GITHUB_BASE_REF set) it defaults to the merge
 base of HEAD with origin/$GITHUB_BASE_REF, which needs the full history
 (actions/checkout with fetch-depth: 0).
 
+--output FORMAT=PATH (repeatable) writes the findings in several formats
+(junit, gitlab, sarif, …) from the same run.
+
 Exit codes: 0 compatible, 1 findings at or above --fail-on, 2 invalid old
-or new registry or usage error, 3 git ref missing (or a shallow clone).`,
+or new registry or usage error, 3 git ref missing (or a shallow clone), or
+a report that could not be written.`,
 		Example: `  keyreg breaking --against main
   keyreg breaking --against origin/main --format github
   keyreg breaking --against v1.4.0 --registry deploy/keys.yaml
-  keyreg breaking --against /tmp/keys-prod.yaml --format json`,
+  keyreg breaking --against /tmp/keys-prod.yaml --format json
+  keyreg breaking --against main --format github --output sarif=breaking.sarif`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runBreaking(c.Context(), o) },
 	}

@@ -29,8 +29,16 @@ match the same key. Run it in CI on every change to keys.yaml.
 
 ` + report.FormatHelp(report.DocDiagnostics, 76) + `
 
+--output FORMAT=PATH (repeatable) writes several from the same run, each
+file renamed into place once written.
+
+Without --registry or $KEYREG_REGISTRY, keys.yaml is looked for in the
+working directory, then upward to the repository root; one found upward is
+named on stderr.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 invalid registry
-or usage error.`,
+or usage error (an --output path that cannot be written included), 3 a
+report that could not be written.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runLint(o) },
 	}
@@ -113,16 +121,12 @@ func (a *app) reportDiagnostics(outs outputs, l diag.List, automation string, ch
 // stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY (once
 // each, however many outputs have the format).
 func (a *app) writeDiagnostics(outs outputs, l diag.List, automation string, checked *report.Checked) error {
-	var step *os.File
-	if outs.has(report.GitHub) {
-		f, err := openStepSummary()
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			defer f.Close()
-			step = f
-		}
+	step, err := outs.stepSummary()
+	if err != nil {
+		return err
+	}
+	if step != nil {
+		defer step.Close()
 	}
 	infos := ruleInfos()
 	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {
@@ -148,6 +152,16 @@ func ruleInfos() []report.RuleInfo {
 		out = append(out, report.RuleInfo{ID: r.ID, Kind: string(r.Kind), Doc: r.Doc, Default: r.Severity})
 	}
 	return out
+}
+
+// stepSummary opens $GITHUB_STEP_SUMMARY for the github format's markdown
+// summary when one of outs is github; nil when none is, or when the
+// variable is unset.
+func (outs outputs) stepSummary() (*os.File, error) {
+	if !outs.has(report.GitHub) {
+		return nil, nil
+	}
+	return openStepSummary()
 }
 
 // openStepSummary opens $GITHUB_STEP_SUMMARY for appending the markdown

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/report"
 )
 
 // TestAuditOutputsScanOnce is the bar of --output: one audit with three
@@ -208,5 +211,64 @@ func TestAuditMatchGlob(t *testing.T) {
 	}
 	if code, _, errs := cli(t, append(args, "--match", strings.Repeat("a", maxMatchBytes+1))...); code != exitUsage || !strings.Contains(errs, "over the limit") {
 		t.Errorf("a huge --match: exit %d\n%s", code, errs)
+	}
+}
+
+// TestOutputsWrite: each output gets its own render, the first of each
+// format alone is first (side outputs go there once), a render that fails
+// leaves its path alone while the others are written, and no temporary
+// file outlives the run.
+func TestOutputsWrite(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(p("b.json"), []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := &outputOptions{doc: report.DocDiagnostics, outputs: []string{"json=" + p("a.json"), "JSON=" + p("b.json"), "sarif=" + p("c.sarif"), "text=-"}}
+	outs, err := o.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outs.discard()
+	if entries, _ := os.ReadDir(dir); len(entries) != 4 {
+		t.Fatalf("%d entries after open, want b.json and 3 temporary files", len(entries))
+	}
+	var stdout strings.Builder
+	var firsts []string
+	errBoom := errors.New("boom")
+	err = outs.write(&stdout, func(w io.Writer, f report.Format, first bool) error {
+		if first {
+			firsts = append(firsts, string(f))
+		}
+		if f == report.SARIF {
+			io.WriteString(w, "half a rep")
+			return errBoom
+		}
+		_, err := io.WriteString(w, "report "+string(f)+"\n")
+		return err
+	})
+	if !errors.Is(err, errBoom) || !strings.Contains(err.Error(), "--output sarif="+p("c.sarif")) {
+		t.Errorf("err = %v, want boom naming the sarif output", err)
+	}
+	if got, want := strings.Join(firsts, ","), "json,sarif,text"; got != want {
+		t.Errorf("first renders: %s, want %s", got, want)
+	}
+	if stdout.String() != "report text\n" {
+		t.Errorf("stdout = %q", stdout.String())
+	}
+	for name, want := range map[string]string{"a.json": "report json\n", "b.json": "report json\n"} {
+		if b, err := os.ReadFile(p(name)); err != nil || string(b) != want {
+			t.Errorf("%s = %q, %v", name, b, err)
+		}
+	}
+	if st, err := os.Stat(p("b.json")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("b.json mode %v, %v: want the old 0600", st.Mode(), err)
+	}
+	if _, err := os.Stat(p("c.sarif")); !os.IsNotExist(err) {
+		t.Errorf("c.sarif exists after its render failed: %v", err)
+	}
+	outs.discard()
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d entries at the end, want a.json and b.json", len(entries))
 	}
 }
