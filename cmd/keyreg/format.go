@@ -98,6 +98,10 @@ func nonEmptyDir(dir string) string {
 	return dir
 }
 
+// maxOutputs bounds the --output flags of one run: each renders the whole
+// document again.
+const maxOutputs = 32
+
 // output is one destination of a command's document.
 type output struct {
 	format report.Format
@@ -116,6 +120,9 @@ type outputs []*output
 // written (no such directory, a directory, no permission) fails before the
 // run, as a usage error (exit 2). The caller defers discard.
 func (o *outputOptions) open(def func() report.Format) (outputs, error) {
+	if len(o.outputs) > maxOutputs {
+		return nil, usageError(fmt.Errorf("%d --output flags, over the limit of %d", len(o.outputs), maxOutputs), "")
+	}
 	var outs outputs
 	if len(o.outputs) == 0 || (o.flags != nil && o.flags.Changed("format")) {
 		var f report.Format
@@ -133,12 +140,10 @@ func (o *outputOptions) open(def func() report.Format) (outputs, error) {
 	for _, spec := range o.outputs {
 		name, path, ok := strings.Cut(spec, "=")
 		if !ok || strings.TrimSpace(name) == "" || path == "" {
-			outs.discard()
 			return nil, usageError(fmt.Errorf("bad --output %q: want FORMAT=PATH", spec), "such as --output json=report.json, or --output text=- for standard output")
 		}
 		f, err := report.ParseFormat(name, report.Formats(o.doc)...)
 		if err != nil {
-			outs.discard()
 			return nil, usageError(fmt.Errorf("bad --output %q: %w", spec, err), "")
 		}
 		outs = append(outs, &output{format: f, path: path})
@@ -151,7 +156,6 @@ func (o *outputOptions) open(def func() report.Format) (outputs, error) {
 			}
 		}
 		if seen[key] {
-			outs.discard()
 			where := "standard output"
 			if key != "-" {
 				where = fmt.Sprintf("%q", out.path)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -270,5 +271,16 @@ func TestOutputsWrite(t *testing.T) {
 	outs.discard()
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("%d entries at the end, want a.json and b.json", len(entries))
+	}
+}
+
+func TestOutputsLimit(t *testing.T) {
+	o := &outputOptions{doc: report.DocDiagnostics}
+	for i := range maxOutputs + 1 {
+		o.outputs = append(o.outputs, fmt.Sprintf("json=%s/%d.json", t.TempDir(), i))
+	}
+	var ee *exitError
+	if _, err := o.open(nil); !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "over the limit") {
+		t.Errorf("%d outputs: err = %v, want a usage error", len(o.outputs), err)
 	}
 }
