@@ -1165,7 +1165,7 @@ func TestAuditOptions(t *testing.T) {
 	t.Run("match", func(t *testing.T) {
 		o := allOf()
 		o.Filtered = true
-		rep, obs := audit1(t, scanner.Options{DB: 0, Match: "v1:profile:"}, o)
+		rep, obs := audit1(t, scanner.Options{DB: 0, Match: "v1:profile:*"}, o)
 		e := ks.expect(reg, 0, func(s *keySpec) bool { return s.db == 0 && strings.HasPrefix(s.key, "v1:profile:") })
 		checkStable(t, reg, rep, e, nil)
 		if rep.Totals.Keys != e.total || int64(len(obs.delivered)) != e.total || e.total == 0 {

@@ -592,6 +592,10 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 		},
 		JSON:       func(out, _, _ string) bool { return strings.Contains(out, `"partial": true,`) },
 		Prometheus: func(out, _, _ string) bool { return strings.Contains(out, "\nkeyreg_audit_partial 1\n") },
+		JUnit: func(out, _, _ string) bool {
+			return strings.Contains(out, `<error message="PARTIAL AUDIT: --max-keys 12500 reached`)
+		},
+		GitLab: func(out, _, _ string) bool { return strings.Contains(out, `"check_name": "partial-audit"`) },
 		SARIF: func(out, _, _ string) bool {
 			doc := decodeSARIF(t, out)
 			ok, _ := get(doc, "runs", 0, "invocations", 0, "executionSuccessful").(bool)
@@ -780,8 +784,8 @@ func TestAuditFormats(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	err := Audit(&b, "junit", sampleReport(), Options{})
-	if err == nil || !strings.Contains(err.Error(), `unsupported format "junit" (want table, text, json, markdown, github, sarif or prometheus)`) {
+	err := Audit(&b, "xml", sampleReport(), Options{})
+	if err == nil || !strings.Contains(err.Error(), `unsupported format "xml" (want table, text, json, markdown, github, sarif, junit, gitlab or prometheus)`) {
 		t.Errorf("err = %v", err)
 	}
 	if b.Len() != 0 {

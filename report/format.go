@@ -58,6 +58,8 @@ var formats = []*renderer{
 	&markdownFormat,
 	&githubFormat,
 	&sarifFormat,
+	&junitFormat,
+	&gitlabFormat,
 	&prometheusFormat,
 }
 

@@ -3,21 +3,24 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
 )
 
-// Markdown prints an audit report as GitHub-flavoured markdown, for
-// $GITHUB_STEP_SUMMARY or a pull-request comment, and the rule list as the
-// table of docs/rules.md.
+// Markdown prints findings (lint, breaking) and audit reports as
+// GitHub-flavoured markdown, for $GITHUB_STEP_SUMMARY or a pull-request or
+// merge-request comment, and the rule list as the table of docs/rules.md.
 const Markdown Format = "markdown"
 
 // markdownFormat is GitHub-flavoured markdown.
 var markdownFormat = renderer{
-	name: Markdown,
-	help: "GitHub-flavoured markdown, for $GITHUB_STEP_SUMMARY",
+	name:        Markdown,
+	help:        "GitHub-flavoured markdown, for $GITHUB_STEP_SUMMARY",
+	diagnostics: writeMarkdown,
 	audit: buffered(func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Options) error {
 		writeAuditMarkdown(b, r, c)
 		return nil
@@ -228,3 +231,40 @@ func writeMDTable(b *bytes.Buffer, g grid) {
 	}
 	b.WriteString("\n")
 }
+
+// writeMarkdown prints l as a heading with the counts, a table of the
+// active findings, most severe first, and a table of the suppressed ones
+// with their reasons. Every field is escaped as data.
+func writeMarkdown(w io.Writer, l diag.List, o Options) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "## %s\n\n%s\n\n", md(o.Tool.Name, mdData), md(l.Count().String(), mdBlock))
+	active := l.Active()
+	bySeverity(active)
+	if len(active) == 0 {
+		b.WriteString("No findings.\n")
+	} else {
+		b.WriteString("| Severity | Location | Rule | Family | Message |\n| --- | --- | --- | --- | --- |\n")
+		for _, d := range active {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", d.Severity.Label(), md(slashPath(d.Pos.String()), mdData),
+				md(d.Rule, mdData), mdCell(d.Family), md(d.Message, mdData))
+		}
+	}
+	var suppressed diag.List
+	for _, d := range l {
+		if d.Suppressed {
+			suppressed = append(suppressed, d)
+		}
+	}
+	if len(suppressed) > 0 {
+		fmt.Fprintf(&b, "\n### Suppressed (%d)\n\n| Location | Rule | Family | Reason |\n| --- | --- | --- | --- |\n", len(suppressed))
+		for _, d := range suppressed {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", md(slashPath(d.Pos.String()), mdData),
+				md(d.Rule, mdData), mdCell(d.Family), mdCell(d.Reason))
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// mdCell is md in mdData mode, with "-" for an empty cell.
+func mdCell(s string) string { return md(nonEmpty(s, "-"), mdData) }

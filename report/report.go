@@ -87,6 +87,12 @@ type Options struct {
 	// shows per step; a negative value means no cap. Findings over the cap
 	// are counted in one final ::notice:: line.
 	MaxAnnotations int
+	// Checked, for the junit format, lists the families and rules a lint
+	// or breaking run checked, so that the checks that found nothing are
+	// passing testcases. Nil lists only what has findings. An audit's
+	// junit takes the families from the report and the key rules from
+	// Rules.
+	Checked *Checked
 
 	// invocation, when set, is the SARIF run's one invocation: the audit
 	// says there whether it covered the whole keyspace.

@@ -77,6 +77,10 @@ func testOptions() Options {
 			{ID: "unused-rule", Kind: "lint", Doc: "listed but not found", Default: diag.Warn},
 		},
 		Automation: "keyreg/lint/",
+		Checked: &Checked{
+			Families: []string{"user-session", "cart", "user-profile"},
+			Rules:    []string{"pattern-overlap", "ttl-missing", "description-missing"},
+		},
 	}
 }
 
@@ -702,7 +706,9 @@ func TestParseFormat(t *testing.T) {
 		{in: "JSON", want: JSON},
 		{in: "github-actions", want: GitHub},
 		{in: " sarif ", want: SARIF},
-		{in: "xml", wantErr: `unsupported format "xml" (want text, json, github or sarif)`},
+		{in: "xml", wantErr: `unsupported format "xml" (want text, json, markdown, github, sarif, junit or gitlab)`},
+		{in: "code-quality", want: GitLab},
+		{in: "JUnit", want: JUnit},
 		{in: "sarif", allowed: []Format{Text, JSON}, wantErr: `unsupported format "sarif" (want text or json)`},
 		{in: "", allowed: []Format{Text}, wantErr: `unsupported format "" (want text)`},
 		{in: "json", allowed: []Format{Text, JSON}, want: JSON},
@@ -722,8 +728,8 @@ func TestParseFormat(t *testing.T) {
 
 func TestUnknownFormat(t *testing.T) {
 	var out bytes.Buffer
-	err := Diagnostics(&out, "junit", mixed(), Options{})
-	if err == nil || !strings.Contains(err.Error(), `unsupported format "junit"`) {
+	err := Diagnostics(&out, "xml", mixed(), Options{})
+	if err == nil || !strings.Contains(err.Error(), `unsupported format "xml"`) {
 		t.Errorf("err = %v", err)
 	}
 	if out.Len() != 0 {

@@ -325,7 +325,7 @@ func forward(ctx context.Context, cancel context.CancelFunc, queue <-chan *infli
 // server: the scan would end early and look complete. The run_id, read
 // before the first SCAN and after the last, tells.
 func (c *Conn) scanLoop(ctx context.Context, t target, plan source.Planner, where string, lim *limiter, queue chan<- *inflight) error {
-	match := PrefixGlob(c.opts.Match)
+	match := scanMatch(c.opts.Match)
 	var (
 		cursor    uint64
 		prev, cur = map[string]struct{}{}, map[string]struct{}{}

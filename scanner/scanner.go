@@ -77,8 +77,11 @@ type Options struct {
 	// DB is the logical database to scan. 0 means the database in the URL
 	// path (default 0); AllDBs scans every database in INFO keyspace.
 	DB int
-	// Match is a key prefix. It is sent as a SCAN MATCH glob with the glob
-	// metacharacters *?[]\ escaped (see PrefixGlob). Empty matches all keys.
+	// Match is a Redis glob, sent as the SCAN MATCH pattern: * ? [abc]
+	// [^a] [a-z], and \ to take the next byte literally. Empty (or "*")
+	// matches all keys and sends no MATCH. A literal prefix followed by one
+	// trailing * (see GlobPrefix) is sent in the canonical form PrefixGlob
+	// gives it; PrefixGlob turns a literal prefix into a glob.
 	Match string
 	// Count is the SCAN COUNT hint; 0 means DefaultCount.
 	Count int
@@ -199,6 +202,43 @@ func mask(err error, secrets ...string) error {
 // password hidden whole, whatever characters it holds; other text is
 // redacted as free text, so it also applies to error messages.
 func RedactURL(s string) string { return secret.URLString(s) }
+
+// GlobPrefix reports whether glob matches exactly the keys starting with
+// some literal prefix: literal bytes (a metacharacter escaped with \
+// counts as literal) followed by one trailing *, and returns that prefix.
+// "v1:*" is the prefix "v1:", "*" the empty prefix; "v1:*:x", "v?:*" and
+// "v1:" (no trailing *) are not prefixes.
+func GlobPrefix(glob string) (prefix string, ok bool) {
+	if !strings.HasSuffix(glob, "*") {
+		return "", false
+	}
+	var b strings.Builder
+	body := glob[:len(glob)-1]
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; c {
+		case '\\':
+			if i+1 == len(body) {
+				return "", false // the * is escaped: a literal, not a wildcard
+			}
+			i++
+			b.WriteByte(body[i])
+		case '*', '?', '[':
+			return "", false
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// scanMatch is the SCAN MATCH pattern of glob: none for every key, the
+// canonical PrefixGlob form for a prefix, else glob as given.
+func scanMatch(glob string) string {
+	if p, ok := GlobPrefix(glob); ok {
+		return PrefixGlob(p)
+	}
+	return glob
+}
 
 // PrefixGlob returns the SCAN MATCH glob that matches exactly the keys
 // starting with prefix: the glob metacharacters * ? [ ] \ are escaped with a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,7 +79,7 @@ func TestMatchPrefixOnServer(t *testing.T) {
 		}
 	}
 	for _, prefix := range []string{"a*b", "a?", "a[b]", "a\\", "a\\\\", "a", "\x00*", "zzz", "ab]"} {
-		conn := connect(t, scanner.Options{URL: s.URL(), Match: prefix, Count: 3})
+		conn := connect(t, scanner.Options{URL: s.URL(), Match: scanner.PrefixGlob(prefix), Count: 3})
 		got, _, err := collect(t, conn)
 		if err != nil {
 			t.Fatal(err)
@@ -88,6 +89,51 @@ func TestMatchPrefixOnServer(t *testing.T) {
 			if wantSeen := strings.HasPrefix(k, prefix); seen != wantSeen {
 				t.Errorf("prefix %q, key %q: seen %v, want %v", prefix, k, seen, wantSeen)
 			}
+		}
+	}
+}
+
+// TestMatchGlobOnServer: Options.Match is a Redis glob, passed to SCAN
+// MATCH as given (or, for a literal prefix with a trailing *, in its
+// canonical form), so the keys seen are exactly those the glob matches.
+func TestMatchGlobOnServer(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	admin := s.Client(t)
+	ctx := context.Background()
+	keys := []string{"v1:a", "v1:b:x", "v2:a", "v1", "v10:a", "x:v1:a", "v1:*", "v1*", "\\v1:a"}
+	for _, k := range keys {
+		if err := admin.Set(ctx, k, "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for glob, want := range map[string][]string{
+		"v1:*":    {"v1:a", "v1:b:x", "v1:*"},
+		"v1*":     {"v1:a", "v1:b:x", "v1", "v10:a", "v1:*", "v1*"},
+		"v[12]:a": {"v1:a", "v2:a"},
+		"v?:*":    {"v1:a", "v1:b:x", "v2:a", "v1:*"},
+		"*:a":     {"v1:a", "v2:a", "v10:a", "x:v1:a", "\\v1:a"},
+		"v1:\\*":  {"v1:*"},
+		"v1\\*":   {"v1*"},
+		"v1":      {"v1"},
+		"v1:":     nil,
+		"*":       keys,
+		"":        keys,
+	} {
+		conn := connect(t, scanner.Options{URL: s.URL(), Match: glob, Count: 2})
+		got, _, err := collect(t, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen []string
+		for _, k := range keys {
+			if _, ok := got[fmt.Sprintf("0/%q", k)]; ok {
+				seen = append(seen, k)
+			}
+		}
+		wantSorted, seenSorted := slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(seen))
+		if !slices.Equal(seenSorted, wantSorted) {
+			t.Errorf("glob %q: saw %q, want %q", glob, seenSorted, wantSorted)
 		}
 	}
 }

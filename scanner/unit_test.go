@@ -20,3 +20,34 @@ func TestPrefixGlob(t *testing.T) {
 		}
 	}
 }
+
+func TestGlobPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		prefix string
+		ok     bool
+	}{
+		{"*", "", true},
+		{"v1:*", "v1:", true},
+		{`a\*b\?c\[*`, "a*b?c[", true},
+		{`back\\slash*`, `back\slash`, true},
+		{"", "", false},
+		{"v1:", "", false},
+		{"v1:*:x", "", false},
+		{"v?:*", "", false},
+		{"v[12]:*", "", false},
+		{"v1:**", "", false},
+		{`v1\*`, "", false},
+	} {
+		p, ok := scanner.GlobPrefix(tc.in)
+		if p != tc.prefix || ok != tc.ok {
+			t.Errorf("GlobPrefix(%q) = %q, %v; want %q, %v", tc.in, p, ok, tc.prefix, tc.ok)
+		}
+		// A prefix round-trips through PrefixGlob.
+		if ok {
+			if q, ok2 := scanner.GlobPrefix(scanner.PrefixGlob(p)); p != "" && (q != p || !ok2) {
+				t.Errorf("GlobPrefix(PrefixGlob(%q)) = %q, %v", p, q, ok2)
+			}
+		}
+	}
+}

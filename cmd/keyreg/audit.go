@@ -35,7 +35,7 @@ type auditOptions struct {
 	sample     int
 	maxValue   int64
 	showValues bool
-	format     string
+	output     outputOptions
 	failOn     string
 	baseline   baselineOptions
 }
@@ -92,13 +92,21 @@ counted for the exit code; findings of the baseline that are gone are listed
 as resolved. --write-baseline records the findings of this audit (rule,
 family and, for unregistered keys, the inferred prefix; no key name or value).
 
+--match takes a Redis glob, as SCAN MATCH does: --match 'v1:*' audits the
+keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
+in several formats from one scan; each file is written to a temporary file
+beside it and renamed into place.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
 findings only), 2 usage or config error (including a baseline file that does
-not parse), 3 runtime error (Redis unreachable, a node failed, cluster slots
-served by no healthy master, interrupted).`,
+not parse, or an --output path that cannot be written, found before the
+scan), 3 runtime error (Redis unreachable, a node failed, cluster slots
+served by no healthy master, interrupted, a report that could not be
+written after the scan).`,
 		Example: `  keyreg audit --url redis://audit:secret@redis.internal:6379
   keyreg audit --cluster --url redis://10.0.0.5:7000 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  keyreg audit --rate 50000 --format prometheus > /var/lib/node_exporter/keyreg.prom
+  keyreg audit --rate 50000 --output prometheus=/var/lib/node_exporter/keyreg.prom
+  keyreg audit --output json=audit.json --output sarif=audit.sarif --output junit=audit.xml
   keyreg audit --write-baseline keyreg-baseline.json
   keyreg audit --baseline keyreg-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: args(cobra.NoArgs),
@@ -110,7 +118,7 @@ served by no healthy master, interrupted).`,
 	registryFlag(f, &o.registry)
 	o.conn.flags(f)
 	f.StringArrayVar(&o.rdb, "rdb", nil, "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)")
-	f.StringVar(&o.match, "match", "", "only audit keys starting with this prefix")
+	f.StringVar(&o.match, "match", "", "only audit keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
 	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
@@ -120,7 +128,7 @@ served by no healthy master, interrupted).`,
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
-	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
+	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
@@ -128,10 +136,11 @@ served by no healthy master, interrupted).`,
 }
 
 func (a *app) runAudit(ctx context.Context, o auditOptions) error {
-	format, threshold, err := a.auditOutput(o.format, o.failOn)
+	outs, threshold, err := a.auditOutput(&o.output, o.failOn)
 	if err != nil {
 		return err
 	}
+	defer outs.discard()
 	if o.sample < 0 {
 		return usageError(fmt.Errorf("--sample %d is negative", o.sample), "--sample 0 reads no payload")
 	}
@@ -163,7 +172,10 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
 		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
-		return a.auditBaseline(ctx, src, reg, ao, format, threshold, base, o.baseline.write)
+		return a.auditBaseline(ctx, src, reg, ao, outs, threshold, base, o.baseline.write, "")
+	}
+	if err := checkMatch(o.match); err != nil {
+		return err
 	}
 	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
 	if err != nil {
@@ -180,7 +192,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory = o.match != "", o.memory
-	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
+	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write, o.match)
 }
 
 // snapshotGC sets the garbage collector for reading a snapshot, and returns
@@ -207,14 +219,38 @@ func liveOnly(match string, maxKeys int64, rate int) error {
 
 // audit runs the audit, prints the report and maps the outcome to an exit
 // code. An interrupted or failed scan still prints the partial report.
-func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity) error {
-	return a.auditBaseline(ctx, src, reg, ao, format, threshold, nil, "")
+func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity) error {
+	return a.auditBaseline(ctx, src, reg, ao, outs, threshold, nil, "", "")
+}
+
+// maxMatchBytes bounds --match: Redis matches the glob against every key
+// scanned, and no key family needs a longer one.
+const maxMatchBytes = 4096
+
+// checkMatch refuses a --match glob longer than maxMatchBytes.
+func checkMatch(glob string) error {
+	if len(glob) > maxMatchBytes {
+		return usageError(fmt.Errorf("--match is %d bytes, over the limit of %d", len(glob), maxMatchBytes), "")
+	}
+	return nil
+}
+
+// noMatch is the note of an audit whose --match glob matched no key: it is
+// easy to mistype, or to pass a prefix without its *, and an audit of
+// nothing is otherwise clean.
+func noMatch(glob string) (note, hint string) {
+	note = fmt.Sprintf("--match %q matched no key", glob)
+	if !strings.ContainsAny(glob, `*?[\`) {
+		hint = fmt.Sprintf("--match is a Redis glob, as SCAN MATCH takes it: for the keys starting with %q pass --match %q", glob, glob+"*")
+	}
+	return note, hint
 }
 
 // auditBaseline is audit, compared with base when it is not nil (only new
 // findings then count for the exit code), and recording the findings in
-// the file writeTo when it is set and the audit is complete.
-func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, format report.Format, threshold diag.Severity, base *audit.Baseline, writeTo string) error {
+// the file writeTo when it is set and the audit is complete. match is the
+// --match glob, if any: when it matched no key, the report says so.
+func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity, base *audit.Baseline, writeTo, match string) error {
 	var progress atomic.Int64
 	ao.Progress = func(keys int) {
 		total := progress.Add(int64(keys))
@@ -225,11 +261,19 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	stop := a.progress(&progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()
+	if match != "" && runErr == nil && rep.Scan.Keys == 0 {
+		note, hint := noMatch(match)
+		rep.Scan.Notes = append(rep.Scan.Notes, note)
+		fmt.Fprintf(a.stderr, "keyreg: %s\n", note)
+		if hint != "" {
+			fmt.Fprintf(a.stderr, "hint: %s\n", hint)
+		}
+	}
 	var comp *audit.Comparison
 	if base != nil {
 		comp = audit.Compare(rep, base)
 	}
-	if err := a.writeAudit(format, rep, comp); err != nil {
+	if err := a.writeAudit(outs, rep, comp); err != nil {
 		return runtimeError(err, "")
 	}
 	if runErr != nil {
@@ -263,52 +307,50 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	return nil
 }
 
-func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Comparison) error {
-	o := report.Options{
-		Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
-		Rules:      ruleInfos(),
-		Automation: "keyreg/audit/",
+// writeAudit writes the report to every output: the same report, rendered
+// once per format, from the one scan.
+func (a *app) writeAudit(outs outputs, rep *audit.Report, comp *audit.Comparison) error {
+	step, err := outs.stepSummary()
+	if err != nil {
+		return err
 	}
-	if format == report.Text {
-		o.Summary = a.stderr
+	if step != nil {
+		defer step.Close()
 	}
-	if format == report.GitHub {
-		f, err := openStepSummary()
-		if err != nil {
-			return err
+	infos := ruleInfos()
+	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {
+		o := report.Options{
+			Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
+			Rules:      infos,
+			Automation: "keyreg/audit/",
 		}
-		if f != nil {
-			defer f.Close()
-			o.StepSummary = f
+		if first && format == report.Text {
+			o.Summary = a.stderr
 		}
-	}
-	return report.AuditBaseline(a.stdout, format, rep, comp, o)
+		if first && step != nil && format == report.GitHub {
+			o.StepSummary = step
+		}
+		return report.AuditBaseline(w, format, rep, comp, o)
+	})
 }
 
-// auditOutput parses the --format and --fail-on of an audit report.
-func (a *app) auditOutput(format, fail string) (report.Format, diag.Severity, error) {
-	f, err := a.auditFormat(format)
-	if err != nil {
-		return "", 0, err
-	}
+// auditOutput opens the outputs and parses --fail-on of an audit report.
+// The caller defers outs.discard.
+func (a *app) auditOutput(o *outputOptions, fail string) (outputs, diag.Severity, error) {
 	threshold, err := failOn(fail)
-	return f, threshold, err
+	if err != nil {
+		return nil, 0, err
+	}
+	outs, err := o.open(a.defaultAuditFormat)
+	return outs, threshold, err
 }
 
-// auditFormat parses --format; the default is table on a terminal, text
-// otherwise.
-func (a *app) auditFormat(s string) (report.Format, error) {
-	if s == "" {
-		if isTerminal(a.stdout) {
-			return report.Table, nil
-		}
-		return report.Text, nil
+// defaultAuditFormat is table on a terminal, text otherwise.
+func (a *app) defaultAuditFormat() report.Format {
+	if isTerminal(a.stdout) {
+		return report.Table
 	}
-	f, err := report.ParseFormat(s, report.AuditFormats...)
-	if err != nil {
-		return "", usageError(err, "")
-	}
-	return f, nil
+	return report.Text
 }
 
 func isTerminal(w io.Writer) bool {

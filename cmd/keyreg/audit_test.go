@@ -369,7 +369,7 @@ func TestAuditFlags(t *testing.T) {
 		}
 	})
 	t.Run("match", func(t *testing.T) {
-		_, r := audit("--match", "v1:session:", "--db", "0")
+		_, r := audit("--match", "v1:session:*", "--db", "0")
 		if keys, _ := r.family("session"); r.Totals.Keys != sd.sessions || keys != sd.sessions {
 			t.Errorf("--match: %d keys, session %d; want %d", r.Totals.Keys, keys, sd.sessions)
 		}

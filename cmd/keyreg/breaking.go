@@ -19,7 +19,7 @@ import (
 type breakingOptions struct {
 	registry string
 	against  string
-	format   string
+	output   outputOptions
 	failOn   string
 }
 
@@ -42,27 +42,28 @@ checkout. In GitHub Actions ($GITHUB_BASE_REF set) it defaults to the merge
 base of HEAD with origin/$GITHUB_BASE_REF, which needs the full history
 (actions/checkout with fetch-depth: 0).
 
+--output FORMAT=PATH (repeatable) writes the findings in several formats
+(junit, gitlab, sarif, …) from the same run.
+
 Exit codes: 0 compatible, 1 findings at or above --fail-on, 2 invalid old
-or new registry or usage error, 3 git ref missing (or a shallow clone).`,
+or new registry or usage error, 3 git ref missing (or a shallow clone), or
+a report that could not be written.`,
 		Example: `  keyreg breaking --against main
   keyreg breaking --against origin/main --format github
   keyreg breaking --against v1.4.0 --registry deploy/keys.yaml
-  keyreg breaking --against /tmp/keys-prod.yaml --format json`,
+  keyreg breaking --against /tmp/keys-prod.yaml --format json
+  keyreg breaking --against main --format github --output sarif=breaking.sarif`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runBreaking(c.Context(), o) },
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().StringVar(&o.against, "against", "", "older registry to compare with: a git ref or a file path (default in GitHub Actions: the merge base with origin/$GITHUB_BASE_REF)")
-	formatFlag(c, &o.format, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
+	outputFlags(c, &o.output, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
 
 func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
-	format, err := report.ParseFormat(o.format, report.Formats(report.DocDiagnostics)...)
-	if err != nil {
-		return usageError(err, "")
-	}
 	threshold, err := failOn(o.failOn)
 	if err != nil {
 		return err
@@ -75,7 +76,12 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 		}
 		against = "origin/" + base
 	}
-	reg, err := a.loadReported(o.registry, format, "keyreg/breaking/")
+	outs, err := o.output.open(nil)
+	if err != nil {
+		return err
+	}
+	defer outs.discard()
+	reg, err := a.loadReported(o.registry, outs, "keyreg/breaking/")
 	if err != nil {
 		return err
 	}
@@ -83,10 +89,17 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 	if err != nil {
 		return err
 	}
+	checked := &report.Checked{Families: familyNames(reg), Rules: ruleIDs(rules.KindBreaking)}
 	if old == nil {
-		return nil // nothing to compare with
+		// Nothing to compare with: every family is new, and every check passes.
+		return a.reportDiagnostics(outs, nil, "keyreg/breaking/", checked, threshold)
 	}
-	return a.reportDiagnostics(format, rules.Breaking(old, reg, time.Now()), "keyreg/breaking/", threshold)
+	for _, f := range old.Families {
+		if _, ok := reg.Family(f.Name); !ok {
+			checked.Families = append(checked.Families, f.Name)
+		}
+	}
+	return a.reportDiagnostics(outs, rules.Breaking(old, reg, time.Now()), "keyreg/breaking/", checked, threshold)
 }
 
 // loadAgainst loads the older registry. against is a file, a directory

@@ -71,10 +71,11 @@ To audit your own Redis: keyreg audit --url redis://host:6379 --registry keys.ya
 }
 
 func (a *app) runDemo(ctx context.Context, o demoOptions) error {
-	format, threshold, err := a.auditOutput(o.format, o.failOn)
+	outs, threshold, err := a.auditOutput(&outputOptions{doc: report.DocAudit, format: o.format}, o.failOn)
 	if err != nil {
 		return err
 	}
+	defer outs.discard()
 	if o.keys < 1 || o.keys > 10_000 {
 		return usageError(fmt.Errorf("bad --keys %d (want 1 to 10000)", o.keys), "")
 	}
@@ -110,5 +111,5 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 	ao.Now, ao.Memory = now, true
 	// Read every key's payload, so every planted payload problem shows.
 	ao.Sample = max(ao.Sample, planted.MaxFamilyKeys())
-	return a.audit(ctx, conn, reg, ao, format, threshold)
+	return a.audit(ctx, conn, reg, ao, outs, threshold)
 }

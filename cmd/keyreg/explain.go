@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
@@ -47,8 +49,9 @@ of the snapshot's creation time, sizes as the file holds them.`,
 		Example: `  keyreg explain v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10
   keyreg explain --format json 'v1:cart:{42}:items'
   keyreg explain --live --url "$REDIS_URL" v1:lock:orders`,
-		Args: args(cobra.ExactArgs(1)),
-		RunE: func(c *cobra.Command, args []string) error { return a.runExplain(c.Context(), args[0], o) },
+		Args:              args(cobra.ExactArgs(1)),
+		RunE:              func(c *cobra.Command, args []string) error { return a.runExplain(c.Context(), args[0], o) },
+		ValidArgsFunction: completeKeys,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
@@ -158,4 +161,54 @@ func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
 		l.Verdicts = append(l.Verdicts, v)
 	}
 	return l
+}
+
+// completeKeys completes the key argument of explain from the registry's
+// families: the literal start of each pattern (up to its first
+// placeholder), described by the families it leads to, so that TAB
+// offers v2:user:session: for user-session. A fully literal pattern is a
+// whole key and ends the word.
+func completeKeys(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	p, _ := registryOf(c)
+	reg, err := registry.LoadFile(p)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var order []string
+	names := map[string][]string{}
+	whole := map[string]bool{}
+	for _, f := range reg.Families {
+		if f.Pattern == nil {
+			continue
+		}
+		lit := f.Pattern.LiteralPrefix()
+		if lit == "" || !strings.HasPrefix(lit, prefix) || strings.ContainsFunc(lit, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }) {
+			continue
+		}
+		if _, ok := names[lit]; !ok {
+			order = append(order, lit)
+		}
+		names[lit] = append(names[lit], f.Name)
+		whole[lit] = len(f.Pattern.Parts) == 1
+	}
+	var out []string
+	directive := cobra.ShellCompDirectiveNoFileComp
+	for _, lit := range order {
+		fams := names[lit]
+		desc := strings.Join(fams, ", ")
+		if len(fams) > 3 {
+			desc = strings.Join(fams[:3], ", ") + fmt.Sprintf(" and %d more", len(fams)-3)
+		}
+		out = append(out, lit+"\t"+desc)
+		if !whole[lit] {
+			directive |= cobra.ShellCompDirectiveNoSpace
+		}
+		if len(out) == maxCompletions {
+			break
+		}
+	}
+	return out, directive
 }

@@ -1,10 +1,17 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // formatFlag defines --format (-f) on c for a command that renders documents
@@ -15,12 +22,253 @@ func formatFlag(c *cobra.Command, p *string, value string, d report.Document, us
 	c.Flags().StringVarP(p, "format", "f", value, usage)
 	// The flag was just defined, so registering cannot fail.
 	_ = c.RegisterFlagCompletionFunc("format", func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		var out []string
-		for _, s := range report.FormatCompletions(d) {
-			if strings.HasPrefix(s, prefix) {
-				out = append(out, s)
+		return completeFormats(d, prefix, ""), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// completeFormats returns the formats for d starting with prefix, as
+// completions "name<suffix>\tdescription".
+func completeFormats(d report.Document, prefix, suffix string) []string {
+	var out []string
+	for _, s := range report.FormatCompletions(d) {
+		name, help, _ := strings.Cut(s, "\t")
+		if strings.HasPrefix(name, strings.ToLower(prefix)) {
+			out = append(out, name+suffix+"\t"+help)
+		}
+	}
+	return out
+}
+
+// outputOptions are the --format and --output flags of a command that
+// renders one document (lint, breaking, audit): --format is the one-output
+// shorthand for standard output, --output FORMAT=PATH (repeatable) writes
+// the same document in more formats from one run.
+type outputOptions struct {
+	doc     report.Document
+	format  string
+	outputs []string
+	flags   *pflag.FlagSet // to tell a --format given from its default
+}
+
+// outputFlags defines --format (-f) and --output on c.
+func outputFlags(c *cobra.Command, o *outputOptions, value string, d report.Document, usage string) {
+	o.doc, o.flags = d, c.Flags()
+	formatFlag(c, &o.format, value, d, usage)
+	c.Flags().StringArrayVar(&o.outputs, "output", nil, "write the report as FORMAT=PATH (repeatable: one run, many formats; - is standard output; a file is replaced atomically)")
+	_ = c.RegisterFlagCompletionFunc("output", func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		name, path, ok := strings.Cut(prefix, "=")
+		if !ok {
+			return completeFormats(d, prefix, "="), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+		}
+		return completePaths(name+"=", path), cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// maxCompletions bounds the entries a completion lists from a directory.
+const maxCompletions = 1000
+
+// completePaths lists the files and directories starting with path, each
+// after lead; a directory ends in a slash, so completion goes on inside it.
+func completePaths(lead, path string) []string {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(nonEmptyDir(dir))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), base) || (strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(base, ".")) {
+			continue
+		}
+		s := lead + dir + e.Name()
+		if e.IsDir() {
+			s += string(filepath.Separator)
+		}
+		if out = append(out, s); len(out) == maxCompletions {
+			break
+		}
+	}
+	return out
+}
+
+func nonEmptyDir(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// maxOutputs bounds the --output flags of one run: each renders the whole
+// document again.
+const maxOutputs = 32
+
+// output is one destination of a command's document.
+type output struct {
+	format report.Format
+	path   string   // "-" is standard output
+	target string   // path, its symbolic links resolved: the file replaced
+	tmp    *os.File // beside target, created before the run, renamed over it once written
+}
+
+// outputs are the destinations of one run, in the order given.
+type outputs []*output
+
+// open parses --format and --output. With no --output, --format (or
+// def, when --format has no default of its own) goes to standard output; a
+// --format given as well adds standard output to the --output list. Each
+// file output gets its temporary file now, so that a path that cannot be
+// written (no such directory, a directory, no permission) fails before the
+// run, as a usage error (exit 2). The caller defers discard.
+func (o *outputOptions) open(def func() report.Format) (outputs, error) {
+	if len(o.outputs) > maxOutputs {
+		return nil, usageError(fmt.Errorf("%d --output flags, over the limit of %d", len(o.outputs), maxOutputs), "")
+	}
+	var outs outputs
+	if len(o.outputs) == 0 || (o.flags != nil && o.flags.Changed("format")) {
+		var f report.Format
+		if o.format == "" && def != nil {
+			f = def()
+		} else {
+			var err error
+			if f, err = report.ParseFormat(o.format, report.Formats(o.doc)...); err != nil {
+				return nil, usageError(err, "")
 			}
 		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
+		outs = append(outs, &output{format: f, path: "-"})
+	}
+	seen := map[string]bool{}
+	for _, spec := range o.outputs {
+		name, path, ok := strings.Cut(spec, "=")
+		if !ok || strings.TrimSpace(name) == "" || path == "" {
+			return nil, usageError(fmt.Errorf("bad --output %q: want FORMAT=PATH", spec), "such as --output json=report.json, or --output text=- for standard output")
+		}
+		f, err := report.ParseFormat(name, report.Formats(o.doc)...)
+		if err != nil {
+			return nil, usageError(fmt.Errorf("bad --output %q: %w", spec, err), "")
+		}
+		outs = append(outs, &output{format: f, path: path})
+	}
+	for _, out := range outs {
+		key := out.path
+		if key != "-" {
+			if abs, err := filepath.Abs(key); err == nil {
+				key = abs
+			}
+		}
+		if seen[key] {
+			where := "standard output"
+			if key != "-" {
+				where = fmt.Sprintf("%q", out.path)
+			}
+			return nil, usageError(fmt.Errorf("two outputs write to %s", where), "give each --output its own path")
+		}
+		seen[key] = true
+	}
+	for _, out := range outs {
+		if err := out.create(); err != nil {
+			outs.discard()
+			return nil, usageError(err, "the directory must exist and be writable; reports are written to a temporary file there, then renamed")
+		}
+	}
+	return outs, nil
+}
+
+// create makes the temporary file of a file output.
+func (out *output) create() error {
+	if out.path == "-" {
+		return nil
+	}
+	if st, err := os.Stat(out.path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("cannot write --output %s=%s: not a regular file", out.format, out.path)
+	}
+	// A symbolic link is followed: the file it points at is replaced, and
+	// the link stays.
+	out.target = out.path
+	if real, err := filepath.EvalSymlinks(out.path); err == nil {
+		out.target = real
+	}
+	dir, base := filepath.Split(out.target)
+	tmp, err := os.CreateTemp(nonEmptyDir(dir), "."+base+".keyreg-*.tmp")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write --output %s=%s: %w", out.format, out.path, err)
+	}
+	out.tmp = tmp
+	return nil
+}
+
+// discard removes the temporary files not renamed yet.
+func (outs outputs) discard() {
+	for _, out := range outs {
+		if out.tmp != nil {
+			out.tmp.Close()
+			os.Remove(out.tmp.Name())
+			out.tmp = nil
+		}
+	}
+}
+
+// has reports whether any output is in format f.
+func (outs outputs) has(f report.Format) bool {
+	for _, out := range outs {
+		if out.format == f {
+			return true
+		}
+	}
+	return false
+}
+
+// write renders the document once per output, each render to its own
+// destination: standard output, or the temporary file, which is then
+// synced and renamed over the path, so a reader sees the old report or the
+// new one, never half of one. first is set for the first output of each
+// format, which alone writes the side outputs (the text summary, the
+// GitHub step summary). Every output is attempted; the errors are joined.
+func (outs outputs) write(stdout io.Writer, render func(w io.Writer, f report.Format, first bool) error) error {
+	var errs []error
+	done := map[report.Format]bool{}
+	for _, out := range outs {
+		first := !done[out.format]
+		done[out.format] = true
+		if out.path == "-" {
+			if err := render(stdout, out.format, first); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		if err := out.commit(render(out.tmp, out.format, first)); err != nil {
+			errs = append(errs, fmt.Errorf("--output %s=%s: %w", out.format, out.path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// commit finishes a file output: after a render error (err) the
+// temporary file is removed and the path left alone.
+func (out *output) commit(err error) error {
+	tmp := out.tmp
+	out.tmp = nil
+	if err == nil {
+		mode := fs.FileMode(0o644)
+		if st, serr := os.Stat(out.target); serr == nil {
+			mode = st.Mode().Perm()
+		}
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), out.target)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }

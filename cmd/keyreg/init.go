@@ -66,7 +66,7 @@ saw, says PARTIAL at the top of the file, and exits 3.
 Exit codes: 0 written, 2 usage error (or --out exists without --force), 3
 runtime error (Redis unreachable; a partial scan).`,
 		Example: `  keyreg init --url redis://replica.internal:6379 --replica
-  keyreg init --url "$REDIS_URL" --out keys.yaml --match 'v1:' --limits`,
+  keyreg init --url "$REDIS_URL" --out keys.yaml --match 'v1:*' --limits`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runInit(c.Context(), o) },
 	}
@@ -83,7 +83,7 @@ runtime error (Redis unreachable; a partial scan).`,
 // suggest share.
 func (o *initOptions) scanFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&o.rdb, "rdb", nil, "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)")
-	f.StringVar(&o.match, "match", "", "only scan keys starting with this prefix")
+	f.StringVar(&o.match, "match", "", "only scan keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')")
 	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
 	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
 	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/keyreg/keyreg/diag"
@@ -13,7 +14,7 @@ import (
 
 type lintOptions struct {
 	registry string
-	format   string
+	output   outputOptions
 	failOn   string
 }
 
@@ -28,40 +29,70 @@ match the same key. Run it in CI on every change to keys.yaml.
 
 ` + report.FormatHelp(report.DocDiagnostics, 76) + `
 
+--output FORMAT=PATH (repeatable) writes several from the same run, each
+file renamed into place once written.
+
+Without --registry or $KEYREG_REGISTRY, keys.yaml is looked for in the
+working directory, then upward to the repository root; one found upward is
+named on stderr.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 invalid registry
-or usage error.`,
+or usage error (an --output path that cannot be written included), 3 a
+report that could not be written.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error { return a.runLint(o) },
 	}
 	registryFlag(c.Flags(), &o.registry)
-	formatFlag(c, &o.format, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
+	outputFlags(c, &o.output, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
 
 func (a *app) runLint(o lintOptions) error {
-	format, err := report.ParseFormat(o.format, report.Formats(report.DocDiagnostics)...)
-	if err != nil {
-		return usageError(err, "")
-	}
 	threshold, err := failOn(o.failOn)
 	if err != nil {
 		return err
 	}
-	reg, err := a.loadReported(o.registry, format, "keyreg/lint/")
+	outs, err := o.output.open(nil)
 	if err != nil {
 		return err
 	}
-	return a.reportDiagnostics(format, rules.Lint(reg), "keyreg/lint/", threshold)
+	defer outs.discard()
+	reg, err := a.loadReported(o.registry, outs, "keyreg/lint/")
+	if err != nil {
+		return err
+	}
+	checked := &report.Checked{Families: familyNames(reg), Rules: ruleIDs(rules.KindLint)}
+	return a.reportDiagnostics(outs, rules.Lint(reg), "keyreg/lint/", checked, threshold)
+}
+
+// familyNames lists the families of reg in registry order.
+func familyNames(reg *registry.Registry) []string {
+	out := make([]string, len(reg.Families))
+	for i, f := range reg.Families {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// ruleIDs lists the IDs of the rules of kind k.
+func ruleIDs(k rules.Kind) []string {
+	var out []string
+	for _, r := range rules.All() {
+		if r.Kind == k {
+			out = append(out, r.ID)
+		}
+	}
+	return out
 }
 
 // loadReported loads the registry at p. An invalid registry is reported in
 // the requested format, so CI annotations land on the broken line, and
 // exits 2.
-func (a *app) loadReported(p string, format report.Format, automation string) (*registry.Registry, error) {
+func (a *app) loadReported(p string, outs outputs, automation string) (*registry.Registry, error) {
 	reg, err := loadRegistry(p)
 	if le, ok := listError(err); ok {
-		if werr := a.writeDiagnostics(format, le.List, automation); werr != nil {
+		if werr := a.writeDiagnostics(outs, le.List, automation, nil); werr != nil {
 			return nil, runtimeError(werr, "")
 		}
 		return nil, &exitError{code: exitUsage}
@@ -71,8 +102,8 @@ func (a *app) loadReported(p string, format report.Format, automation string) (*
 
 // reportDiagnostics prints l and maps it to an exit code: 2 when a finding
 // makes a registry unusable, 1 when findings reach threshold.
-func (a *app) reportDiagnostics(format report.Format, l diag.List, automation string, threshold diag.Severity) error {
-	if err := a.writeDiagnostics(format, l, automation); err != nil {
+func (a *app) reportDiagnostics(outs outputs, l diag.List, automation string, checked *report.Checked, threshold diag.Severity) error {
+	if err := a.writeDiagnostics(outs, l, automation, checked); err != nil {
 		return runtimeError(err, "")
 	}
 	for _, d := range l {
@@ -86,26 +117,33 @@ func (a *app) reportDiagnostics(format report.Format, l diag.List, automation st
 	return nil
 }
 
-// writeDiagnostics prints l to stdout in format, with the text summary on
-// stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY.
-func (a *app) writeDiagnostics(format report.Format, l diag.List, automation string) error {
-	o := report.Options{
-		Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
-		Rules:      ruleInfos(),
-		Automation: automation,
-		Summary:    a.stderr,
+// writeDiagnostics writes l to every output, with the text summary on
+// stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY (once
+// each, however many outputs have the format).
+func (a *app) writeDiagnostics(outs outputs, l diag.List, automation string, checked *report.Checked) error {
+	step, err := outs.stepSummary()
+	if err != nil {
+		return err
 	}
-	if format == report.GitHub {
-		f, err := openStepSummary()
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			defer f.Close()
-			o.StepSummary = f
-		}
+	if step != nil {
+		defer step.Close()
 	}
-	return report.Diagnostics(a.stdout, format, l, o)
+	infos := ruleInfos()
+	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {
+		o := report.Options{
+			Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
+			Rules:      infos,
+			Automation: automation,
+			Checked:    checked,
+		}
+		if first {
+			o.Summary = a.stderr
+			if step != nil {
+				o.StepSummary = step
+			}
+		}
+		return report.Diagnostics(w, format, l, o)
+	})
 }
 
 func ruleInfos() []report.RuleInfo {
@@ -114,6 +152,16 @@ func ruleInfos() []report.RuleInfo {
 		out = append(out, report.RuleInfo{ID: r.ID, Kind: string(r.Kind), Doc: r.Doc, Default: r.Severity})
 	}
 	return out
+}
+
+// stepSummary opens $GITHUB_STEP_SUMMARY for the github format's markdown
+// summary when one of outs is github; nil when none is, or when the
+// variable is unset.
+func (outs outputs) stepSummary() (*os.File, error) {
+	if !outs.has(report.GitHub) {
+		return nil, nil
+	}
+	return openStepSummary()
 }
 
 // openStepSummary opens $GITHUB_STEP_SUMMARY for appending the markdown

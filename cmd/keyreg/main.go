@@ -117,6 +117,8 @@ error (including an invalid keys.yaml), 3 runtime error.`,
 		Version:       toolVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// Every command with --registry finds keys.yaml upward when not given.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return a.findRegistry(c) },
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(err, fmt.Sprintf("run %s --help for usage", c.CommandPath()))

@@ -161,3 +161,36 @@ func TestReusableWorkflowPermissions(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkflowsRunOnce: each reusable workflow runs each keyreg check once
+// and takes every report from that run (--output), so a scheduled audit
+// scans production once, not once per format.
+func TestWorkflowsRunOnce(t *testing.T) {
+	invocation := regexp.MustCompile(`(?m)^\s*keyreg (audit|lint|breaking)\b`)
+	for name, want := range map[string]map[string]int{
+		"scheduled-audit.yml": {"audit": 1},
+		"registry-check.yml":  {"lint": 1, "breaking": 1},
+	} {
+		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wf, errs := actionlint.Parse(b)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", name, errs[0])
+		}
+		got := map[string]int{}
+		for _, job := range wf.Jobs {
+			for _, st := range job.Steps {
+				if r, ok := st.Exec.(*actionlint.ExecRun); ok && r.Run != nil {
+					for _, m := range invocation.FindAllStringSubmatch(r.Run.Value, -1) {
+						got[m[1]]++
+					}
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s runs keyreg %v, want %v", name, got, want)
+		}
+	}
+}
