@@ -27,25 +27,17 @@ func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Op
 	v := newAuditViewFor(r, c)
 	writeHeader(b, v)
 
-	sections := []struct {
-		title string
-		g     grid
-	}{
+	sections := []section{
 		{"families", v.families},
 		{"owners", v.owners},
 		{"unregistered: " + v.unregistered, v.groups},
-		{v.findingsTitle + ": " + v.summary, v.findings},
 	}
+	sections = append(sections, v.statSections()...)
+	sections = append(sections, section{v.findingsTitle + ": " + v.summary, v.findings})
 	if bv := v.baseline; bv != nil {
 		sections = append(sections,
-			struct {
-				title string
-				g     grid
-			}{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
-			struct {
-				title string
-				g     grid
-			}{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
+			section{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
+			section{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
 	}
 	for _, s := range sections {
 		fmt.Fprintf(b, "\n%s\n", s.title)
