@@ -168,7 +168,7 @@ type auditView struct {
 	types   grid
 	ttl     grid
 	scan    string
-	notes    []string
+	notes   []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
