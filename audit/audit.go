@@ -631,6 +631,14 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	}
 	r.findings(rep, &r.unreg, nil)
 
+	settleFindings(rep)
+	return rep
+}
+
+// settleFindings sums the findings of rep into its severity totals and
+// sorts them by severity, then family, then rule.
+func settleFindings(rep *Report) {
+	rep.Totals.Errors, rep.Totals.Warnings, rep.Totals.Infos = 0, 0, 0
 	for _, f := range rep.Findings {
 		if f.Suppressed {
 			continue
@@ -647,7 +655,6 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	slices.SortStableFunc(rep.Findings, func(a, b *Finding) int {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Family, b.Family), strings.Compare(a.Rule, b.Rule))
 	})
-	return rep
 }
 
 // sortedDBs returns ds in database order, never nil.

@@ -34,6 +34,7 @@ type auditOptions struct {
 	sample     int
 	maxValue   int64
 	showValues bool
+	top        int
 	format     string
 	failOn     string
 	baseline   baselineOptions
@@ -119,6 +120,7 @@ served by no healthy master, interrupted).`,
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
+	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0 to %d)", audit.MaxTopN))
 	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
@@ -136,6 +138,10 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	}
 	if o.maxValue <= 0 {
 		return usageError(fmt.Errorf("--max-value-bytes %d is not above 0", o.maxValue), "every sampled value is bounded; the default is 1048576")
+	}
+	top, err := topFlag(o.top)
+	if err != nil {
+		return err
 	}
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
@@ -159,7 +165,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		}
 		ao := audit.Defaults()
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
-		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
+		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory, ao.Top = o.sample, o.maxValue, o.showValues, o.memory, top
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
 		return a.auditBaseline(ctx, src, reg, ao, format, threshold, base, o.baseline.write)
 	}
@@ -177,7 +183,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao := audit.Defaults()
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
-	ao.Filtered, ao.Memory = o.match != "", o.memory
+	ao.Filtered, ao.Memory, ao.Top = o.match != "", o.memory, top
 	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
 }
 
