@@ -162,9 +162,10 @@ type auditView struct {
 	// byDB splits the families by database; empty unless several
 	// databases were audited.
 	byDB grid
-	// topKeys lists the largest keys, types the per-type sizes and ttl
-	// the TTL histograms, overall and per family.
-	topKeys grid
+	// topBytes and topElements list the largest keys, types the
+	// per-type sizes and ttl the TTL histograms, overall and per family.
+	topBytes    grid
+	topElements grid
 	types   grid
 	ttl     grid
 	scan    string
@@ -360,17 +361,16 @@ func (v *auditView) stats(r *audit.Report) {
 		}
 	}
 
-	v.topKeys.head = []string{"by", "key", "family", "type", "bytes", "elements", "ttl"}
-	v.topKeys.right = []bool{false, false, false, false, true, true, true}
-	if r.MultiDB() {
-		v.topKeys.head = slices.Insert(v.topKeys.head, 2, "db")
-		v.topKeys.right = slices.Insert(v.topKeys.right, 2, true)
-	}
-	for _, l := range []struct {
-		by   string
-		keys []*audit.TopKey
-	}{{"bytes", r.TopKeys.ByBytes}, {"elements", r.TopKeys.ByElements}} {
-		for _, t := range l.keys {
+	topGrid := func(keys []*audit.TopKey) grid {
+		g := grid{
+			head:  []string{"key", "family", "type", "bytes", "elements", "ttl"},
+			right: []bool{false, false, false, true, true, true},
+		}
+		if r.MultiDB() {
+			g.head = slices.Insert(g.head, 1, "db")
+			g.right = slices.Insert(g.right, 1, true)
+		}
+		for _, t := range keys {
 			if t == nil {
 				continue
 			}
@@ -378,27 +378,36 @@ func (v *auditView) stats(r *audit.Report) {
 			if fam == "" {
 				fam = "(unregistered)"
 			}
-			row := []cell{{text: l.by}, {keys: []string{t.Key}}, {text: fam}, {text: orDash(printable(t.Type))},
-				{text: sizeOrDash(t.Bytes, humanBytes)}, {text: sizeOrDash(t.Elements, func(n int64) string { return strconv.FormatInt(n, 10) })},
+			row := []cell{{keys: []string{t.Key}}, {text: fam}, {text: orDash(printable(t.Type))},
+				{text: sizeOrDash(t.Bytes, humanBytes)}, {text: sizeOrDash(t.Elements, count)},
 				{text: ttlText(t.TTL)}}
 			if r.MultiDB() {
-				row = slices.Insert(row, 2, txt("%d", t.DB))
+				row = slices.Insert(row, 1, txt("%d", t.DB))
 			}
-			v.topKeys.rows = append(v.topKeys.rows, row)
+			g.rows = append(g.rows, row)
 		}
+		return g
 	}
+	v.topBytes, v.topElements = topGrid(r.TopKeys.ByBytes), topGrid(r.TopKeys.ByElements)
 
-	v.types.head = []string{"type", "keys", "bytes p50/p90/p99/max", "elements p50/p90/p99/max"}
-	v.types.right = []bool{false, true, true, true}
+	v.types.head = []string{"type", "keys", "size of", "p50", "p90", "p99", "max"}
+	v.types.right = []bool{false, true, false, true, true, true, true}
 	for _, t := range r.Types {
 		if t == nil {
 			continue
 		}
-		v.types.rows = append(v.types.rows, []cell{
-			{text: printable(t.Type)}, txt("%d", t.Keys),
-			{text: quantiles(&t.BytesDist, humanBytes)},
-			{text: quantiles(&t.ElementsDist, func(n int64) string { return strconv.FormatInt(n, 10) })},
-		})
+		for _, d := range []struct {
+			what string
+			s    *audit.Sketch
+			f    func(int64) string
+		}{{"bytes", &t.BytesDist, humanBytes}, {"elements", &t.ElementsDist, count}} {
+			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}}
+			for _, q := range []float64{0.5, 0.9, 0.99} {
+				row = append(row, cell{text: quantile(d.s, q, d.f)})
+			}
+			row = append(row, cell{text: quantile(d.s, 1, d.f)})
+			v.types.rows = append(v.types.rows, row)
+		}
 	}
 
 	v.ttl.head = append([]string{"ttl", "keys"}, audit.TTLBuckets[:]...)
@@ -438,7 +447,8 @@ func (v *auditView) statSections() []section {
 	var out []section
 	for _, s := range []section{
 		{"families by database", v.byDB},
-		{"largest keys", v.topKeys},
+		{"largest keys by bytes", v.topBytes},
+		{"largest keys by elements", v.topElements},
 		{"types", v.types},
 		{"ttl histogram", v.ttl},
 	} {
@@ -449,13 +459,19 @@ func (v *auditView) statSections() []section {
 	return out
 }
 
-// quantiles formats the p50, p90, p99 and max of s, or "-" when empty.
-func quantiles(s *audit.Sketch, f func(int64) string) string {
+// quantile formats the q-quantile of s (its exact max for q = 1), or "-"
+// when s is empty.
+func quantile(s *audit.Sketch, q float64, f func(int64) string) string {
 	if s.Count() == 0 {
 		return "-"
 	}
-	return f(s.Quantile(0.5)) + " / " + f(s.Quantile(0.9)) + " / " + f(s.Quantile(0.99)) + " / " + f(s.Max())
+	if q == 1 {
+		return f(s.Max())
+	}
+	return f(s.Quantile(q))
 }
+
+func count(n int64) string { return strconv.FormatInt(n, 10) }
 
 func sizeOrDash(n int64, f func(int64) string) string {
 	if n <= 0 {

@@ -262,6 +262,9 @@ func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Co
 	if format == report.Text {
 		o.Summary = a.stderr
 	}
+	if format == report.Table {
+		o.Width, o.Color = terminalWidth(a.stdout), useColor(a.stdout)
+	}
 	if format == report.GitHub {
 		f, err := openStepSummary()
 		if err != nil {
