@@ -166,10 +166,10 @@ type auditView struct {
 	// per-type sizes and ttl the TTL histograms, overall and per family.
 	topBytes    grid
 	topElements grid
-	types   grid
-	ttl     grid
-	scan    string
-	notes   []string
+	types       grid
+	ttl         grid
+	scan        string
+	notes       []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
