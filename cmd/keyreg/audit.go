@@ -212,7 +212,7 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 			a.audited(total)
 		}
 	}
-	stop := a.progress(&progress)
+	stop := a.progress(ctx, src, ao.Filtered, &progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()
 	var comp *audit.Comparison
@@ -310,14 +310,34 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progress shows the keys audited so far on stderr, only when stderr is a
-// terminal. The returned func stops it and clears the line.
-func (a *app) progress(n *atomic.Int64) func() { return a.progressOf(n, "audited") }
+// terminal, with the total the source expects (summed over its nodes and
+// databases), a percentage and an ETA when src can tell and the scan is
+// not filtered (--match walks part of that total). The returned func stops
+// it and clears the line.
+func (a *app) progress(ctx context.Context, src audit.Source, filtered bool, n *atomic.Int64) func() {
+	if !isTerminal(a.stderr) {
+		return func() {}
+	}
+	var total int64
+	if kc, ok := src.(interface {
+		KeyCount(context.Context) (int64, error)
+	}); ok && !filtered {
+		total, _ = kc.KeyCount(ctx) // without a total, the line shows counts only
+	}
+	return a.progressTotal(n, total, "audited")
+}
 
-// progressOf is progress with another verb, such as "init: scanned".
+// progressOf is progress with another verb, such as "init: scanned", and
+// no total.
 func (a *app) progressOf(n *atomic.Int64, verb string) func() {
 	if !isTerminal(a.stderr) {
 		return func() {}
 	}
+	return a.progressTotal(n, 0, verb)
+}
+
+// progressTotal redraws the progress line every 200ms until stopped.
+func (a *app) progressTotal(n *atomic.Int64, total int64, verb string) func() {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -331,10 +351,29 @@ func (a *app) progressOf(n *atomic.Int64, verb string) func() {
 				fmt.Fprint(a.stderr, "\r\033[K")
 				return
 			case <-t.C:
-				keys := n.Load()
-				fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: %s %d keys (%.0f keys/s)", verb, keys, float64(keys)/time.Since(start).Seconds())
+				fmt.Fprint(a.stderr, "\r\033[K"+progressLine(verb, n.Load(), total, time.Since(start)))
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// progressLine is one state of the progress line: "keyreg: audited 1200 of
+// 5000 keys (24%, 3000 keys/s, ETA 1s)", or without a total "keyreg:
+// audited 1200 keys (3000 keys/s)". Keys written during the scan can take
+// the count past the total: the share then stops at 99%.
+func progressLine(verb string, keys, total int64, elapsed time.Duration) string {
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(keys) / s
+	}
+	if total <= 0 {
+		return fmt.Sprintf("keyreg: %s %d keys (%.0f keys/s)", verb, keys, rate)
+	}
+	pct := min(100*float64(keys)/float64(total), 99)
+	eta := "?"
+	if rate > 0 {
+		eta = time.Duration(float64(max(total-keys, 0)) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("keyreg: %s %d of %d keys (%.0f%%, %.0f keys/s, ETA %s)", verb, keys, total, pct, rate, eta)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -54,5 +55,22 @@ func TestTerminalWidth(t *testing.T) {
 	}
 	if useColor(&b) {
 		t.Errorf("colour on a strings.Builder")
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	for _, tc := range []struct {
+		keys, total int64
+		elapsed     time.Duration
+		want        string
+	}{
+		{1200, 5000, 2 * time.Second, "keyreg: audited 1200 of 5000 keys (24%, 600 keys/s, ETA 6s)"},
+		{6000, 5000, 2 * time.Second, "keyreg: audited 6000 of 5000 keys (99%, 3000 keys/s, ETA 0s)"},
+		{0, 5000, 0, "keyreg: audited 0 of 5000 keys (0%, 0 keys/s, ETA ?)"},
+		{1200, 0, 2 * time.Second, "keyreg: audited 1200 keys (600 keys/s)"},
+	} {
+		if got := progressLine("audited", tc.keys, tc.total, tc.elapsed); got != tc.want {
+			t.Errorf("progressLine(%d, %d, %v) = %q, want %q", tc.keys, tc.total, tc.elapsed, got, tc.want)
+		}
 	}
 }
