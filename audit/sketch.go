@@ -28,14 +28,31 @@ const SketchError = 0.01
 const SketchGamma = (1 + SketchError) / (1 - SketchError)
 
 // SketchBuckets is the number of buckets, enough for every positive int64.
-var SketchBuckets = bucketOf(math.MaxInt64) + 1
+var SketchBuckets = logBucket(math.MaxInt64) + 1
 
 var logGamma = math.Log(SketchGamma)
 
-// bucketOf returns the bucket of v > 0: ceil(log_gamma(v)).
+// bucketOf returns the bucket of v > 0: ceil(log_gamma(v)), from a table
+// for the small values most sizes and lengths are.
 func bucketOf(v int64) int {
+	if v < int64(len(smallBuckets)) {
+		return int(smallBuckets[v])
+	}
+	return logBucket(v)
+}
+
+func logBucket(v int64) int {
 	return int(math.Ceil(math.Log(float64(v)) / logGamma))
 }
+
+// smallBuckets holds the bucket of every value below 4096 (the index of 0
+// is unused).
+var smallBuckets = func() (t [4096]uint16) {
+	for v := 1; v < len(t); v++ {
+		t[v] = uint16(logBucket(int64(v)))
+	}
+	return t
+}()
 
 // Add counts one value; a negative one counts as 0. It allocates only on
 // the first value above 0.

@@ -171,3 +171,24 @@ func TestTypesCapped(t *testing.T) {
 		t.Fatalf("keys %d, other %d", n, s.typeOf("other").Keys)
 	}
 }
+
+// BenchmarkStatsAdd measures the per-key cost of the keyspace statistics
+// (TTL histogram, per-type sketches, top keys): it must not allocate once
+// the types are known and the top lists are full of larger keys.
+func BenchmarkStatsAdd(b *testing.B) {
+	keys := make([]scanner.KeyInfo, 4096)
+	types := []string{"string", "hash", "list", "set", "zset", "stream"}
+	for i := range keys {
+		keys[i] = scanner.KeyInfo{Key: fmt.Sprint("v1:key:", i), DB: i % 2, Type: types[i%len(types)], PTTL: time.Duration(i) * time.Second,
+			HasMemory: true, Memory: int64(50 + i%500), HasLen: i%2 == 0, Len: int64(i % 100)}
+	}
+	s := newStats(DefaultTopN)
+	for i := range keys { // warm: types known, top lists full
+		s.add(&keys[i], "fam")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		s.add(&keys[i%len(keys)], "fam")
+	}
+}

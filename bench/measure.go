@@ -90,6 +90,12 @@ var caseDefs = map[string]caseDef{
 	"audit-memory": {"audit-memory", "keyreg audit --memory", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--memory")
 	}},
+	"audit-compare": {"audit-compare", "the audit case run by the -compare binary", func(ctx context.Context, e *env) (sample, error) {
+		return e.auditBin(ctx, e.cfg.compare, e.main)
+	}},
+	"audit-memory-compare": {"audit-memory-compare", "the audit-memory case run by the -compare binary", func(ctx context.Context, e *env) (sample, error) {
+		return e.auditBin(ctx, e.cfg.compare, e.main, "--memory")
+	}},
 	"audit-validate": {"audit-validate", "keyreg audit --sample 2000000000 (every schema-bearing payload)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--sample", "2000000000")
 	}},
@@ -129,6 +135,11 @@ func (e *env) baseline(ctx context.Context, mode string, extraEnv ...string) (sa
 // audit runs the keyreg binary against srv and reads the key count from its
 // JSON report.
 func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, error) {
+	return e.auditBin(ctx, e.cfg.keyreg, srv, extra...)
+}
+
+// auditBin is audit with the keyreg binary bin.
+func (e *env) auditBin(ctx context.Context, bin string, srv *server, extra ...string) (sample, error) {
 	var out bytes.Buffer
 	// --allow-touch: on redis before 7.2 the audit would otherwise sample
 	// nothing and read no length on these throwaway primaries, and the
@@ -139,7 +150,7 @@ func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, 
 	if srv == e.cluster0() {
 		servers = e.cluster
 	}
-	s, err := e.proc(ctx, servers, &out, e.cfg.keyreg, args...)
+	s, err := e.proc(ctx, servers, &out, bin, args...)
 	if err != nil {
 		return s, err
 	}
