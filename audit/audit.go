@@ -115,6 +115,7 @@ type famState struct {
 	// shape (placeholder-invalid): no other key rule checks them.
 	shaped int64
 	dbs    []*DBReport // by database, in the order first seen
+	lastDB *DBReport   // the database of the key before: scans go database by database
 }
 
 // maxDBs bounds the databases a report splits its counts by; keys of a
@@ -124,6 +125,14 @@ const maxDBs = 1024
 // db returns the entry of database n, adding it while under maxDBs; nil
 // when there is no room.
 func (s *famState) db(n int) *DBReport {
+	if d := s.lastDB; d != nil && d.DB == n {
+		return d
+	}
+	s.lastDB = s.findDB(n)
+	return s.lastDB
+}
+
+func (s *famState) findDB(n int) *DBReport {
 	for _, d := range s.dbs {
 		if d.DB == n {
 			return d
@@ -313,7 +322,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 
 // perDB counts k in its database's share of st, and notes the database.
 func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
-	if !slices.Contains(r.dbs, k.DB) && len(r.dbs) < maxDBs {
+	if n := len(r.dbs); (n == 0 || r.dbs[n-1] != k.DB) && !slices.Contains(r.dbs, k.DB) && n < maxDBs {
 		r.dbs = append(r.dbs, k.DB)
 	}
 	d := st.db(k.DB)

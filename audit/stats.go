@@ -92,6 +92,9 @@ type topHeap struct {
 	n     int
 	by    func(*TopKey) int64
 	items []*TopKey
+	// floor is the measure of the root once the heap is full: a key
+	// below it is not kept, which is all most keys cost.
+	floor int64
 }
 
 func (h *topHeap) Len() int { return len(h.items) }
@@ -117,7 +120,7 @@ func topLess(by func(*TopKey) int64, a, b *TopKey) bool {
 
 // wants reports whether a key measuring v (and named key) would be kept.
 func (h *topHeap) wants(v int64, key string, db int) bool {
-	if v <= 0 || h.n <= 0 {
+	if v <= 0 || v < h.floor || h.n <= 0 {
 		return false
 	}
 	if len(h.items) < h.n {
@@ -135,10 +138,13 @@ func (h *topHeap) offer(t *TopKey) {
 	}
 	if len(h.items) < h.n {
 		heap.Push(h, t)
-		return
+	} else {
+		h.items[0] = t
+		heap.Fix(h, 0)
 	}
-	h.items[0] = t
-	heap.Fix(h, 0)
+	if len(h.items) == h.n {
+		h.floor = h.by(h.items[0])
+	}
 }
 
 // sorted returns the kept keys, largest first.
@@ -180,11 +186,12 @@ type TypeStats struct {
 // names, and a key of a further type counts as type "other".
 const maxTypes = 32
 
-// stats aggregates the keyspace statistics of a run.
+// stats aggregates the keyspace statistics of a run. TTL histograms are
+// kept per family, and summed at the end.
 type stats struct {
 	bytes, elements topHeap
 	types           []*TypeStats // in the order first seen
-	ttl             TTLHistogram
+	last            *TypeStats   // the type of the key before: most runs of keys share one
 }
 
 func newStats(n int) stats {
@@ -193,13 +200,21 @@ func newStats(n int) stats {
 
 // typeOf returns the stats of type typ, adding them while under maxTypes.
 func (s *stats) typeOf(typ string) *TypeStats {
+	if s.last != nil && s.last.Type == typ {
+		return s.last
+	}
+	s.last = s.find(typ)
+	return s.last
+}
+
+func (s *stats) find(typ string) *TypeStats {
 	for _, t := range s.types {
 		if t.Type == typ {
 			return t
 		}
 	}
 	if len(s.types) >= maxTypes-1 && typ != "other" {
-		return s.typeOf("other")
+		return s.find("other")
 	}
 	t := &TypeStats{Type: strings.Clone(typ)}
 	s.types = append(s.types, t)
@@ -209,7 +224,6 @@ func (s *stats) typeOf(typ string) *TypeStats {
 // add counts one audited key of the family named family ("" for none). It
 // allocates only for a new type and for a key that makes the top lists.
 func (s *stats) add(k *scanner.KeyInfo, family string) {
-	s.ttl.add(k.PTTL)
 	t := s.typeOf(k.Type)
 	t.Keys++
 	var b, e int64
