@@ -795,25 +795,6 @@ func docBlocks(t *testing.T, info string) []string {
 	return blocks
 }
 
-// jsonNames returns the json field names of t's struct type and of the
-// struct types it holds.
-func jsonNames(typ reflect.Type, names map[string]bool) {
-	switch typ.Kind() {
-	case reflect.Pointer, reflect.Slice:
-		jsonNames(typ.Elem(), names)
-	case reflect.Struct:
-		if typ == reflect.TypeFor[time.Time]() {
-			return
-		}
-		for i := range typ.NumField() {
-			f := typ.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			names[name] = true
-			jsonNames(f.Type, names)
-		}
-	}
-}
-
 func TestAuditDocs(t *testing.T) {
 	blocks := docBlocks(t, "json")
 	if len(blocks) != 1 {
