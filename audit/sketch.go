@@ -136,14 +136,21 @@ func (s *Sketch) State() SketchState {
 	return st
 }
 
+// maxSketchCount bounds the values of a serialised sketch, so that merging
+// many of them cannot overflow: no keyspace holds 2^50 keys.
+const maxSketchCount = 1 << 50
+
 // SketchFrom rebuilds a Sketch from its serialised form, checking that it
 // is one State could have written: indices in range and increasing,
-// counts above 0 that add up to Count with Zeros, a Max in the last
-// bucket. Its size is fixed whatever st holds.
+// counts above 0 that add up to Count with Zeros (at most 2^50), a Max
+// in the last bucket. Its size is fixed whatever st holds.
 func SketchFrom(st SketchState) (Sketch, error) {
 	s := Sketch{count: st.Count, zeros: st.Zeros, max: st.Max}
 	if st.Count < 0 || st.Zeros < 0 || st.Max < 0 || st.Zeros > st.Count {
 		return Sketch{}, errors.New("sketch: negative or inconsistent counts")
+	}
+	if st.Count > maxSketchCount {
+		return Sketch{}, fmt.Errorf("sketch: %d values, more than any keyspace holds", st.Count)
 	}
 	if len(st.Buckets) > SketchBuckets {
 		return Sketch{}, fmt.Errorf("sketch: %d buckets, at most %d", len(st.Buckets), SketchBuckets)

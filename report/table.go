@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -274,8 +275,7 @@ func wrapText(s string, width int) string {
 					cw += rw
 				}
 				if cut == 0 && lw == 0 {
-					_, size := firstRune(word)
-					cut = size // a rune wider than the column: keep it alone
+					_, cut = utf8.DecodeRuneInString(word) // a rune wider than the column: keep it alone
 				}
 				line.WriteString(word[:cut])
 				word = word[cut:]
@@ -287,13 +287,6 @@ func wrapText(s string, width int) string {
 		flush()
 	}
 	return strings.Join(out, "\n")
-}
-
-func firstRune(s string) (rune, int) {
-	for _, r := range s {
-		return r, len(string(r))
-	}
-	return 0, 0
 }
 
 // textWidth is the display width of s, ANSI escapes not counted.

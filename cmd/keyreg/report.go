@@ -76,7 +76,7 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 		}
 		reps = append(reps, r)
 	}
-	rep, err := audit.Merge(reps, audit.MergeOptions{Top: top})
+	rep, err := audit.Merge(reps, audit.MergeOptions{Top: top, Examples: audit.Defaults().Examples})
 	if err != nil {
 		return usageError(err, "")
 	}
