@@ -401,6 +401,11 @@ func (v *auditView) stats(r *audit.Report) {
 			s    *audit.Sketch
 			f    func(int64) string
 		}{{"bytes", &t.BytesDist, humanBytes}, {"elements", &t.ElementsDist, count}} {
+			// A measure none of the type's keys had is left out; a
+			// type with neither keeps its bytes row, of dashes.
+			if d.s.Count() == 0 && (d.what == "elements" || t.ElementsDist.Count() > 0) {
+				continue
+			}
 			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}}
 			for _, q := range []float64{0.5, 0.9, 0.99} {
 				row = append(row, cell{text: quantile(d.s, q, d.f)})
@@ -450,7 +455,7 @@ func (v *auditView) statSections() []section {
 		{"largest keys by bytes", v.topBytes},
 		{"largest keys by elements", v.topElements},
 		{"types", v.types},
-		{"ttl histogram", v.ttl},
+		{"TTL histogram", v.ttl},
 	} {
 		if len(s.g.rows) > 0 {
 			out = append(out, s)

@@ -35,7 +35,7 @@ func TestDemoTableFits80Columns(t *testing.T) {
 	if strings.Contains(out, "\033[") {
 		t.Errorf("colour escapes written to a pipe")
 	}
-	for _, want := range []string{"largest keys by bytes", "ttl histogram", "% memory", "\nseverity  error\n"} {
+	for _, want := range []string{"largest keys by bytes", "TTL histogram", "% memory", "\nseverity  error\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the table lacks %q", want)
 		}
