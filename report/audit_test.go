@@ -941,3 +941,27 @@ func TestKeyCounts(t *testing.T) {
 		t.Errorf("keyCounts = %q, want %q", got, want)
 	}
 }
+
+// TestAuditDocsSketches reads the documented example back: its sketches
+// must be ones keyreg could have written, with the percentiles shown.
+func TestAuditDocsSketches(t *testing.T) {
+	var doc auditJSON
+	if err := json.Unmarshal([]byte(docBlocks(t, "json")[0]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	r, err := reportOf(&doc)
+	if err != nil {
+		t.Fatalf("the documented example does not read back: %v", err)
+	}
+	for i, ty := range doc.Types {
+		for _, d := range []struct {
+			doc distJSON
+			s   *audit.Sketch
+		}{{ty.Bytes, &r.Types[i].BytesDist}, {ty.Elements, &r.Types[i].ElementsDist}} {
+			got := distOf(d.s, d.doc.Sum)
+			if got.P50 != d.doc.P50 || got.P90 != d.doc.P90 || got.P99 != d.doc.P99 || got.Max != d.doc.Max || got.Measured != d.doc.Measured {
+				t.Errorf("type %s: documented %+v, its sketch says %+v", ty.Type, d.doc, got)
+			}
+		}
+	}
+}
