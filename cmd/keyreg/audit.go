@@ -120,7 +120,7 @@ served by no healthy master, interrupted).`,
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
-	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0 to %d)", audit.MaxTopN))
+	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")

@@ -29,7 +29,7 @@ func (a *app) reportCmd() *cobra.Command {
 func (a *app) reportMergeCmd() *cobra.Command {
 	var o mergeOptions
 	c := &cobra.Command{
-		Use:   "merge report.json... ",
+		Use:   "merge report.json...",
 		Short: "Merge json audit reports of disjoint keyspaces into one report",
 		Long: `Merge combines json audit reports (keyreg audit --format json) of disjoint
 keyspaces, such as one per cluster shard or one per Redis instance written by
@@ -55,7 +55,7 @@ printed, marked partial.`,
 	f := c.Flags()
 	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
-	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to keep per measure (0 to %d)", audit.MaxTopN))
+	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to keep per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	return c
 }
 
