@@ -61,6 +61,7 @@ type config struct {
 	redisCLI      string
 	redisCheckRDB string
 	keyreg        string
+	compare       string // -compare: a second keyreg binary
 	registry      string
 	registryIdle  string
 	registryLean  string // generated: -registry without max_bytes, max_len and max_idle
@@ -92,6 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.redisCLI, "redis-cli", "redis-cli", "redis-cli binary")
 	fs.StringVar(&c.redisCheckRDB, "redis-check-rdb", "redis-check-rdb", "redis-check-rdb binary (the check-rdb case)")
 	fs.StringVar(&c.keyreg, "keyreg", "", "prebuilt keyreg binary (default: go build ./cmd/keyreg into a temp dir)")
+	fs.StringVar(&c.compare, "compare", "", "a second keyreg binary, such as a build of the previous commit: adds the cases audit-compare and audit-memory-compare, which it runs, round-robin with the others")
 	fs.StringVar(&c.registry, "registry", "", "registry for the audit cases (default: bench/keys.yaml of the module)")
 	fs.StringVar(&c.registryIdle, "registry-idle", "", "registry of the audit-idle case (default: keys-idle.yaml next to -registry)")
 	fs.IntVar(&c.rate, "rate", 50000, "--rate of the production-safety case")
@@ -125,6 +127,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 				c.cluster = true
 			}
 			c.cases = append(c.cases, name)
+		}
+	}
+	if c.compare != "" {
+		for _, name := range []string{"audit", "audit-memory"} {
+			if contains(c.cases, name) {
+				c.cases = append(c.cases, name+"-compare")
+			}
 		}
 	}
 	return c, nil

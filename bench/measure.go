@@ -92,6 +92,12 @@ var caseDefs = map[string]caseDef{
 	"audit-memory": {"audit-memory", "keyreg audit --memory", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--memory")
 	}},
+	"audit-compare": {"audit-compare", "the audit case run by the -compare binary", func(ctx context.Context, e *env) (sample, error) {
+		return e.auditBin(ctx, e.cfg.compare, e.main)
+	}},
+	"audit-memory-compare": {"audit-memory-compare", "the audit-memory case run by the -compare binary", func(ctx context.Context, e *env) (sample, error) {
+		return e.auditBin(ctx, e.cfg.compare, e.main, "--memory")
+	}},
 	"audit-validate": {"audit-validate", "keyreg audit --sample 2000000000 (every schema-bearing payload)", func(ctx context.Context, e *env) (sample, error) {
 		return e.audit(ctx, e.main, "--sample", "2000000000")
 	}},
@@ -103,7 +109,7 @@ var caseDefs = map[string]caseDef{
 		if err != nil {
 			return sample{}, err
 		}
-		return e.auditRun(ctx, nil, "--rdb", path)
+		return e.auditRun(ctx, e.cfg.keyreg, nil, "--rdb", path)
 	}},
 	"init": {"init", "keyreg init (read-only scan, inference, 20 sampled values per family), then checked: families, share of keys registered", func(ctx context.Context, e *env) (sample, error) {
 		return e.initCase(ctx, e.main)
@@ -141,6 +147,11 @@ func (e *env) baseline(ctx context.Context, mode string, extraEnv ...string) (sa
 // audit runs the keyreg binary against srv and reads the key count from its
 // JSON report.
 func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, error) {
+	return e.auditBin(ctx, e.cfg.keyreg, srv, extra...)
+}
+
+// auditBin is audit with the keyreg binary bin.
+func (e *env) auditBin(ctx context.Context, bin string, srv *server, extra ...string) (sample, error) {
 	// --allow-touch: on redis before 7.2 the audit would otherwise sample
 	// nothing and read no length on these throwaway primaries, and the
 	// cases would stop measuring what they have always measured.
@@ -149,15 +160,16 @@ func (e *env) audit(ctx context.Context, srv *server, extra ...string) (sample, 
 	if srv == e.cluster0() {
 		servers = e.cluster
 	}
-	return e.auditRun(ctx, servers, args...)
+	return e.auditRun(ctx, bin, servers, args...)
 }
 
-// auditRun runs keyreg audit with the bench registry and args, measuring
-// the CPU of servers meanwhile, and reads the key count from its JSON report.
-func (e *env) auditRun(ctx context.Context, servers []*server, extra ...string) (sample, error) {
+// auditRun runs keyreg audit (the binary bin) with the bench registry and
+// args, measuring the CPU of servers meanwhile, and reads the key count
+// from its JSON report.
+func (e *env) auditRun(ctx context.Context, bin string, servers []*server, extra ...string) (sample, error) {
 	var out bytes.Buffer
 	args := append([]string{"audit", "--registry", e.cfg.registry, "--format", "json", "--fail-on", "never"}, extra...)
-	s, err := e.proc(ctx, servers, &out, e.cfg.keyreg, args...)
+	s, err := e.proc(ctx, servers, &out, bin, args...)
 	if err != nil {
 		return s, err
 	}

@@ -76,9 +76,17 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 	}
 
 	unreg := promMetric{name: "keyreg_unregistered_keys", help: "Keys that match no family, by inferred prefix (largest groups only)."}
+	unregTTL := promMetric{name: "keyreg_unregistered_keys_with_ttl", help: "Keys that match no family and have a TTL, by inferred prefix (largest groups only)."}
+	unregMem := promMetric{name: "keyreg_unregistered_memory_bytes", help: "Summed MEMORY USAGE of keys that match no family, by inferred prefix (largest groups only), when measured."}
+	measured := memoryMeasured(r)
 	for _, g := range r.Unregistered.Groups {
 		if g != nil {
-			unreg.samples = append(unreg.samples, promSample{[][2]string{{"prefix", g.Prefix}}, float64(g.Keys)})
+			l := [][2]string{{"prefix", g.Prefix}}
+			unreg.samples = append(unreg.samples, promSample{l, float64(g.Keys)})
+			unregTTL.samples = append(unregTTL.samples, promSample{l, float64(g.WithTTL)})
+			if measured {
+				unregMem.samples = append(unregMem.samples, promSample{l, float64(g.Memory)})
+			}
 		}
 	}
 
@@ -90,7 +98,7 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		partial = 1
 	}
 	metrics := []promMetric{
-		keys, withTTL, memory, findings, unreg,
+		keys, withTTL, memory, findings, unreg, unregTTL, unregMem,
 		single("keyreg_unregistered_other_keys", "Keys that match no family and fell outside the largest prefix groups.", float64(r.Unregistered.Other)),
 		single("keyreg_audit_keys_scanned", "Distinct keys the last audit examined.", float64(r.Scan.Keys)),
 		single("keyreg_audit_unregistered_keys", "Keys that match no family.", float64(r.Unregistered.Keys)),

@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
+)
+
+// MaxAuditJSONBytes bounds the size of a json audit report that
+// ReadAudit accepts: a report's size does not grow with the keyspace, so
+// anything larger is not one keyreg wrote.
+const MaxAuditJSONBytes = 64 << 20
+
+// ReadAudit reads a json audit report (the format of docs/audit-report.md)
+// back into an audit.Report, for keyreg report merge. It reads at most
+// MaxAuditJSONBytes, refuses unknown versions, unknown severities, bad
+// base64 and sketches that State could not have written. Family positions
+// come back as strings only; finding positions from path, line and column.
+func ReadAudit(r io.Reader) (*audit.Report, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxAuditJSONBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxAuditJSONBytes {
+		return nil, fmt.Errorf("larger than %d MiB: not an audit report", MaxAuditJSONBytes>>20)
+	}
+	var probe struct {
+		Version *string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a json audit report: %w", err)
+	}
+	if probe.Version == nil {
+		return nil, errors.New(`not a json audit report: no "version" field`)
+	}
+	if *probe.Version != audit.ReportVersion {
+		return nil, fmt.Errorf("audit report version %q, this keyreg reads version %q", *probe.Version, audit.ReportVersion)
+	}
+	var doc auditJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("reading audit report: %w", err)
+	}
+	return reportOf(&doc)
+}
+
+// reportOf turns a json document back into an audit.Report.
+func reportOf(doc *auditJSON) (*audit.Report, error) {
+	var bad error
+	raw := func(s, b64 string) string {
+		if b64 == "" {
+			return s
+		}
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			bad = cmpErr(bad, fmt.Errorf("bad base64 %q: %w", b64, err))
+			return s
+		}
+		return string(b)
+	}
+	mem := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	}
+	r := &audit.Report{
+		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode,
+		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
+		Scan: audit.ScanStats{
+			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
+			Vanished: doc.Scan.Vanished, Sampled: doc.Scan.Sampled, Skipped: doc.Scan.Skipped,
+			Duration: time.Duration(doc.Scan.DurationNS), KeysPerSec: doc.Scan.KeysPerSecond,
+		},
+		Totals: audit.Totals{
+			Keys: doc.Totals.Keys, Registered: doc.Totals.Registered, Unregistered: doc.Totals.Unregistered,
+			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory),
+			Errors: doc.Totals.Errors, Warnings: doc.Totals.Warnings, Infos: doc.Totals.Infos,
+		},
+		Unregistered: audit.UnregisteredReport{
+			Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other,
+			WithTTL: doc.Unregistered.WithTTL, Memory: mem(doc.Unregistered.Memory), MemoryMeasured: doc.Unregistered.MemoryMeasured,
+			TTL: histogramOf(doc.Unregistered.TTLHistogram, &bad),
+		},
+		TTL: histogramOf(doc.TTLHistogram, &bad),
+	}
+	if len(doc.DBs) > 0 {
+		r.DBs = doc.DBs
+	}
+	if len(doc.Scan.Notes) > 0 {
+		r.Scan.Notes = doc.Scan.Notes
+	}
+	for _, f := range doc.Families {
+		fr := &audit.FamilyReport{
+			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
+			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
+			TTL: histogramOf(f.TTLHistogram, &bad),
+		}
+		for _, d := range f.DBs {
+			fr.DBs = append(fr.DBs, &audit.DBReport{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: mem(d.Memory)})
+		}
+		r.Families = append(r.Families, fr)
+	}
+	for _, o := range doc.Owners {
+		r.Owners = append(r.Owners, &audit.OwnerReport{
+			Name: o.Name, Contact: o.Contact, Families: o.Families, Keys: o.Keys, WithTTL: o.WithTTL,
+			Memory: mem(o.Memory), Findings: o.Findings,
+		})
+	}
+	for _, g := range doc.Unregistered.Groups {
+		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory)}
+		for _, e := range g.Examples {
+			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
+		}
+		r.Unregistered.Groups = append(r.Unregistered.Groups, ag)
+	}
+	for _, f := range doc.Findings {
+		sev, err := diag.ParseSeverity(f.Severity)
+		if err != nil {
+			bad = cmpErr(bad, fmt.Errorf("finding %q: %w", f.Rule, err))
+		}
+		af := &audit.Finding{
+			Rule: f.Rule, Severity: sev, Family: f.Family, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
+			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
+		}
+		for _, e := range f.Examples {
+			ex := audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail}
+			if e.DB != nil {
+				ex.DB = *e.DB
+			}
+			af.Examples = append(af.Examples, ex)
+		}
+		r.Findings = append(r.Findings, af)
+	}
+	for _, t := range doc.TopKeys {
+		tk := &audit.TopKey{
+			Key: raw(t.Key, t.KeyBase64), DB: t.DB, Family: t.Family, Type: t.Type,
+			Bytes: t.Bytes, Elements: t.Elements, TTL: time.Duration(t.TTLMS) * time.Millisecond,
+		}
+		if t.TTLMS < 0 {
+			tk.TTL = -1
+		}
+		switch t.By {
+		case "bytes":
+			r.TopKeys.ByBytes = append(r.TopKeys.ByBytes, tk)
+		case "elements":
+			r.TopKeys.ByElements = append(r.TopKeys.ByElements, tk)
+		default:
+			bad = cmpErr(bad, fmt.Errorf("top key by %q: want bytes or elements", t.By))
+		}
+	}
+	for _, t := range doc.Types {
+		ts := &audit.TypeStats{Type: t.Type, Keys: t.Keys, Bytes: t.Bytes.Sum, Elements: t.Elements.Sum}
+		var err error
+		if ts.BytesDist, err = audit.SketchFrom(t.Bytes.Sketch); err != nil {
+			bad = cmpErr(bad, fmt.Errorf("type %q bytes: %w", t.Type, err))
+		}
+		if ts.ElementsDist, err = audit.SketchFrom(t.Elements.Sketch); err != nil {
+			bad = cmpErr(bad, fmt.Errorf("type %q elements: %w", t.Type, err))
+		}
+		r.Types = append(r.Types, ts)
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	return r, nil
+}
+
+// cmpErr keeps the first error.
+func cmpErr(first, next error) error {
+	if first != nil {
+		return first
+	}
+	return next
+}
+
+func posOf(path string, line, col int) diag.Pos {
+	if path == "" {
+		return diag.Pos{}
+	}
+	return diag.Pos{File: path, Line: line, Col: col}
+}
+
+// histogramOf reads a TTL histogram; a document without one (or with
+// buckets out of order) is refused, since its counts could not add up.
+func histogramOf(bs []ttlBucketJSON, bad *error) audit.TTLHistogram {
+	var h audit.TTLHistogram
+	if len(bs) != len(h) {
+		*bad = cmpErr(*bad, fmt.Errorf("ttl_histogram has %d buckets, want %d", len(bs), len(h)))
+		return h
+	}
+	for i, b := range bs {
+		if b.Bucket != audit.TTLBuckets[i] || b.Keys < 0 {
+			*bad = cmpErr(*bad, fmt.Errorf("ttl_histogram bucket %d is %q with %d keys, want %q", i, b.Bucket, b.Keys, audit.TTLBuckets[i]))
+		}
+		h[i] = b.Keys
+	}
+	return h
+}
