@@ -164,12 +164,14 @@ type auditView struct {
 	byDB grid
 	// topBytes and topElements list the largest keys, types the
 	// per-type sizes and ttl the TTL histograms, overall and per family.
-	topBytes    grid
-	topElements grid
-	types       grid
-	ttl         grid
-	scan        string
-	notes       []string
+	topBytes grid
+	// topBytesTitle says how many keys' memory was measured, when not all.
+	topBytesTitle string
+	topElements   grid
+	types         grid
+	ttl           grid
+	scan          string
+	notes         []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
@@ -389,6 +391,16 @@ func (v *auditView) stats(r *audit.Report) {
 		return g
 	}
 	v.topBytes, v.topElements = topGrid(r.TopKeys.ByBytes), topGrid(r.TopKeys.ByElements)
+	// A live audit measures memory only for families with max_bytes unless
+	// --memory: the title says among how many keys the largest were found.
+	v.topBytesTitle = "largest keys by bytes"
+	var measured int64
+	for _, t := range r.Types {
+		measured += t.BytesDist.Count()
+	}
+	if measured < r.Totals.Keys {
+		v.topBytesTitle = fmt.Sprintf("largest keys by bytes (of %d measured; --memory: all %d)", measured, r.Totals.Keys)
+	}
 
 	v.types.head = []string{"type", "keys", "size of", "p50", "p90", "p99", "max"}
 	v.types.right = []bool{false, true, false, true, true, true, true}
@@ -452,7 +464,7 @@ func (v *auditView) statSections() []section {
 	var out []section
 	for _, s := range []section{
 		{"families by database", v.byDB},
-		{"largest keys by bytes", v.topBytes},
+		{v.topBytesTitle, v.topBytes},
 		{"largest keys by elements", v.topElements},
 		{"types", v.types},
 		{"TTL histogram", v.ttl},
