@@ -84,6 +84,9 @@ func ParseAuditJSON(data []byte) (*audit.Report, error) {
 			Rule: f.Rule, Severity: sev, Family: f.Family, Position: f.Position, Count: f.Count, Of: f.Of,
 			Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
 		}
+		if f.Path != "" {
+			nf.Pos = diag.Pos{File: f.Path, Line: f.Line, Col: f.Column}
+		}
 		for _, e := range f.Examples {
 			k, err := exact(e.Key, e.KeyBase64)
 			if err != nil {

@@ -171,17 +171,26 @@ type findingRow struct {
 	Search   string
 }
 
-// familyAnchor is the id of a family's row or section; family names are
-// kebab-case, but the name is escaped anyway, by html/template.
-func familyAnchor(name string) string { return "family-" + name }
+// familyAnchor is the id of a family's row or section. Family names are
+// kebab-case in a valid registry; a report read from elsewhere may hold any
+// bytes, so the name is made printable and spaces become underscores (an
+// id has none), and html/template escapes the rest.
+func familyAnchor(name string) string { return "family-" + anchorText(name) }
 
-// ownerAnchor is the id of an owner's section.
-func ownerAnchor(name string) string { return "owner-" + name }
+// ownerAnchor is the id of an owner's row.
+func ownerAnchor(name string) string { return "owner-" + anchorText(name) }
+
+func anchorText(s string) string {
+	return strings.ReplaceAll(printable(s[:min(len(s), 256)]), " ", "_")
+}
 
 // searchText is what the filter box matches: the lower-cased texts,
 // bounded so that a 100 KB name does not bloat every attribute.
 func searchText(parts ...string) string {
 	const max = 4096
+	for i, p := range parts {
+		parts[i] = printable(p[:min(len(p), max)])
+	}
 	s := strings.ToLower(strings.Join(parts, " "))
 	if len(s) > max {
 		s = strings.ToValidUTF8(s[:max], "")
