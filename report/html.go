@@ -8,13 +8,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
-	"github.com/keyreg/keyreg/diag"
 )
 
 // HTML writes one self-contained HTML page: for an audit report, its
@@ -162,7 +162,7 @@ type findingRow struct {
 	Level    int // for sorting: 3 error, 2 warn, 1 info
 	Rule     string
 	Family   string
-	Anchor   string // the family's anchor; empty for unregistered keys
+	Anchor   string // the family's anchor, or that of the unregistered keys
 	Count    int64
 	CountTxt string
 	Message  string
@@ -265,6 +265,7 @@ func findingRows(fs []*audit.Finding, family string) []findingRow {
 			Severity: f.Severity.Label(), Level: int(f.Severity), Rule: printable(f.Rule), Family: orDash(printable(f.Family)),
 			Count: f.Count, CountTxt: strconv.FormatInt(f.Count, 10), Message: printable(redact(f.Message)),
 		}
+		row.Anchor = "unregistered" // the audit page's section of keys of no family
 		if f.Family != "" {
 			row.Anchor = familyAnchor(f.Family)
 		}
@@ -395,7 +396,9 @@ func clipLabel(s string) string {
 	return string([]rune(s)[:max-1]) + "…"
 }
 
-func count(n int64) string { return strconv.FormatInt(n, 10) + " keys" }
+func count(n int64) string {
+	return strconv.FormatInt(n, 10) + " " + plural(int(min(n, math.MaxInt32)), "key")
+}
 
 // auditCharts draws the charts of a report: memory (or keys) per owner and
 // per family, keys with and without a TTL per owner, and the share of
@@ -450,9 +453,6 @@ func auditCharts(r *audit.Report) []chart {
 	out = append(out, newChart("Unregistered share", "keys of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, count))
 	return out
 }
-
-// htmlSeverityClass maps a severity label to its CSS class.
-func htmlSeverityClass(s diag.Severity) string { return "sev-" + s.String() }
 
 // stamp formats a time for the page, or "" for the zero time.
 func stamp(t time.Time) string {

@@ -38,18 +38,24 @@
 
   var input = document.getElementById("filter");
   if (!input) return;
-  var items = document.querySelectorAll("[data-search]");
+  // Items inside another item (the findings of a family) go with it.
+  var items = Array.prototype.filter.call(document.querySelectorAll("[data-search]"), function (el) {
+    return el.parentElement.closest("[data-search]") === null;
+  });
   var counter = document.getElementById("filter-count");
   document.getElementById("filter-box").hidden = false;
   function apply() {
     var q = input.value.trim().toLowerCase();
-    var shown = 0;
-    Array.prototype.forEach.call(items, function (el) {
+    var shown = 0, rows = 0;
+    items.forEach(function (el) {
       var hit = q === "" || el.getAttribute("data-search").indexOf(q) >= 0;
       el.hidden = !hit;
-      if (hit) shown++;
+      if (el.tagName === "TR") {
+        rows++;
+        if (hit) shown++;
+      }
     });
-    counter.textContent = q === "" ? "" : shown + " of " + items.length + " shown";
+    counter.textContent = q === "" ? "" : shown + " of " + rows + " rows shown";
   }
   input.addEventListener("input", apply);
   apply();
