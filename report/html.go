@@ -317,9 +317,9 @@ type legend struct{ Class, Text string }
 
 // Chart geometry, in SVG user units.
 const (
-	chartLabelW = 190
-	chartBarW   = 360
-	chartValueW = 150
+	chartLabelW = 150
+	chartBarW   = 250
+	chartValueW = 130
 	chartRowH   = 18
 	chartGap    = 6
 	chartRows   = 12 // rows shown; the rest are summed into one
@@ -389,7 +389,7 @@ func sum(vs []int64) int64 {
 
 // clipLabel shortens a label for the chart's axis, on a rune boundary.
 func clipLabel(s string) string {
-	const max = 28
+	const max = 22
 	if len([]rune(s)) <= max {
 		return s
 	}

@@ -103,6 +103,8 @@ func TestDocsInBrowser(t *testing.T) {
 			t.Errorf("family sections = %v\nwant %v", ids, want)
 		}
 		b.Screenshot(t, filepath.Join(dir, "catalogue.png"), false)
+		browsertest.Eval[bool](t, b, `(document.getElementById("family-user-session").scrollIntoView({block: "start"}), true)`)
+		b.Screenshot(t, filepath.Join(dir, "catalogue-family.png"), false)
 
 		// The filter box: typing hides the families that do not match.
 		var match []string
