@@ -43,6 +43,10 @@ type Options struct {
 	// ShowValues lets payload values into finding details. Off by default:
 	// reports never carry values.
 	ShowValues bool
+	// Top is the number of largest keys the report keeps by each measure
+	// (bytes, elements): 0 means DefaultTopN, a negative number none; at
+	// most MaxTopN.
+	Top int
 	// Memory measures the memory of every key, not only of families with
 	// max_bytes (--memory).
 	Memory bool
@@ -75,6 +79,8 @@ type run struct {
 	other  int64
 	st     ScanStats
 	facts  rules.KeyFacts // reused for every key: the rules take a pointer
+	stats  stats          // top keys, types, TTL histogram
+	dbs    []int          // the databases seen, in order
 	pre    []presampled   // by batch index: samples read ahead for the batch being evaluated
 
 	// The batch received last waits here while its payloads are read and
@@ -108,6 +114,27 @@ type famState struct {
 	// shaped counts the keys among rep.Keys that only have the family's
 	// shape (placeholder-invalid): no other key rule checks them.
 	shaped int64
+	dbs    []*DBReport // by database, in the order first seen
+}
+
+// maxDBs bounds the databases a report splits its counts by; keys of a
+// further database are counted, but not split.
+const maxDBs = 1024
+
+// db returns the entry of database n, adding it while under maxDBs; nil
+// when there is no room.
+func (s *famState) db(n int) *DBReport {
+	for _, d := range s.dbs {
+		if d.DB == n {
+			return d
+		}
+	}
+	if len(s.dbs) >= maxDBs {
+		return nil
+	}
+	d := &DBReport{DB: n}
+	s.dbs = append(s.dbs, d)
+	return d
 }
 
 type effect struct {
@@ -137,7 +164,9 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	o.Examples = cmp.Or(o.Examples, 3)
 	o.MaxGroups = cmp.Or(o.MaxGroups, 1000)
 	o.SampleLen = cmp.Or(o.SampleLen, 10)
+	top := min(cmp.Or(o.Top, DefaultTopN), MaxTopN)
 	r := &run{
+		stats:   newStats(top),
 		checker: newChecker(reg),
 		o:       o,
 		src:     src,
@@ -254,6 +283,9 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			st.rep.Memory += k.Memory
 			st.rep.MemoryMeasured = true
 		}
+		st.rep.TTL.add(k.PTTL)
+		r.perDB(st, k)
+		r.stats.add(k, st.rep.Name)
 		active := false
 		r.fire(facts, func(j int, rule *rules.Rule) {
 			h := st.hits[j]
@@ -263,7 +295,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 			}
 			h.count++
 			if len(h.examples) < r.o.Examples {
-				h.examples = append(h.examples, Example{Key: shortKey(facts.Key), Detail: detail(rule, facts)})
+				h.examples = append(h.examples, Example{Key: shortKey(facts.Key), DB: k.DB, Detail: detail(rule, facts)})
 			}
 			if e := st.sev[j]; e.sev > diag.Off && !e.suppressed {
 				active = true
@@ -277,6 +309,24 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		r.o.Progress(len(batch))
 	}
 	return nil
+}
+
+// perDB counts k in its database's share of st, and notes the database.
+func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
+	if !slices.Contains(r.dbs, k.DB) && len(r.dbs) < maxDBs {
+		r.dbs = append(r.dbs, k.DB)
+	}
+	d := st.db(k.DB)
+	if d == nil {
+		return
+	}
+	d.Keys++
+	if k.PTTL >= 0 {
+		d.WithTTL++
+	}
+	if k.HasMemory {
+		d.Memory += k.Memory
+	}
 }
 
 // sample reads and checks the payload of a key while its family is under
@@ -521,6 +571,8 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	for i := range r.fams {
 		fs := &r.fams[i]
 		f := r.reg.Families[i]
+		fs.rep.DBs = sortedDBs(fs.dbs)
+		rep.TTL.Merge(&fs.rep.TTL)
 		rep.Families = append(rep.Families, &fs.rep)
 		rep.Totals.Keys += fs.rep.Keys
 		rep.Totals.Registered += fs.rep.Keys
@@ -550,7 +602,21 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	rep.Totals.Unregistered = u.Keys
 	rep.Totals.WithTTL += u.WithTTL
 	rep.Totals.Memory += u.Memory
-	rep.Unregistered = UnregisteredReport{Keys: u.Keys, Other: r.other, Groups: []*Group{}}
+	rep.Unregistered = UnregisteredReport{
+		Keys: u.Keys, Other: r.other, Groups: []*Group{},
+		WithTTL: u.WithTTL, Memory: u.Memory, MemoryMeasured: u.MemoryMeasured, TTL: u.TTL,
+	}
+	rep.TTL.Merge(&u.TTL)
+	rep.DBs = slices.Sorted(slices.Values(r.dbs))
+	if rep.DBs == nil {
+		rep.DBs = []int{}
+	}
+	rep.TopKeys = TopKeys{ByBytes: r.stats.bytes.sorted(), ByElements: r.stats.elements.sorted()}
+	rep.Types = r.stats.types
+	if rep.Types == nil {
+		rep.Types = []*TypeStats{}
+	}
+	sortTypes(rep.Types)
 	for _, g := range r.groups {
 		rep.Unregistered.Groups = append(rep.Unregistered.Groups, g)
 	}
@@ -565,6 +631,14 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	}
 	r.findings(rep, &r.unreg, nil)
 
+	settleFindings(rep)
+	return rep
+}
+
+// settleFindings sums the findings of rep into its severity totals and
+// sorts them by severity, then family, then rule.
+func settleFindings(rep *Report) {
+	rep.Totals.Errors, rep.Totals.Warnings, rep.Totals.Infos = 0, 0, 0
 	for _, f := range rep.Findings {
 		if f.Suppressed {
 			continue
@@ -581,7 +655,13 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	slices.SortStableFunc(rep.Findings, func(a, b *Finding) int {
 		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Family, b.Family), strings.Compare(a.Rule, b.Rule))
 	})
-	return rep
+}
+
+// sortedDBs returns ds in database order, never nil.
+func sortedDBs(ds []*DBReport) []*DBReport {
+	out := append([]*DBReport{}, ds...)
+	slices.SortFunc(out, func(a, b *DBReport) int { return cmp.Compare(a.DB, b.DB) })
+	return out
 }
 
 // findings adds the findings of one family (nil for unregistered keys).

@@ -36,7 +36,23 @@ type Report struct {
 	// Findings holds one entry per (rule, family) with a count and examples,
 	// sorted by severity, then family, then rule.
 	Findings []*Finding `json:"findings"`
+
+	// DBs lists the logical databases the audited keys live in, in
+	// order; a key's DB matters to a reader only when there are several.
+	DBs []int `json:"dbs"`
+	// TopKeys holds the largest keys by bytes and by elements, at most
+	// Options.Top of each.
+	TopKeys TopKeys `json:"-"`
+	// Types describes the keys of each Redis type, most keys first.
+	Types []*TypeStats `json:"-"`
+	// TTL counts every audited key by TTL bucket: the sum of the
+	// families' histograms and the unregistered keys'.
+	TTL TTLHistogram `json:"-"`
 }
+
+// MultiDB reports whether the audited keys live in more than one logical
+// database, so that a key's database must be named.
+func (r *Report) MultiDB() bool { return len(r.DBs) > 1 }
 
 // ScanStats describes the scan itself.
 type ScanStats struct {
@@ -84,6 +100,19 @@ type FamilyReport struct {
 	MemoryMeasured bool  `json:"memory_measured"`
 	Sampled        int64 `json:"sampled"`
 	Findings       int64 `json:"findings"` // keys with at least one active finding
+	// TTL counts the family's keys by TTL bucket.
+	TTL TTLHistogram `json:"-"`
+	// DBs splits the family's keys by logical database, in DB order; one
+	// entry per database that holds some of them.
+	DBs []*DBReport `json:"-"`
+}
+
+// DBReport is the part of a family's keys that lives in one database.
+type DBReport struct {
+	DB      int
+	Keys    int64
+	WithTTL int64
+	Memory  int64 // summed MEMORY USAGE, when measured
 }
 
 // TTLPercent is the share of the family's keys that have a TTL, 0 to 100.
@@ -110,6 +139,13 @@ type UnregisteredReport struct {
 	Groups []*Group `json:"groups"`
 	// Other counts keys whose group did not fit under the group cap.
 	Other int64 `json:"other"`
+	// WithTTL and Memory sum the unregistered keys; MemoryMeasured says
+	// whether the memory of some of them was measured.
+	WithTTL        int64 `json:"-"`
+	Memory         int64 `json:"-"`
+	MemoryMeasured bool  `json:"-"`
+	// TTL counts the unregistered keys by TTL bucket.
+	TTL TTLHistogram `json:"-"`
 }
 
 // Group is a set of unregistered keys sharing an inferred prefix.
@@ -141,6 +177,7 @@ type Finding struct {
 // "ttl 30d, max 24h" or "/user_id: got string, want integer".
 type Example struct {
 	Key    string `json:"key"`
+	DB     int    `json:"db"` // the logical database of the key
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -167,6 +204,9 @@ func (r *Report) Diagnostics() diag.List {
 					break
 				}
 				q := strconv.Quote(e.Key)
+				if r.MultiDB() {
+					q += " (db " + strconv.Itoa(e.DB) + ")"
+				}
 				if e.Detail != "" {
 					q += ": " + e.Detail
 				}

@@ -161,8 +161,17 @@ type auditView struct {
 	findingsTitle string
 	// baseline is set when the report was compared with a baseline.
 	baseline *baselineView
-	scan     string
-	notes    []string
+	// byDB splits the families by database; empty unless several
+	// databases were audited.
+	byDB grid
+	// topBytes and topElements list the largest keys, types the
+	// per-type sizes and ttl the TTL histograms, overall and per family.
+	topBytes    grid
+	topElements grid
+	types       grid
+	ttl         grid
+	scan        string
+	notes       []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
@@ -194,12 +203,7 @@ func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format
 
 // newAuditView prepares r for the human formats.
 func newAuditView(r *audit.Report) *auditView {
-	v := &auditView{findingsTitle: "findings"}
-	for _, f := range r.Families {
-		if f.MemoryMeasured {
-			v.memory = true
-		}
-	}
+	v := &auditView{findingsTitle: "findings", memory: memoryMeasured(r)}
 	v.summary = prepare(auditDiagnostics(r)).Count().String()
 
 	target := printable(redact(r.Target))
@@ -272,17 +276,27 @@ func newAuditView(r *audit.Report) *auditView {
 	if u.Other > 0 {
 		v.unregistered += fmt.Sprintf(", %d more under other prefixes", u.Other)
 	}
-	v.groups.head = []string{"prefix", "keys", "% ttl", "examples"}
-	v.groups.right = []bool{false, true, true, false}
+	v.groups.head = []string{"prefix", "keys"}
+	v.groups.right = []bool{false, true}
+	if v.memory {
+		v.groups.head = append(v.groups.head, "memory", "% memory")
+		v.groups.right = append(v.groups.right, true, true)
+	}
+	v.groups.head = append(v.groups.head, "% ttl", "examples")
+	v.groups.right = append(v.groups.right, true, false)
 	for _, g := range u.Groups {
 		ex := g.Examples
 		if len(ex) > 3 {
 			ex = ex[:3]
 		}
-		v.groups.rows = append(v.groups.rows, []cell{
-			{keys: []string{g.Prefix}}, txt("%d", g.Keys), {text: ttlPercent(g.WithTTL, g.Keys)}, {keys: append([]string{}, ex...)},
-		})
+		row := []cell{{keys: []string{g.Prefix}}, txt("%d", g.Keys)}
+		if v.memory {
+			row = append(row, cell{text: humanBytes(g.Memory)}, cell{text: sharePercent(g.Memory, r.Totals.Memory)})
+		}
+		row = append(row, cell{text: ttlPercent(g.WithTTL, g.Keys)}, cell{keys: append([]string{}, ex...)})
+		v.groups.rows = append(v.groups.rows, row)
 	}
+	v.stats(r)
 
 	// Findings: active ones, most severe first.
 	v.findings.head = []string{"severity", "rule", "family", "keys", "message", "example"}
@@ -298,10 +312,16 @@ func newAuditView(r *audit.Report) *auditView {
 		}
 		example := cell{}
 		if len(f.Examples) > 0 {
-			example.keys = []string{f.Examples[0].Key}
-			if d := f.Examples[0].Detail; d != "" {
-				example.text = printable(d)
+			e := f.Examples[0]
+			example.keys = []string{e.Key}
+			var parts []string
+			if r.MultiDB() {
+				parts = append(parts, fmt.Sprintf("db %d", e.DB))
 			}
+			if e.Detail != "" {
+				parts = append(parts, printable(e.Detail))
+			}
+			example.text = strings.Join(parts, ", ")
 		}
 		v.findings.rows = append(v.findings.rows, []cell{
 			{text: f.Severity.Label()}, {text: printable(f.Rule)}, {text: orDash(printable(f.Family))},
@@ -317,6 +337,172 @@ func newAuditView(r *audit.Report) *auditView {
 		v.notes = append(v.notes, printable(redact(n)))
 	}
 	return v
+}
+
+// stats fills the keyspace statistics of the view.
+func (v *auditView) stats(r *audit.Report) {
+	if r.MultiDB() {
+		v.byDB.head = []string{"family", "db", "keys", "% ttl"}
+		v.byDB.right = []bool{false, true, true, true}
+		if v.memory {
+			v.byDB.head = append(v.byDB.head, "memory")
+			v.byDB.right = append(v.byDB.right, true)
+		}
+		for _, f := range r.Families {
+			for _, d := range f.DBs {
+				row := []cell{{text: printable(f.Name)}, txt("%d", d.DB), txt("%d", d.Keys), {text: ttlPercent(d.WithTTL, d.Keys)}}
+				if v.memory {
+					mem := "-"
+					if f.MemoryMeasured {
+						mem = humanBytes(d.Memory)
+					}
+					row = append(row, cell{text: mem})
+				}
+				v.byDB.rows = append(v.byDB.rows, row)
+			}
+		}
+	}
+
+	topGrid := func(keys []*audit.TopKey) grid {
+		g := grid{
+			head:  []string{"key", "family", "type", "bytes", "elements", "ttl"},
+			right: []bool{false, false, false, true, true, true},
+		}
+		if r.MultiDB() {
+			g.head = slices.Insert(g.head, 1, "db")
+			g.right = slices.Insert(g.right, 1, true)
+		}
+		for _, t := range keys {
+			if t == nil {
+				continue
+			}
+			fam := printable(t.Family)
+			if fam == "" {
+				fam = "(unregistered)"
+			}
+			row := []cell{{keys: []string{t.Key}}, {text: fam}, {text: orDash(printable(t.Type))},
+				{text: sizeOrDash(t.Bytes, humanBytes)}, {text: sizeOrDash(t.Elements, count)},
+				{text: ttlText(t.TTL)}}
+			if r.MultiDB() {
+				row = slices.Insert(row, 1, txt("%d", t.DB))
+			}
+			g.rows = append(g.rows, row)
+		}
+		return g
+	}
+	v.topBytes, v.topElements = topGrid(r.TopKeys.ByBytes), topGrid(r.TopKeys.ByElements)
+
+	v.types.head = []string{"type", "keys", "size of", "p50", "p90", "p99", "max"}
+	v.types.right = []bool{false, true, false, true, true, true, true}
+	for _, t := range r.Types {
+		if t == nil {
+			continue
+		}
+		for _, d := range []struct {
+			what string
+			s    *audit.Sketch
+			f    func(int64) string
+		}{{"bytes", &t.BytesDist, humanBytes}, {"elements", &t.ElementsDist, count}} {
+			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}}
+			for _, q := range []float64{0.5, 0.9, 0.99} {
+				row = append(row, cell{text: quantile(d.s, q, d.f)})
+			}
+			row = append(row, cell{text: quantile(d.s, 1, d.f)})
+			v.types.rows = append(v.types.rows, row)
+		}
+	}
+
+	v.ttl.head = append([]string{"ttl", "keys"}, audit.TTLBuckets[:]...)
+	v.ttl.right = []bool{false, true}
+	for range audit.TTLBuckets {
+		v.ttl.right = append(v.ttl.right, true)
+	}
+	add := func(name string, h *audit.TTLHistogram) {
+		row := []cell{{text: name}, txt("%d", h.Total())}
+		for _, n := range h {
+			row = append(row, txt("%d", n))
+		}
+		v.ttl.rows = append(v.ttl.rows, row)
+	}
+	if r.TTL.Total() > 0 {
+		add("all keys", &r.TTL)
+		for _, f := range r.Families {
+			if f.TTL.Total() > 0 {
+				add(printable(f.Name), &f.TTL)
+			}
+		}
+		if r.Unregistered.TTL.Total() > 0 {
+			add("(unregistered)", &r.Unregistered.TTL)
+		}
+	}
+}
+
+// section is a titled table of the view.
+type section struct {
+	title string
+	g     grid
+}
+
+// statSections returns the statistics tables that have rows, in the order
+// every human format prints them.
+func (v *auditView) statSections() []section {
+	var out []section
+	for _, s := range []section{
+		{"families by database", v.byDB},
+		{"largest keys by bytes", v.topBytes},
+		{"largest keys by elements", v.topElements},
+		{"types", v.types},
+		{"ttl histogram", v.ttl},
+	} {
+		if len(s.g.rows) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// quantile formats the q-quantile of s (its exact max for q = 1), or "-"
+// when s is empty.
+func quantile(s *audit.Sketch, q float64, f func(int64) string) string {
+	if s.Count() == 0 {
+		return "-"
+	}
+	if q == 1 {
+		return f(s.Max())
+	}
+	return f(s.Quantile(q))
+}
+
+func count(n int64) string { return strconv.FormatInt(n, 10) }
+
+func sizeOrDash(n int64, f func(int64) string) string {
+	if n <= 0 {
+		return "-"
+	}
+	return f(n)
+}
+
+// ttlText formats a TTL compactly: "none", "45s", "2h", "3d".
+func ttlText(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "none"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int64(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int64(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int64(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+}
+
+// sharePercent formats n as a share of total, or "-" when total is 0.
+func sharePercent(n, total int64) string {
+	if total <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(total))
 }
 
 // exampleText renders a findings example cell as plain text: the quoted key

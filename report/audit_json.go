@@ -30,6 +30,10 @@ type auditJSON struct {
 	Owners        []auditOwnerJSON   `json:"owners"`
 	Unregistered  auditUnregJSON     `json:"unregistered"`
 	Findings      []auditFindingJSON `json:"findings"`
+	DBs           []int              `json:"dbs"`
+	TopKeys       []auditTopKeyJSON  `json:"top_keys"`
+	Types         []auditTypeJSON    `json:"types"`
+	TTLHistogram  []ttlBucketJSON    `json:"ttl_histogram"`
 	// Baseline is present only when the audit was compared with a baseline.
 	Baseline *auditBaselineJSON `json:"baseline,omitempty"`
 }
@@ -101,17 +105,66 @@ type auditTotalsJSON struct {
 }
 
 type auditFamilyJSON struct {
-	Name           string  `json:"name"`
-	Owner          string  `json:"owner"`
-	Preset         string  `json:"preset,omitempty"`
-	Position       string  `json:"position"`
-	Keys           int64   `json:"keys"`
-	WithTTL        int64   `json:"with_ttl"`
-	TTLPercent     float64 `json:"ttl_percent"`
-	MemoryMeasured bool    `json:"memory_measured"`
-	Memory         *int64  `json:"memory_bytes,omitempty"`
-	Sampled        int64   `json:"sampled"`
-	Findings       int64   `json:"findings"`
+	Name           string          `json:"name"`
+	Owner          string          `json:"owner"`
+	Preset         string          `json:"preset,omitempty"`
+	Position       string          `json:"position"`
+	Keys           int64           `json:"keys"`
+	WithTTL        int64           `json:"with_ttl"`
+	TTLPercent     float64         `json:"ttl_percent"`
+	MemoryMeasured bool            `json:"memory_measured"`
+	Memory         *int64          `json:"memory_bytes,omitempty"`
+	Sampled        int64           `json:"sampled"`
+	Findings       int64           `json:"findings"`
+	TTLHistogram   []ttlBucketJSON `json:"ttl_histogram"`
+	DBs            []auditDBJSON   `json:"dbs"`
+}
+
+// auditDBJSON is the part of a family's keys in one database.
+type auditDBJSON struct {
+	DB      int    `json:"db"`
+	Keys    int64  `json:"keys"`
+	WithTTL int64  `json:"with_ttl"`
+	Memory  *int64 `json:"memory_bytes,omitempty"`
+}
+
+// ttlBucketJSON is one bucket of a TTL histogram.
+type ttlBucketJSON struct {
+	Bucket string `json:"bucket"`
+	Keys   int64  `json:"keys"`
+}
+
+// auditTopKeyJSON is one of the largest keys.
+type auditTopKeyJSON struct {
+	By        string `json:"by"` // bytes or elements
+	Key       string `json:"key"`
+	KeyBase64 string `json:"key_base64,omitempty"`
+	DB        int    `json:"db"`
+	Family    string `json:"family"`
+	Type      string `json:"type"`
+	Bytes     int64  `json:"bytes"`
+	Elements  int64  `json:"elements"`
+	TTLMS     int64  `json:"ttl_ms"`
+}
+
+// auditTypeJSON describes the keys of one Redis type.
+type auditTypeJSON struct {
+	Type     string   `json:"type"`
+	Keys     int64    `json:"keys"`
+	Bytes    distJSON `json:"bytes"`
+	Elements distJSON `json:"elements"`
+}
+
+// distJSON is a size distribution: its percentiles, and the sketch they
+// come from, which keyreg report merge merges.
+type distJSON struct {
+	Measured int64             `json:"measured"`
+	Sum      int64             `json:"sum"`
+	P50      int64             `json:"p50"`
+	P90      int64             `json:"p90"`
+	P99      int64             `json:"p99"`
+	Max      int64             `json:"max"`
+	Sketch   audit.SketchState `json:"sketch"`
 }
 
 type auditOwnerJSON struct {
@@ -125,9 +178,13 @@ type auditOwnerJSON struct {
 }
 
 type auditUnregJSON struct {
-	Keys   int64            `json:"keys"`
-	Groups []auditGroupJSON `json:"groups"`
-	Other  int64            `json:"other"`
+	Keys           int64            `json:"keys"`
+	WithTTL        int64            `json:"with_ttl"`
+	MemoryMeasured bool             `json:"memory_measured"`
+	Memory         *int64           `json:"memory_bytes,omitempty"`
+	TTLHistogram   []ttlBucketJSON  `json:"ttl_histogram"`
+	Groups         []auditGroupJSON `json:"groups"`
+	Other          int64            `json:"other"`
 }
 
 type auditGroupJSON struct {
@@ -135,7 +192,9 @@ type auditGroupJSON struct {
 	PrefixBase64 string             `json:"prefix_base64,omitempty"`
 	Keys         int64              `json:"keys"`
 	WithTTL      int64              `json:"with_ttl"`
+	TTLPercent   float64            `json:"ttl_percent"`
 	Memory       *int64             `json:"memory_bytes,omitempty"`
+	MemoryShare  *float64           `json:"memory_percent,omitempty"`
 	Examples     []auditExampleJSON `json:"examples"`
 	New          *bool              `json:"new,omitempty"` // only with a baseline
 }
@@ -163,6 +222,7 @@ type auditFindingJSON struct {
 type auditExampleJSON struct {
 	Key       string `json:"key"`
 	KeyBase64 string `json:"key_base64,omitempty"`
+	DB        *int   `json:"db,omitempty"` // finding examples only
 	Detail    string `json:"detail,omitempty"`
 }
 
@@ -184,6 +244,16 @@ func exampleJSON(key, detail string) auditExampleJSON {
 // so that the document re-encodes to the same bytes.
 func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
+// memoryMeasured reports whether the memory of some keys of r was measured.
+func memoryMeasured(r *audit.Report) bool {
+	for _, f := range r.Families {
+		if f != nil && f.MemoryMeasured {
+			return true
+		}
+	}
+	return r.Unregistered.MemoryMeasured
+}
+
 // memoryJSON returns &n when memory was measured, else nil.
 func memoryJSON(measured bool, n int64) *int64 {
 	if !measured {
@@ -194,12 +264,7 @@ func memoryJSON(measured bool, n int64) *int64 {
 
 // auditDoc converts r to its json document.
 func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
-	memory := false
-	for _, f := range r.Families {
-		if f != nil && f.MemoryMeasured {
-			memory = true
-		}
-	}
+	memory := memoryMeasured(r)
 	s := r.Scan
 	doc := auditJSON{
 		Version:       audit.ReportVersion,
@@ -244,6 +309,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			Keys: f.Keys, WithTTL: f.WithTTL, TTLPercent: f.TTLPercent(),
 			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryMeasured, f.Memory),
 			Sampled: f.Sampled, Findings: f.Findings,
+			TTLHistogram: ttlJSON(&f.TTL), DBs: dbsJSON(f),
 		})
 	}
 	for _, ow := range r.Owners {
@@ -262,8 +328,13 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		}
 		jg := auditGroupJSON{
 			Prefix: validUTF8(g.Prefix), PrefixBase64: rawBase64(g.Prefix),
-			Keys: g.Keys, WithTTL: g.WithTTL, Memory: memoryJSON(memory, g.Memory),
+			Keys: g.Keys, WithTTL: g.WithTTL, TTLPercent: percentOf(g.WithTTL, g.Keys),
+			Memory:   memoryJSON(memory, g.Memory),
 			Examples: make([]auditExampleJSON, 0, len(g.Examples)),
+		}
+		if memory {
+			share := percentOf(g.Memory, r.Totals.Memory)
+			jg.MemoryShare = &share
 		}
 		for _, k := range g.Examples {
 			jg.Examples = append(jg.Examples, exampleJSON(k, ""))
@@ -289,17 +360,96 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			jf.Line, jf.Column = f.Pos.Start()
 		}
 		for _, e := range f.Examples {
-			jf.Examples = append(jf.Examples, exampleJSON(e.Key, e.Detail))
+			ej := exampleJSON(e.Key, e.Detail)
+			ej.DB = &e.DB
+			jf.Examples = append(jf.Examples, ej)
 		}
 		if c != nil {
 			jf.New = boolPtr(c.IsNew(f))
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}
+	statsDoc(&doc, r, memory)
 	if c != nil {
 		doc.Baseline = baselineDoc(c)
 	}
 	return doc
+}
+
+// statsDoc adds the keyspace statistics of r to doc.
+func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
+	u := &r.Unregistered
+	doc.Unregistered.WithTTL = u.WithTTL
+	doc.Unregistered.MemoryMeasured = u.MemoryMeasured
+	doc.Unregistered.Memory = memoryJSON(memory, u.Memory)
+	doc.Unregistered.TTLHistogram = ttlJSON(&u.TTL)
+	doc.DBs = append([]int{}, r.DBs...)
+	doc.TTLHistogram = ttlJSON(&r.TTL)
+	doc.TopKeys = []auditTopKeyJSON{}
+	for _, l := range []struct {
+		by   string
+		keys []*audit.TopKey
+	}{{"bytes", r.TopKeys.ByBytes}, {"elements", r.TopKeys.ByElements}} {
+		for _, t := range l.keys {
+			if t == nil {
+				continue
+			}
+			doc.TopKeys = append(doc.TopKeys, auditTopKeyJSON{
+				By: l.by, Key: validUTF8(t.Key), KeyBase64: rawBase64(t.Key), DB: t.DB,
+				Family: t.Family, Type: t.Type, Bytes: t.Bytes, Elements: t.Elements, TTLMS: ttlMS(t.TTL),
+			})
+		}
+	}
+	doc.Types = []auditTypeJSON{}
+	for _, t := range r.Types {
+		if t == nil {
+			continue
+		}
+		doc.Types = append(doc.Types, auditTypeJSON{
+			Type: t.Type, Keys: t.Keys,
+			Bytes: distOf(&t.BytesDist, t.Bytes), Elements: distOf(&t.ElementsDist, t.Elements),
+		})
+	}
+}
+
+func distOf(s *audit.Sketch, sum int64) distJSON {
+	return distJSON{
+		Measured: s.Count(), Sum: sum,
+		P50: s.Quantile(0.5), P90: s.Quantile(0.9), P99: s.Quantile(0.99), Max: s.Max(),
+		Sketch: s.State(),
+	}
+}
+
+// ttlMS is a TTL in milliseconds, -1 for none.
+func ttlMS(d time.Duration) int64 {
+	if d < 0 {
+		return -1
+	}
+	return d.Milliseconds()
+}
+
+func ttlJSON(h *audit.TTLHistogram) []ttlBucketJSON {
+	out := make([]ttlBucketJSON, len(h))
+	for i, n := range h {
+		out[i] = ttlBucketJSON{Bucket: audit.TTLBuckets[i], Keys: n}
+	}
+	return out
+}
+
+func dbsJSON(f *audit.FamilyReport) []auditDBJSON {
+	out := make([]auditDBJSON, 0, len(f.DBs))
+	for _, d := range f.DBs {
+		out = append(out, auditDBJSON{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: memoryJSON(f.MemoryMeasured, d.Memory)})
+	}
+	return out
+}
+
+// percentOf is n as a share of of, 0 to 100; 0 when of is 0.
+func percentOf(n, of int64) float64 {
+	if of <= 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
 }
 
 func boolPtr(b bool) *bool { return &b }

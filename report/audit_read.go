@@ -4,117 +4,203 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
 )
 
-// MaxAuditJSON is the largest json audit report [ParseAuditJSON] reads. A
-// report's size depends on the registry, not the keyspace, so a real one
-// is far smaller.
-const MaxAuditJSON = 64 << 20
+// MaxAuditJSONBytes bounds the size of a json audit report that
+// ReadAudit accepts: a report's size does not grow with the keyspace, so
+// anything larger is not one keyreg wrote.
+const MaxAuditJSONBytes = 64 << 20
 
-// ParseAuditJSON reads an audit report written by the json format (see
-// docs/audit-report.md) back into an [audit.Report], as keyreg docs --audit
-// does. Binary key names come back exactly from their base64 copies;
-// positions come back as text only. It fails on a document of another
-// version, or larger than MaxAuditJSON.
-func ParseAuditJSON(data []byte) (*audit.Report, error) {
-	if len(data) > MaxAuditJSON {
-		return nil, fmt.Errorf("audit report is %d bytes, more than %d", len(data), MaxAuditJSON)
+// ReadAudit reads a json audit report (the format of docs/audit-report.md)
+// back into an audit.Report, for keyreg report merge. It reads at most
+// MaxAuditJSONBytes, refuses unknown versions, unknown severities, bad
+// base64 and sketches that State could not have written. Family positions
+// come back as strings only; finding positions from path, line and column.
+func ReadAudit(r io.Reader) (*audit.Report, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxAuditJSONBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxAuditJSONBytes {
+		return nil, fmt.Errorf("larger than %d MiB: not an audit report", MaxAuditJSONBytes>>20)
+	}
+	var probe struct {
+		Version *string `json:"version"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a json audit report: %w", err)
+	}
+	if probe.Version == nil {
+		return nil, errors.New(`not a json audit report: no "version" field`)
+	}
+	if *probe.Version != audit.ReportVersion {
+		return nil, fmt.Errorf("audit report version %q, this keyreg reads version %q", *probe.Version, audit.ReportVersion)
 	}
 	var doc auditJSON
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("reading audit report: %w", err)
 	}
-	if doc.Version != audit.ReportVersion {
-		return nil, fmt.Errorf("audit report version %q (want %q, as keyreg audit --format json writes)", doc.Version, audit.ReportVersion)
+	return reportOf(&doc)
+}
+
+// reportOf turns a json document back into an audit.Report.
+func reportOf(doc *auditJSON) (*audit.Report, error) {
+	var bad error
+	raw := func(s, b64 string) string {
+		if b64 == "" {
+			return s
+		}
+		b, err := base64.StdEncoding.DecodeString(b64)
+		if err != nil {
+			bad = cmpErr(bad, fmt.Errorf("bad base64 %q: %w", b64, err))
+			return s
+		}
+		return string(b)
+	}
+	mem := func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
 	}
 	r := &audit.Report{
-		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode, Started: doc.Started,
-		Partial: doc.Partial, PartialReason: doc.PartialReason,
+		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode,
+		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
 		Scan: audit.ScanStats{
 			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
 			Vanished: doc.Scan.Vanished, Sampled: doc.Scan.Sampled, Skipped: doc.Scan.Skipped,
-			Duration: time.Duration(doc.Scan.DurationNS), KeysPerSec: doc.Scan.KeysPerSecond, Notes: doc.Scan.Notes,
+			Duration: time.Duration(doc.Scan.DurationNS), KeysPerSec: doc.Scan.KeysPerSecond,
 		},
 		Totals: audit.Totals{
 			Keys: doc.Totals.Keys, Registered: doc.Totals.Registered, Unregistered: doc.Totals.Unregistered,
-			WithTTL: doc.Totals.WithTTL, Memory: deref(doc.Totals.Memory),
+			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory),
 			Errors: doc.Totals.Errors, Warnings: doc.Totals.Warnings, Infos: doc.Totals.Infos,
 		},
-		Unregistered: audit.UnregisteredReport{Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other},
+		Unregistered: audit.UnregisteredReport{
+			Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other,
+			WithTTL: doc.Unregistered.WithTTL, Memory: mem(doc.Unregistered.Memory), MemoryMeasured: doc.Unregistered.MemoryMeasured,
+			TTL: histogramOf(doc.Unregistered.TTLHistogram, &bad),
+		},
+		TTL: histogramOf(doc.TTLHistogram, &bad),
+	}
+	if len(doc.DBs) > 0 {
+		r.DBs = doc.DBs
+	}
+	if len(doc.Scan.Notes) > 0 {
+		r.Scan.Notes = doc.Scan.Notes
 	}
 	for _, f := range doc.Families {
-		r.Families = append(r.Families, &audit.FamilyReport{
+		fr := &audit.FamilyReport{
 			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
-			Memory: deref(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
-		})
+			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
+			TTL: histogramOf(f.TTLHistogram, &bad),
+		}
+		for _, d := range f.DBs {
+			fr.DBs = append(fr.DBs, &audit.DBReport{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: mem(d.Memory)})
+		}
+		r.Families = append(r.Families, fr)
 	}
 	for _, o := range doc.Owners {
 		r.Owners = append(r.Owners, &audit.OwnerReport{
 			Name: o.Name, Contact: o.Contact, Families: o.Families, Keys: o.Keys, WithTTL: o.WithTTL,
-			Memory: deref(o.Memory), Findings: o.Findings,
+			Memory: mem(o.Memory), Findings: o.Findings,
 		})
 	}
 	for _, g := range doc.Unregistered.Groups {
-		prefix, err := exact(g.Prefix, g.PrefixBase64)
-		if err != nil {
-			return nil, err
-		}
-		ng := &audit.Group{Prefix: prefix, Keys: g.Keys, WithTTL: g.WithTTL, Memory: deref(g.Memory)}
+		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory)}
 		for _, e := range g.Examples {
-			k, err := exact(e.Key, e.KeyBase64)
-			if err != nil {
-				return nil, err
-			}
-			ng.Examples = append(ng.Examples, k)
+			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
 		}
-		r.Unregistered.Groups = append(r.Unregistered.Groups, ng)
+		r.Unregistered.Groups = append(r.Unregistered.Groups, ag)
 	}
 	for _, f := range doc.Findings {
 		sev, err := diag.ParseSeverity(f.Severity)
 		if err != nil {
-			return nil, fmt.Errorf("reading audit report: finding %q: %w", f.Rule, err)
+			bad = cmpErr(bad, fmt.Errorf("finding %q: %w", f.Rule, err))
 		}
-		nf := &audit.Finding{
-			Rule: f.Rule, Severity: sev, Family: f.Family, Position: f.Position, Count: f.Count, Of: f.Of,
-			Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
-		}
-		if f.Path != "" {
-			nf.Pos = diag.Pos{File: f.Path, Line: f.Line, Col: f.Column}
+		af := &audit.Finding{
+			Rule: f.Rule, Severity: sev, Family: f.Family, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
+			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
 		}
 		for _, e := range f.Examples {
-			k, err := exact(e.Key, e.KeyBase64)
-			if err != nil {
-				return nil, err
+			ex := audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail}
+			if e.DB != nil {
+				ex.DB = *e.DB
 			}
-			nf.Examples = append(nf.Examples, audit.Example{Key: k, Detail: e.Detail})
+			af.Examples = append(af.Examples, ex)
 		}
-		r.Findings = append(r.Findings, nf)
+		r.Findings = append(r.Findings, af)
+	}
+	for _, t := range doc.TopKeys {
+		tk := &audit.TopKey{
+			Key: raw(t.Key, t.KeyBase64), DB: t.DB, Family: t.Family, Type: t.Type,
+			Bytes: t.Bytes, Elements: t.Elements, TTL: time.Duration(t.TTLMS) * time.Millisecond,
+		}
+		if t.TTLMS < 0 {
+			tk.TTL = -1
+		}
+		switch t.By {
+		case "bytes":
+			r.TopKeys.ByBytes = append(r.TopKeys.ByBytes, tk)
+		case "elements":
+			r.TopKeys.ByElements = append(r.TopKeys.ByElements, tk)
+		default:
+			bad = cmpErr(bad, fmt.Errorf("top key by %q: want bytes or elements", t.By))
+		}
+	}
+	for _, t := range doc.Types {
+		ts := &audit.TypeStats{Type: t.Type, Keys: t.Keys, Bytes: t.Bytes.Sum, Elements: t.Elements.Sum}
+		var err error
+		if ts.BytesDist, err = audit.SketchFrom(t.Bytes.Sketch); err != nil {
+			bad = cmpErr(bad, fmt.Errorf("type %q bytes: %w", t.Type, err))
+		}
+		if ts.ElementsDist, err = audit.SketchFrom(t.Elements.Sketch); err != nil {
+			bad = cmpErr(bad, fmt.Errorf("type %q elements: %w", t.Type, err))
+		}
+		r.Types = append(r.Types, ts)
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	return r, nil
 }
 
-func deref(p *int64) int64 {
-	if p == nil {
-		return 0
+// cmpErr keeps the first error.
+func cmpErr(first, next error) error {
+	if first != nil {
+		return first
 	}
-	return *p
+	return next
 }
 
-// exact returns a key name from its json text, or from its base64 copy
-// when the name was not valid UTF-8.
-func exact(text, b64 string) (string, error) {
-	if b64 == "" {
-		return text, nil
+func posOf(path string, line, col int) diag.Pos {
+	if path == "" {
+		return diag.Pos{}
 	}
-	b, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return "", fmt.Errorf("reading audit report: bad base64 key name: %w", err)
+	return diag.Pos{File: path, Line: line, Col: col}
+}
+
+// histogramOf reads a TTL histogram; a document without one (or with
+// buckets out of order) is refused, since its counts could not add up.
+func histogramOf(bs []ttlBucketJSON, bad *error) audit.TTLHistogram {
+	var h audit.TTLHistogram
+	if len(bs) != len(h) {
+		*bad = cmpErr(*bad, fmt.Errorf("ttl_histogram has %d buckets, want %d", len(bs), len(h)))
+		return h
 	}
-	return string(b), nil
+	for i, b := range bs {
+		if b.Bucket != audit.TTLBuckets[i] || b.Keys < 0 {
+			*bad = cmpErr(*bad, fmt.Errorf("ttl_histogram bucket %d is %q with %d keys, want %q", i, b.Bucket, b.Keys, audit.TTLBuckets[i]))
+		}
+		h[i] = b.Keys
+	}
+	return h
 }

@@ -47,11 +47,17 @@ func sampleReport() *audit.Report {
 		},
 		Families: []*audit.FamilyReport{
 			{Name: "user-session", Owner: "identity", Pos: pos(12, 5), Position: "keys.yaml:12:5",
-				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, Sampled: 300, Findings: 12},
+				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, Sampled: 300, Findings: 12,
+				TTL: audit.TTLHistogram{0, 0, 2500, 7500, 0, 0, 0},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 9000, WithTTL: 9000, Memory: 4718592}, {DB: 3, Keys: 1000, WithTTL: 1000, Memory: 524288}}},
 			{Name: "cart", Owner: "platform", Pos: pos(30, 5), Position: "keys.yaml:30:5",
-				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, Sampled: 80, Findings: 45},
+				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, Sampled: 80, Findings: 45,
+				TTL: audit.TTLHistogram{200, 0, 1760, 40, 0, 0, 0},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 1500, WithTTL: 1300, Memory: 1048576}, {DB: 3, Keys: 500, WithTTL: 500, Memory: 524288}}},
 			{Name: "feature-flags", Owner: "platform", Pos: pos(44, 5), Position: "keys.yaml:44:5",
-				Keys: 340, WithTTL: 0, Memory: 262144, MemoryMeasured: true, Sampled: 20, Findings: 0},
+				Keys: 340, WithTTL: 0, Memory: 262144, MemoryMeasured: true, Sampled: 20, Findings: 0,
+				TTL: audit.TTLHistogram{340, 0, 0, 0, 0, 0, 0},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 340, Memory: 262144}}},
 		},
 		Owners: []*audit.OwnerReport{
 			{Name: "identity", Contact: "#identity-oncall", Families: []string{"user-session"},
@@ -67,7 +73,25 @@ func sampleReport() *audit.Report {
 				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, Memory: 1024, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
 				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, Examples: []string{binaryKey, binaryKey + "\n2"}},
 			},
-			Other: 2,
+			Other:   2,
+			WithTTL: 100, Memory: 67072, MemoryMeasured: true,
+			TTL: audit.TTLHistogram{60, 0, 100, 0, 0, 0, 0},
+		},
+		DBs: []int{0, 3},
+		TTL: audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
+		TopKeys: audit.TopKeys{
+			ByBytes: []*audit.TopKey{
+				{Key: "tmp:export:2026-03-01", DB: 0, Type: "string", Bytes: 1 << 20, TTL: -1},
+				{Key: "cart:{42}:items", DB: 3, Family: "cart", Type: "hash", Bytes: 65536, Elements: 400, TTL: 2 * time.Hour},
+			},
+			ByElements: []*audit.TopKey{
+				{Key: "cart:{42}:items", DB: 3, Family: "cart", Type: "hash", Bytes: 65536, Elements: 400, TTL: 2 * time.Hour},
+				{Key: binaryKey, DB: 0, Type: "list", Elements: 12, TTL: -1},
+			},
+		},
+		Types: []*audit.TypeStats{
+			sampleType("string", 10500, []int64{400, 420, 380, 1 << 20}, nil),
+			sampleType("hash", 2000, []int64{800, 65536}, []int64{3, 5, 400}),
 		},
 		Findings: []*audit.Finding{
 			{Rule: "payload-schema", Severity: diag.Error, Family: "user-session", Pos: pos(12, 5), Position: "keys.yaml:12:5",
@@ -75,7 +99,7 @@ func sampleReport() *audit.Report {
 				Examples: []audit.Example{{Key: "v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c", Detail: "/user_id: got string, want integer"}}},
 			{Rule: "ttl-exceeds", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
 				Count: 40, Of: 2000, Message: `40 keys live longer than "max 30m" | checkout writer`,
-				Examples: []audit.Example{{Key: "cart:{42}:items", Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
+				Examples: []audit.Example{{Key: "cart:{42}:items", DB: 3, Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
 			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(4, 1), Position: "keys.yaml:4:1",
 				Count: 160, Of: 12500, Message: "160 keys match no family",
 				Examples: []audit.Example{{Key: binaryKey}, {Key: "tmp|x:1"}}},
@@ -87,6 +111,20 @@ func sampleReport() *audit.Report {
 				Suppressed: true, Reason: "flags are persistent, ticket 123"},
 		},
 	}
+}
+
+// sampleType is the stats of keys of type typ with the given sizes.
+func sampleType(typ string, keys int64, bytes, elements []int64) *audit.TypeStats {
+	t := &audit.TypeStats{Type: typ, Keys: keys}
+	for _, b := range bytes {
+		t.Bytes += b
+		t.BytesDist.Add(b)
+	}
+	for _, e := range elements {
+		t.Elements += e
+		t.ElementsDist.Add(e)
+	}
+	return t
 }
 
 // partialReport is sampleReport cut short by --max-keys.
@@ -177,88 +215,21 @@ func TestAuditDoesNotMutate(t *testing.T) {
 	}
 }
 
-// fromJSON turns the json document back into an audit.Report. Positions
-// (json:"-" in audit) come back from path, line and column.
+// fromJSON turns the json document back into an audit.Report with
+// reportOf, checking the fields that only repeat others.
 func fromJSON(t *testing.T, doc auditJSON) *audit.Report {
 	t.Helper()
-	raw := func(s, b64 string) string {
-		if b64 == "" {
-			return s
-		}
-		b, err := base64.StdEncoding.DecodeString(b64)
-		if err != nil {
-			t.Fatalf("bad base64 %q: %v", b64, err)
-		}
-		return string(b)
-	}
-	mem := func(p *int64) int64 {
-		if p == nil {
-			return 0
-		}
-		return *p
-	}
-	r := &audit.Report{
-		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode,
-		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
-		Scan: audit.ScanStats{
-			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
-			Vanished: doc.Scan.Vanished, Sampled: doc.Scan.Sampled, Skipped: doc.Scan.Skipped,
-			Duration: time.Duration(doc.Scan.DurationNS), KeysPerSec: doc.Scan.KeysPerSecond,
-		},
-		Totals: audit.Totals{
-			Keys: doc.Totals.Keys, Registered: doc.Totals.Registered, Unregistered: doc.Totals.Unregistered,
-			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory),
-			Errors: doc.Totals.Errors, Warnings: doc.Totals.Warnings, Infos: doc.Totals.Infos,
-		},
-		Unregistered: audit.UnregisteredReport{Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other},
+	r, err := reportOf(&doc)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if time.Duration(doc.Scan.DurationNS).Seconds() != doc.Scan.DurationSeconds {
 		t.Errorf("duration_seconds %v disagrees with duration_ns %d", doc.Scan.DurationSeconds, doc.Scan.DurationNS)
 	}
-	if len(doc.Scan.Notes) > 0 {
-		r.Scan.Notes = doc.Scan.Notes
-	}
-	posOf := func(path string, line, col int) diag.Pos {
-		if path == "" {
-			return diag.Pos{}
-		}
-		return diag.Pos{File: path, Line: line, Col: col}
-	}
-	for _, f := range doc.Families {
-		r.Families = append(r.Families, &audit.FamilyReport{
-			Name: f.Name, Owner: f.Owner, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
-			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
-		})
-		if math.Abs(f.TTLPercent-r.Families[len(r.Families)-1].TTLPercent()) > 1e-9 {
+	for i, f := range doc.Families {
+		if math.Abs(f.TTLPercent-r.Families[i].TTLPercent()) > 1e-9 {
 			t.Errorf("family %s: ttl_percent %v", f.Name, f.TTLPercent)
 		}
-	}
-	for _, o := range doc.Owners {
-		r.Owners = append(r.Owners, &audit.OwnerReport{
-			Name: o.Name, Contact: o.Contact, Families: o.Families, Keys: o.Keys, WithTTL: o.WithTTL,
-			Memory: mem(o.Memory), Findings: o.Findings,
-		})
-	}
-	for _, g := range doc.Unregistered.Groups {
-		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory)}
-		for _, e := range g.Examples {
-			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
-		}
-		r.Unregistered.Groups = append(r.Unregistered.Groups, ag)
-	}
-	for _, f := range doc.Findings {
-		sev, err := diag.ParseSeverity(f.Severity)
-		if err != nil {
-			t.Errorf("finding %s: %v", f.Rule, err)
-		}
-		af := &audit.Finding{
-			Rule: f.Rule, Severity: sev, Family: f.Family, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
-			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
-		}
-		for _, e := range f.Examples {
-			af.Examples = append(af.Examples, audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail})
-		}
-		r.Findings = append(r.Findings, af)
 	}
 	return r
 }
@@ -860,13 +831,39 @@ func TestAuditDocs(t *testing.T) {
 	if doc.Version != audit.ReportVersion {
 		t.Errorf("documented example has version %q, the report writes %q", doc.Version, audit.ReportVersion)
 	}
-	// Every field is documented in a table row of its own.
-	text, _ := os.ReadFile(filepath.Join("..", "docs", "audit-report.md"))
-	names := map[string]bool{}
-	jsonNames(reflect.TypeFor[auditJSON](), names)
-	for name := range names {
-		if !regexp.MustCompile("(?m)^\\| `([a-z_]+\\[\\]\\.)?" + regexp.QuoteMeta(name) + "` \\|").Match(text) {
-			t.Errorf("json field %q is not documented in docs/audit-report.md", name)
+	// Every key path of the json of full reports is documented in a table
+	// row of its own, and every documented path is written.
+	written := map[string]bool{}
+	full := sampleReport()
+	full.Families[2].Preset = "celery"
+	for _, rc := range []struct {
+		r *audit.Report
+		c *audit.Comparison
+	}{
+		{full, nil},
+		{sampleReport(), audit.Compare(sampleReport(), audit.NewBaseline(emptyReport()))},
+		{emptyReport(), audit.Compare(emptyReport(), audit.NewBaseline(sampleReport()))},
+		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(sampleReport()))},
+	} {
+		var b bytes.Buffer
+		if err := AuditBaseline(&b, JSON, rc.r, rc.c, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		if err := json.Unmarshal(b.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		jsonPaths(v, "", written)
+	}
+	documented := documentedPaths(t)
+	for p := range written {
+		if !documented[p] {
+			t.Errorf("json path %q is not documented in docs/audit-report.md", p)
+		}
+	}
+	for p := range documented {
+		if !written[p] {
+			t.Errorf("docs/audit-report.md documents %q, which no report writes", p)
 		}
 	}
 	// The prometheus example shows lines the format really writes.
@@ -885,6 +882,75 @@ func TestAuditDocs(t *testing.T) {
 			t.Errorf("documented prometheus line is not in the output: %s", line)
 		}
 	}
+}
+
+// jsonPaths adds the key paths of v to paths: "scan.keys", "families[].dbs[].db".
+func jsonPaths(v any, prefix string, paths map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			p := k
+			if prefix != "" {
+				p = prefix + "." + k
+			}
+			paths[p] = true
+			jsonPaths(x, p, paths)
+		}
+	case []any:
+		for _, x := range v {
+			jsonPaths(x, prefix+"[]", paths)
+		}
+	}
+}
+
+// documentedPaths reads the field tables of docs/audit-report.md: a row
+// "| `name` |" under a heading "### `prefix`" documents "prefix.name";
+// a heading may name several prefixes, and "Top level" names the root.
+// The examples table documents the fields of every examples list.
+func documentedPaths(t *testing.T) map[string]bool {
+	t.Helper()
+	text, err := os.ReadFile(filepath.Join("..", "docs", "audit-report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fields, _ := strings.Cut(string(text), "## JSON report")
+	fields, _, _ = strings.Cut(fields, "## Prometheus")
+	paths := map[string]bool{}
+	var prefixes []string
+	code := regexp.MustCompile("`([^`]+)`")
+	row := regexp.MustCompile("^\\| `([a-z_\\[\\].0-9]+)` \\|")
+	for _, line := range strings.Split(fields, "\n") {
+		if h, ok := strings.CutPrefix(line, "### "); ok {
+			prefixes = nil
+			switch {
+			case h == "Top level":
+				prefixes = []string{""}
+			case strings.HasPrefix(h, "Examples"):
+				prefixes = []string{"findings[].examples[].", "unregistered.groups[].examples[]."}
+			default:
+				for _, m := range code.FindAllStringSubmatch(h, -1) {
+					prefixes = append(prefixes, m[1]+".")
+				}
+			}
+			continue
+		}
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, p := range prefixes {
+			path := p + m[1]
+			if strings.HasPrefix(p, "unregistered.groups[].examples[].") && (m[1] == "db" || m[1] == "detail") {
+				continue // finding examples only
+			}
+			paths[path] = true
+			// A parent written out ("groups[].prefix") is documented too.
+			for i := strings.LastIndexByte(path, '.'); i > len(p)-1 && i > 0; i = strings.LastIndexByte(path[:i], '.') {
+				paths[strings.TrimSuffix(path[:i], "[]")] = true
+			}
+		}
+	}
+	return paths
 }
 
 // TestKeyCounts checks that the header says what the totals say.

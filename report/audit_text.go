@@ -26,6 +26,10 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	if len(v.groups.rows) > 0 {
 		writeTabbed(b, v.groups)
 	}
+	for _, s := range v.statSections() {
+		fmt.Fprintf(b, "\n%s:\n", s.title)
+		writeTabbed(b, s.g)
+	}
 	fmt.Fprintf(b, "\n%s: %s\n", v.findingsTitle, v.summary)
 	shown := r
 	if c != nil {

@@ -36,6 +36,7 @@ func init() {
 		extraGoldens["audit."+c+".text-summary.golden"] = true
 		extraGoldens["audit."+c+".github-step-summary.golden"] = true
 	}
+	extraGoldens["audit.full.table80.golden"] = true // table_test.go: fitted to 80 columns
 }
 
 func TestFormatTable(t *testing.T) {

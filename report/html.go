@@ -104,10 +104,77 @@ type htmlAudit struct {
 	Groups       []groupRow
 	FindingsHead string // such as "3 errors, 1 warning, 0 info"
 	Findings     []findingRow
-	Suppressed   int
 	Baseline     string
+	Stats        []htmlGrid // keyspace statistics: largest keys, types, TTL histogram
 	Scan         string
 	Notes        []string
+}
+
+// htmlGrid is one of the view's statistics tables, with a sort key per
+// cell read back from its text.
+type htmlGrid struct {
+	Title, ID string
+	Head      []string
+	Right     []bool
+	Rows      [][]htmlCell
+}
+
+type htmlCell struct {
+	Text  string
+	Keys  []string // quoted key names, shown as code
+	Sort  string   // the numeric value of a right-aligned cell; "" for none
+	Right bool
+}
+
+// htmlGrids converts the statistics sections of the human formats.
+func htmlGrids(secs []section) []htmlGrid {
+	var out []htmlGrid
+	for _, sec := range secs {
+		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + strings.ReplaceAll(sec.title, " ", "-"), Head: sec.g.head, Right: sec.g.right}
+		for _, row := range sec.g.rows {
+			var cells []htmlCell
+			for i, c := range row {
+				hc := htmlCell{Text: c.text, Right: i < len(sec.g.right) && sec.g.right[i]}
+				for _, k := range c.keys {
+					hc.Keys = append(hc.Keys, quoteKey(k))
+				}
+				if hc.Right {
+					hc.Sort = sortValue(c.text)
+				}
+				cells = append(cells, hc)
+			}
+			g.Rows = append(g.Rows, cells)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// sortValue reads a number back from a cell as the human formats write
+// it: "12", "45.0%", "1.5 KiB", "2h", "3d"; "-" and "none" sort first.
+func sortValue(text string) string {
+	t := strings.TrimSpace(text)
+	if t == "-" || t == "none" || t == "" {
+		return "-1"
+	}
+	units := []struct {
+		suffix string
+		mul    float64
+	}{
+		{" B", 1}, {" KiB", 1 << 10}, {" MiB", 1 << 20}, {" GiB", 1 << 30}, {" TiB", 1 << 40}, {" PiB", 1 << 50}, {" EiB", 1 << 60},
+		{"%", 1}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400},
+	}
+	for _, u := range units {
+		if num, ok := strings.CutSuffix(t, u.suffix); ok {
+			if f, err := strconv.ParseFloat(num, 64); err == nil {
+				return strconv.FormatFloat(f*u.mul, 'f', -1, 64)
+			}
+		}
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return ""
 }
 
 // famRow is a family's live figures.
@@ -205,7 +272,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	p.Partial = v.partial
 	p.Summary = v.header
 	p.Filter = "filter families, prefixes and findings"
-	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Suppressed: v.suppressed, Scan: v.scan, Notes: v.notes}
+	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
 	if v.baseline != nil {
 		a.Baseline = v.baseline.line
 	}
@@ -231,6 +298,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 		shown = c.Filter(r)
 	}
 	a.Findings = findingRows(shown.Findings, "")
+	a.Stats = htmlGrids(v.statSections())
 	p.Audit = a
 	p.Charts = auditCharts(r)
 	return p.render(b)
@@ -262,12 +330,14 @@ func findingRows(fs []*audit.Finding, family string) []findingRow {
 			continue
 		}
 		row := findingRow{
-			Severity: f.Severity.Label(), Level: int(f.Severity), Rule: printable(f.Rule), Family: orDash(printable(f.Family)),
+			Severity: f.Severity.Label(), Level: int(f.Severity), Rule: printable(f.Rule),
 			Count: f.Count, CountTxt: strconv.FormatInt(f.Count, 10), Message: printable(redact(f.Message)),
 		}
-		row.Anchor = "unregistered" // the audit page's section of keys of no family
+		// A finding on keys of no family links the audit page's section of
+		// them.
+		row.Anchor, row.Family = "unregistered", "unregistered keys"
 		if f.Family != "" {
-			row.Anchor = familyAnchor(f.Family)
+			row.Anchor, row.Family = familyAnchor(f.Family), printable(f.Family)
 		}
 		if f.Of > 0 {
 			row.CountTxt += "/" + strconv.FormatInt(f.Of, 10)
@@ -337,6 +407,12 @@ type bar struct {
 // the rest summed into one "others" row) with one CSS class per segment.
 func newChart(title, note string, bars []bar, classes []string, legends []string, format func(int64) string) chart {
 	slices.SortStableFunc(bars, func(a, b bar) int { return cmp.Compare(sum(b.values), sum(a.values)) })
+	return layoutChart(title, note, bars, classes, legends, format)
+}
+
+// layoutChart is newChart that keeps the bars in their order (a
+// histogram's buckets).
+func layoutChart(title, note string, bars []bar, classes []string, legends []string, format func(int64) string) chart {
 	if len(bars) > chartRows {
 		rest := bar{values: make([]int64, len(classes))}
 		for _, b := range bars[chartRows-1:] {
@@ -396,15 +472,14 @@ func clipLabel(s string) string {
 	return string([]rune(s)[:max-1]) + "…"
 }
 
-func count(n int64) string {
+func keyCount(n int64) string {
 	return strconv.FormatInt(n, 10) + " " + plural(int(min(n, math.MaxInt32)), "key")
 }
 
 // auditCharts draws the charts of a report: memory (or keys) per owner and
-// per family, keys with and without a TTL per owner, and the share of
-// unregistered keys.
-// TODO(stats): a TTL histogram and the memory share of unregistered keys
-// once audit.Report carries them.
+// per family, the TTL histogram of all keys (or, for a report without one,
+// keys with and without a TTL per owner), and the share of unregistered
+// keys and, when measured, of their memory.
 func auditCharts(r *audit.Report) []chart {
 	memory := false
 	for _, f := range r.Families {
@@ -412,7 +487,7 @@ func auditCharts(r *audit.Report) []chart {
 			memory = true
 		}
 	}
-	what, format := "Keys", count
+	what, format := "Keys", keyCount
 	if memory {
 		what, format = "Memory", humanBytes
 	}
@@ -444,14 +519,35 @@ func auditCharts(r *audit.Report) []chart {
 	if len(fams) > 0 {
 		out = append(out, newChart(what+" per family", "", fams, []string{"c2"}, nil, format))
 	}
-	if len(ttl) > 0 {
-		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, count))
+	if h := r.TTL; h.Total() > 0 {
+		var buckets []bar
+		for i, n := range h {
+			buckets = append(buckets, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
+		}
+		out = append(out, layoutChart("TTL distribution", "every key audited, by TTL", buckets, []string{"c3"}, nil, keyCount))
+	} else if len(ttl) > 0 {
+		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
 	}
-	t := r.Totals
-	share := []bar{{label: "all keys", values: []int64{t.Registered, t.Unregistered},
-		text: ttlPercent(t.Unregistered, t.Keys) + " unregistered"}}
-	out = append(out, newChart("Unregistered share", "keys of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, count))
+	t, u := r.Totals, r.Unregistered
+	share := []bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
+	if memory && u.MemoryMeasured {
+		share = append(share, shareBar("memory", t.Memory-u.Memory, u.Memory))
+	}
+	out = append(out, layoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
 	return out
+}
+
+// shareBar is a row of a share chart: the two parts in thousandths of the
+// whole, so that rows of different units (keys, bytes) compare.
+func shareBar(label string, registered, unregistered int64) bar {
+	registered = max(registered, 0)
+	total := registered + unregistered
+	b := bar{label: label, values: []int64{0, 0}, text: "no " + label}
+	if total > 0 {
+		b.values = []int64{registered * 1000 / total, unregistered * 1000 / total}
+		b.text = fmt.Sprintf("%.1f%% unregistered", pct(unregistered, total))
+	}
+	return b
 }
 
 // stamp formats a time for the page, or "" for the zero time.

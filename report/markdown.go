@@ -171,6 +171,10 @@ func writeAuditMarkdown(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) {
 	if len(v.groups.rows) > 0 {
 		writeMDTable(b, v.groups)
 	}
+	for _, s := range v.statSections() {
+		fmt.Fprintf(b, "### %s\n\n", upperFirst(s.title))
+		writeMDTable(b, s.g)
+	}
 	fmt.Fprintf(b, "### %s\n\n%s\n\n", md(upperFirst(v.findingsTitle), mdData), md(v.summary, mdBlock))
 	if len(v.findings.rows) > 0 {
 		writeMDTable(b, v.findings)

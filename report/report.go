@@ -88,6 +88,14 @@ type Options struct {
 	// shows per step; a negative value means no cap. Findings over the cap
 	// are counted in one final ::notice:: line.
 	MaxAnnotations int
+	// Width is the terminal width the table format fits its lines to, in
+	// display columns: long cells wrap, and a table that cannot fit is
+	// printed as one block of "column  value" lines per row. 0 means no
+	// limit. Library code never looks at the terminal: the caller passes
+	// what it found.
+	Width int
+	// Color lets the table format colour severities with ANSI escapes.
+	Color bool
 
 	// invocation, when set, is the SARIF run's one invocation: the audit
 	// says there whether it covered the whole keyspace.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/keyreg/keyreg/audit"
@@ -22,46 +24,79 @@ var tableFormat = renderer{
 	audit: buffered(writeAuditTable),
 }
 
-// writeAuditTable prints the report as tables for a terminal.
-func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Options) error {
+// writeAuditTable prints the report as tables for a terminal, every line
+// within Options.Width display columns when it is set.
+func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
 	v := newAuditViewFor(r, c)
-	writeHeader(b, v)
+	var head bytes.Buffer
+	writeHeader(&head, v)
+	writeWrapped(b, head.String(), o.Width)
 
-	sections := []struct {
-		title string
-		g     grid
-	}{
+	sections := []section{
 		{"families", v.families},
 		{"owners", v.owners},
 		{"unregistered: " + v.unregistered, v.groups},
-		{v.findingsTitle + ": " + v.summary, v.findings},
 	}
+	sections = append(sections, v.statSections()...)
+	sections = append(sections, section{v.findingsTitle + ": " + v.summary, v.findings})
 	if bv := v.baseline; bv != nil {
 		sections = append(sections,
-			struct {
-				title string
-				g     grid
-			}{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
-			struct {
-				title string
-				g     grid
-			}{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
+			section{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
+			section{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
 	}
 	for _, s := range sections {
-		fmt.Fprintf(b, "\n%s\n", s.title)
+		writeWrapped(b, "\n"+s.title+"\n", o.Width)
 		if len(s.g.rows) == 0 {
 			continue
 		}
-		if err := renderTable(b, s.g); err != nil {
+		if err := renderTable(b, s.g, o); err != nil {
 			return err
 		}
 	}
-	writeFooter(b, v)
+	var foot bytes.Buffer
+	writeFooter(&foot, v)
+	writeWrapped(b, foot.String(), o.Width)
 	return nil
 }
 
-// renderTable draws g with tablewriter.
-func renderTable(w io.Writer, g grid) error {
+// minColumn is the narrowest a text column is wrapped to.
+const minColumn = 10
+
+// renderTable draws g with tablewriter, fitted to o.Width: text columns
+// wrap (numbers never do), and when even their narrowest widths do not fit,
+// each row is printed as a block of "column  value" lines instead.
+func renderTable(w io.Writer, g grid, o Options) error {
+	cells := make([][]string, len(g.rows))
+	flex := make([]bool, len(g.head)) // key and message columns: wrapped first
+	for j, h := range g.head {
+		flex[j] = h == "message"
+	}
+	for i, row := range g.rows {
+		cells[i] = make([]string, len(row))
+		for j, c := range row {
+			cells[i][j] = tableText(c, o.Width > 0)
+			flex[j] = flex[j] || c.keys != nil
+		}
+	}
+	head := append([]string{}, g.head...)
+	if o.Width > 0 {
+		widths := fitColumns(head, cells, g.right, flex, o.Width)
+		if widths == nil {
+			writeVertical(w, g, cells, o)
+			return nil
+		}
+		for j := range head {
+			head[j] = wrapText(head[j], widths[j])
+			for i := range cells {
+				cells[i][j] = wrapText(cells[i][j], widths[j])
+			}
+		}
+	}
+	for i := range cells {
+		for j := range cells[i] {
+			cells[i][j] = colorize(g.head[j], cells[i][j], o.Color)
+		}
+	}
 	align := make([]tw.Align, len(g.head))
 	for i, right := range g.right {
 		align[i] = tw.AlignLeft
@@ -71,23 +106,210 @@ func renderTable(w io.Writer, g grid) error {
 	}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{Global: tw.AlignLeft, PerColumn: align}),
 	)
-	head := make([]any, len(g.head))
-	for i, h := range g.head {
-		head[i] = h
+	hs := make([]any, len(head))
+	for i, h := range head {
+		hs[i] = h
 	}
-	t.Header(head...)
-	rows := make([][]string, len(g.rows))
-	for i, row := range g.rows {
-		rows[i] = make([]string, len(row))
-		for j, c := range row {
-			rows[i][j] = exampleText(c)
-		}
-	}
-	if err := t.Bulk(rows); err != nil {
+	t.Header(hs...)
+	if err := t.Bulk(cells); err != nil {
 		return err
 	}
 	return t.Render()
+}
+
+// tableText is a cell as the table shows it: with a width to fit, the
+// keys of a list one per line.
+func tableText(c cell, fit bool) string {
+	if !fit || len(c.keys) < 2 {
+		return exampleText(c)
+	}
+	q := make([]string, len(c.keys))
+	for i, k := range c.keys {
+		q[i] = quoteKey(k)
+	}
+	return strings.Join(q, "\n")
+}
+
+// flexFloor is the narrowest a key or message column may get in a boxed
+// table: below it, the rows are printed as blocks of lines instead.
+const flexFloor = 14
+
+// fitColumns returns the width of each column such that the boxed table
+// (three columns of padding and border per column, plus one) fits width,
+// or nil when it cannot: numeric columns keep their natural width, text
+// columns shrink, the widest first, down to minColumn; a flex column (key
+// names, messages) no further than flexFloor.
+func fitColumns(head []string, cells [][]string, right, flex []bool, width int) []int {
+	n := len(head)
+	natural := make([]int, n)
+	floor := make([]int, n)
+	for j := range head {
+		natural[j] = textWidth(head[j])
+		for i := range cells {
+			natural[j] = max(natural[j], textWidth(cells[i][j]))
+		}
+		floor[j] = natural[j]
+		if !right[j] {
+			floor[j] = min(natural[j], minColumn)
+		}
+	}
+	avail := width - (3*n + 1)
+	sum := func(level int) int {
+		s := 0
+		for j := range natural {
+			s += max(floor[j], min(natural[j], level))
+		}
+		return s
+	}
+	if sum(0) > avail {
+		return nil
+	}
+	// The largest level at which the columns, each capped at it, fit.
+	lo, hi := 0, 0
+	for _, w := range natural {
+		hi = max(hi, w)
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if sum(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	out := make([]int, n)
+	for j := range natural {
+		out[j] = max(floor[j], min(natural[j], lo))
+		if flex[j] && out[j] < min(natural[j], flexFloor) {
+			return nil
+		}
+	}
+	return out
+}
+
+// writeVertical prints each row of g as lines of "column  value", values
+// wrapped to what the width leaves, rows apart by a blank line.
+func writeVertical(w io.Writer, g grid, cells [][]string, o Options) {
+	label := 0
+	for _, h := range g.head {
+		label = max(label, textWidth(h))
+	}
+	value := max(o.Width-label-2, minColumn)
+	var b strings.Builder
+	for i, row := range cells {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		for j, c := range row {
+			pad := strings.Repeat(" ", label-textWidth(g.head[j])+2)
+			for k, line := range strings.Split(wrapText(orDash(c), value), "\n") {
+				if k == 0 {
+					b.WriteString(g.head[j] + pad)
+				} else {
+					b.WriteString(strings.Repeat(" ", label+2))
+				}
+				b.WriteString(colorize(g.head[j], line, o.Color) + "\n")
+			}
+		}
+	}
+	io.WriteString(w, b.String())
+}
+
+// writeWrapped writes text with each line wrapped to width (0: as is);
+// continuation lines are indented by two spaces.
+func writeWrapped(b *bytes.Buffer, text string, width int) {
+	if width <= 0 {
+		b.WriteString(text)
+		return
+	}
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if textWidth(line) <= width {
+			b.WriteString(line)
+			continue
+		}
+		wrapped := strings.Split(wrapText(line, width-2), "\n")
+		b.WriteString(wrapped[0])
+		for _, l := range wrapped[1:] {
+			b.WriteString("\n  " + l)
+		}
+	}
+}
+
+// wrapText breaks s into lines of at most width display columns, at spaces
+// where it can and inside a word (a long key name) where it must.
+func wrapText(s string, width int) string {
+	width = max(width, 1)
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		var line strings.Builder
+		lw := 0
+		flush := func() {
+			out = append(out, strings.TrimRight(line.String(), " "))
+			line.Reset()
+			lw = 0
+		}
+		for _, word := range strings.SplitAfter(para, " ") {
+			ww := textWidth(strings.TrimRight(word, " "))
+			if lw > 0 && lw+ww > width {
+				flush()
+			}
+			for textWidth(strings.TrimRight(word, " ")) > width-lw {
+				// Break the word at the width.
+				cut, cw := 0, 0
+				for k, r := range word {
+					rw := textWidth(string(r))
+					if cw+rw > width-lw {
+						cut = k
+						break
+					}
+					cw += rw
+				}
+				if cut == 0 && lw == 0 {
+					_, size := firstRune(word)
+					cut = size // a rune wider than the column: keep it alone
+				}
+				line.WriteString(word[:cut])
+				word = word[cut:]
+				flush()
+			}
+			line.WriteString(word)
+			lw += textWidth(word)
+		}
+		flush()
+	}
+	return strings.Join(out, "\n")
+}
+
+func firstRune(s string) (rune, int) {
+	for _, r := range s {
+		return r, len(string(r))
+	}
+	return 0, 0
+}
+
+// textWidth is the display width of s, ANSI escapes not counted.
+func textWidth(s string) int { return twwidth.Width(s) }
+
+// severityColors are the ANSI colours of severities: error red, warning
+// yellow, info cyan.
+var severityColors = map[string]string{"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m"}
+
+// colorize colours the value of a severity column when color is on.
+func colorize(column, value string, color bool) string {
+	if !color || column != "severity" {
+		return value
+	}
+	if c, ok := severityColors[strings.TrimSpace(value)]; ok {
+		return c + value + "\033[0m"
+	}
+	return value
 }

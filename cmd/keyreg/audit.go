@@ -34,6 +34,7 @@ type auditOptions struct {
 	sample     int
 	maxValue   int64
 	showValues bool
+	top        int
 	format     string
 	failOn     string
 	baseline   baselineOptions
@@ -119,6 +120,7 @@ served by no healthy master, interrupted).`,
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
+	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0 to %d)", audit.MaxTopN))
 	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
@@ -136,6 +138,10 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	}
 	if o.maxValue <= 0 {
 		return usageError(fmt.Errorf("--max-value-bytes %d is not above 0", o.maxValue), "every sampled value is bounded; the default is 1048576")
+	}
+	top, err := topFlag(o.top)
+	if err != nil {
+		return err
 	}
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
@@ -159,7 +165,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		}
 		ao := audit.Defaults()
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
-		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory = o.sample, o.maxValue, o.showValues, o.memory
+		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory, ao.Top = o.sample, o.maxValue, o.showValues, o.memory, top
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
 		return a.auditBaseline(ctx, src, reg, ao, format, threshold, base, o.baseline.write)
 	}
@@ -177,7 +183,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao := audit.Defaults()
 	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
-	ao.Filtered, ao.Memory = o.match != "", o.memory
+	ao.Filtered, ao.Memory, ao.Top = o.match != "", o.memory, top
 	return a.auditBaseline(ctx, conn, reg, ao, format, threshold, base, o.baseline.write)
 }
 
@@ -206,7 +212,7 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 			a.audited(total)
 		}
 	}
-	stop := a.progress(&progress)
+	stop := a.progress(ctx, src, ao.Filtered, &progress)
 	rep, runErr := audit.Run(ctx, src, reg, ao)
 	stop()
 	var comp *audit.Comparison
@@ -256,6 +262,9 @@ func (a *app) writeAudit(format report.Format, rep *audit.Report, comp *audit.Co
 	if format == report.Text {
 		o.Summary = a.stderr
 	}
+	if format == report.Table {
+		o.Width, o.Color = terminalWidth(a.stdout), useColor(a.stdout)
+	}
 	if format == report.GitHub {
 		f, err := openStepSummary()
 		if err != nil {
@@ -301,14 +310,34 @@ func isTerminal(w io.Writer) bool {
 }
 
 // progress shows the keys audited so far on stderr, only when stderr is a
-// terminal. The returned func stops it and clears the line.
-func (a *app) progress(n *atomic.Int64) func() { return a.progressOf(n, "audited") }
+// terminal, with the total the source expects (summed over its nodes and
+// databases), a percentage and an ETA when src can tell and the scan is
+// not filtered (--match walks part of that total). The returned func stops
+// it and clears the line.
+func (a *app) progress(ctx context.Context, src audit.Source, filtered bool, n *atomic.Int64) func() {
+	if !isTerminal(a.stderr) {
+		return func() {}
+	}
+	var total int64
+	if kc, ok := src.(interface {
+		KeyCount(context.Context) (int64, error)
+	}); ok && !filtered {
+		total, _ = kc.KeyCount(ctx) // without a total, the line shows counts only
+	}
+	return a.progressTotal(n, total, "audited")
+}
 
-// progressOf is progress with another verb, such as "init: scanned".
+// progressOf is progress with another verb, such as "init: scanned", and
+// no total.
 func (a *app) progressOf(n *atomic.Int64, verb string) func() {
 	if !isTerminal(a.stderr) {
 		return func() {}
 	}
+	return a.progressTotal(n, 0, verb)
+}
+
+// progressTotal redraws the progress line every 200ms until stopped.
+func (a *app) progressTotal(n *atomic.Int64, total int64, verb string) func() {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -322,10 +351,29 @@ func (a *app) progressOf(n *atomic.Int64, verb string) func() {
 				fmt.Fprint(a.stderr, "\r\033[K")
 				return
 			case <-t.C:
-				keys := n.Load()
-				fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: %s %d keys (%.0f keys/s)", verb, keys, float64(keys)/time.Since(start).Seconds())
+				fmt.Fprint(a.stderr, "\r\033[K"+progressLine(verb, n.Load(), total, time.Since(start)))
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// progressLine is one state of the progress line: "keyreg: audited 1200 of
+// 5000 keys (24%, 3000 keys/s, ETA 1s)", or without a total "keyreg:
+// audited 1200 keys (3000 keys/s)". Keys written during the scan can take
+// the count past the total: the share then stops at 99%.
+func progressLine(verb string, keys, total int64, elapsed time.Duration) string {
+	rate := 0.0
+	if s := elapsed.Seconds(); s > 0 {
+		rate = float64(keys) / s
+	}
+	if total <= 0 {
+		return fmt.Sprintf("keyreg: %s %d keys (%.0f keys/s)", verb, keys, rate)
+	}
+	pct := min(100*float64(keys)/float64(total), 99)
+	eta := "?"
+	if rate > 0 {
+		eta = time.Duration(float64(max(total-keys, 0)) / rate * float64(time.Second)).Round(time.Second).String()
+	}
+	return fmt.Sprintf("keyreg: %s %d of %d keys (%.0f%%, %.0f keys/s, ETA %s)", verb, keys, total, pct, rate, eta)
 }

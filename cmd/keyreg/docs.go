@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -105,20 +104,16 @@ func (a *app) runDocs(o docsOptions) error {
 	return nil
 }
 
-// readAudit reads a json audit report, at most report.MaxAuditJSON bytes.
+// readAudit reads a json audit report (report.ReadAudit bounds its size).
 func readAudit(p string) (*audit.Report, error) {
 	fh, err := os.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("reading audit report: %w", err)
 	}
 	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, report.MaxAuditJSON+1))
+	r, err := report.ReadAudit(fh)
 	if err != nil {
-		return nil, fmt.Errorf("reading audit report %q: %w", p, err)
-	}
-	r, err := report.ParseAuditJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, fmt.Errorf("%s: reading audit report: %w", p, err)
 	}
 	return r, nil
 }

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/report"
+	"github.com/spf13/cobra"
+)
+
+type mergeOptions struct {
+	format string
+	failOn string
+	top    int
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "report",
+		Short: "Work with audit reports written by keyreg audit --format json",
+		Args:  args(cobra.NoArgs),
+	}
+	c.AddCommand(a.reportMergeCmd())
+	return c
+}
+
+func (a *app) reportMergeCmd() *cobra.Command {
+	var o mergeOptions
+	c := &cobra.Command{
+		Use:   "merge report.json... ",
+		Short: "Merge json audit reports of disjoint keyspaces into one report",
+		Long: `Merge combines json audit reports (keyreg audit --format json) of disjoint
+keyspaces, such as one per cluster shard or one per Redis instance written by
+separate jobs, into one report in any audit format. Every count adds up, the
+size sketches and TTL histograms merge, the largest keys are the largest of
+all, and examples stay bounded. The reports must come from audits against the
+same registry (the same families, in the same order).
+
+A finding that fires on no key (family-unused) is kept only when every report
+has it. The merged scan duration is the longest of the inputs'.
+
+Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a file that is not
+a json audit report of a version this keyreg reads (or reports of different
+registries), 3 when an input report is partial: the merged report is
+printed, marked partial.`,
+		Example: `  keyreg report merge shard-*.json --format markdown >> "$GITHUB_STEP_SUMMARY"
+  keyreg report merge eu.json us.json --format json > fleet.json`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(c *cobra.Command, files []string) error {
+			return a.runMerge(o, files)
+		},
+	}
+	f := c.Flags()
+	formatFlag(c, &o.format, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
+	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to keep per measure (0 to %d)", audit.MaxTopN))
+	return c
+}
+
+func (a *app) runMerge(o mergeOptions, files []string) error {
+	format, threshold, err := a.auditOutput(o.format, o.failOn)
+	if err != nil {
+		return err
+	}
+	top, err := topFlag(o.top)
+	if err != nil {
+		return err
+	}
+	reps := make([]*audit.Report, 0, len(files))
+	for _, name := range files {
+		r, err := readReport(name)
+		if err != nil {
+			return usageError(fmt.Errorf("%s: %w", name, err), "write reports with keyreg audit --format json")
+		}
+		reps = append(reps, r)
+	}
+	rep, err := audit.Merge(reps, audit.MergeOptions{Top: top})
+	if err != nil {
+		return usageError(err, "")
+	}
+	if err := a.writeAudit(format, rep, nil); err != nil {
+		return runtimeError(err, "")
+	}
+	if rep.Partial {
+		return runtimeError(fmt.Errorf("an input report is partial (%s); the merged report above is partial", rep.PartialReason), "")
+	}
+	if failed(rep.Diagnostics(), threshold) {
+		return errFindings
+	}
+	return nil
+}
+
+// topFlag checks --top and maps it to audit.Options.Top, where 0 means the
+// default and a negative number none.
+func topFlag(n int) (int, error) {
+	if n < 0 || n > audit.MaxTopN {
+		return 0, usageError(fmt.Errorf("--top %d is not between 0 and %d", n, audit.MaxTopN), "")
+	}
+	if n == 0 {
+		return -1, nil
+	}
+	return n, nil
+}
+
+// readReport reads one json audit report file, bounded in size.
+func readReport(name string) (*audit.Report, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, errors.Unwrap(err) // the *PathError names the file again
+	}
+	defer f.Close()
+	return report.ReadAudit(f)
+}
