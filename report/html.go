@@ -105,9 +105,11 @@ type htmlAudit struct {
 	FindingsHead string // such as "3 errors, 1 warning, 0 info"
 	Findings     []findingRow
 	Baseline     string
-	Stats        []htmlGrid // keyspace statistics: largest keys, types, TTL histogram
-	Scan         string
-	Notes        []string
+	// BaselineTables list the new and the resolved baseline entries.
+	BaselineTables []htmlGrid
+	Stats          []htmlGrid // keyspace statistics: largest keys, types, TTL histogram
+	Scan           string
+	Notes          []string
 }
 
 // htmlGrid is one of the view's statistics tables, with a sort key per
@@ -273,8 +275,19 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	p.Summary = v.header
 	p.Filter = "filter families, prefixes and findings"
 	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
-	if v.baseline != nil {
-		a.Baseline = v.baseline.line
+	if bv := v.baseline; bv != nil {
+		a.Baseline = bv.line
+		secs := []section{{"new since baseline", bv.added}}
+		if bv.resolvedNote == "" {
+			secs = append(secs, section{"resolved since baseline", bv.resolved})
+		} else {
+			a.Baseline += "; resolved entries " + bv.resolvedTitle
+		}
+		for _, sec := range secs {
+			if len(sec.g.rows) > 0 {
+				a.BaselineTables = append(a.BaselineTables, htmlGrids([]section{sec})...)
+			}
+		}
 	}
 	a.Families = famRows(r)
 	for _, o := range r.Owners {

@@ -386,3 +386,59 @@ func TestSortValue(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLBaseline renders a report compared with a baseline: the new
+// findings, the baseline line and the tables of new and resolved entries.
+func TestHTMLBaseline(t *testing.T) {
+	r := sampleReport()
+	c := audit.Compare(r, audit.NewBaseline(emptyReport()))
+	var b bytes.Buffer
+	if err := AuditBaseline(&b, HTML, r, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	checkPage(t, page, "")
+	for _, want := range []string{`<p class="baseline">baseline`, `<h3 id="stats-new-since-baseline">New since baseline</h3>`, "<dt>new findings</dt>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Against itself, nothing is new and the findings table is empty.
+	c = audit.Compare(r, audit.NewBaseline(sampleReport()))
+	b.Reset()
+	if err := AuditBaseline(&b, HTML, r, c, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), `<table class="sortable findings">`) || strings.Contains(b.String(), "New since baseline") {
+		t.Error("a report compared with itself shows new findings")
+	}
+}
+
+func BenchmarkAuditHTML(b *testing.B) {
+	r := sampleReport()
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := Audit(&buf, HTML, r, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(buf.Len()))
+}
+
+func BenchmarkCatalogueHTML(b *testing.B) {
+	reg, err := registry.Load(keyreg.Example, "keys.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := CatalogueOptions{Audit: sampleReport(), GoPackage: "keys"}
+	var n int
+	for b.Loop() {
+		files, err := Catalogue(reg, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(files[0].Data)
+	}
+	b.SetBytes(int64(n))
+}
