@@ -412,7 +412,7 @@ func newCatSchema(s *registry.Schema) *catSchema {
 	}
 	if m, ok := s.Doc.(map[string]any); ok {
 		if _, ok := m["properties"]; ok {
-			cs.walk("", m, true, 0)
+			cs.walk("", m, 0)
 		} else {
 			cs.add("(value)", m, true)
 		}
@@ -420,7 +420,9 @@ func newCatSchema(s *registry.Schema) *catSchema {
 	return cs
 }
 
-func (cs *catSchema) walk(prefix string, m map[string]any, _ bool, depth int) {
+// walk adds a row per property of the object schema m, and of the objects
+// nested in it (directly or as array items), at most maxSchemaDepth deep.
+func (cs *catSchema) walk(prefix string, m map[string]any, depth int) {
 	props, _ := m["properties"].(map[string]any)
 	required := map[string]bool{}
 	if req, ok := m["required"].([]any); ok {
@@ -447,10 +449,10 @@ func (cs *catSchema) walk(prefix string, m map[string]any, _ bool, depth int) {
 			continue
 		}
 		if _, ok := p["properties"]; ok {
-			cs.walk(path+".", p, true, depth+1)
+			cs.walk(path+".", p, depth+1)
 		} else if items, ok := p["items"].(map[string]any); ok {
 			if _, ok := items["properties"]; ok {
-				cs.walk(path+"[].", items, true, depth+1)
+				cs.walk(path+"[].", items, depth+1)
 			}
 		}
 	}

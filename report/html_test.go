@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -441,4 +442,46 @@ func BenchmarkCatalogueHTML(b *testing.B) {
 		n = len(files[0].Data)
 	}
 	b.SetBytes(int64(n))
+}
+
+// TestCatSchema flattens nested objects and arrays of objects, and bounds
+// a schema with very many properties.
+func TestCatSchema(t *testing.T) {
+	doc := map[string]any{
+		"type":     "object",
+		"required": []any{"id"},
+		"properties": map[string]any{
+			"id": map[string]any{"type": "integer", "minimum": 1.0, "description": "the id"},
+			"address": map[string]any{"type": "object", "properties": map[string]any{
+				"city": map[string]any{"type": []any{"string", "null"}},
+			}},
+			"items": map[string]any{"type": "array", "items": map[string]any{"type": "object", "properties": map[string]any{
+				"sku": map[string]any{"$ref": "#/$defs/sku"},
+			}}},
+		},
+	}
+	cs := newCatSchema(&registry.Schema{Path: "s.json", Doc: doc})
+	var got []string
+	for _, p := range cs.Props {
+		got = append(got, p.Path+" "+p.Type)
+	}
+	want := []string{"address object", "address.city string | null", "id integer", "items array of object", "items[].sku $ref #/$defs/sku"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("rows = %q\nwant %q", got, want)
+	}
+	if !cs.Props[2].Required || cs.Props[2].Constraints != "minimum 1" || cs.Props[2].Description != "the id" {
+		t.Errorf("id row = %+v", cs.Props[2])
+	}
+
+	big := map[string]any{}
+	for i := range 10000 {
+		big[strconv.Itoa(i)] = map[string]any{"type": "string"}
+	}
+	cs = newCatSchema(&registry.Schema{Doc: map[string]any{"type": "object", "properties": big}})
+	if len(cs.Props) != maxSchemaRows || !cs.Truncated {
+		t.Errorf("%d rows, truncated %v; want %d, true", len(cs.Props), cs.Truncated, maxSchemaRows)
+	}
+	if len(cs.Raw) > maxSchemaRaw+8 {
+		t.Errorf("raw schema of %d bytes kept", len(cs.Raw))
+	}
 }
