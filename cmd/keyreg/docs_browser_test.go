@@ -219,7 +219,14 @@ func TestDocsHostileInBrowser(t *testing.T) {
 	b := browsertest.New(t)
 	dir := artifacts(t)
 	regPath := filepath.Join(dir, "keys.yaml")
-	if err := os.WriteFile(regPath, []byte(hostileRegistry), 0o644); err != nil {
+	// And a family whose description is 100 KB of markup.
+	huge := hostileRegistry + `  - name: huge
+    description: "` + strings.Repeat("<script>alert(3)</script>", 100<<10/25) + `"
+    pattern: "v1:huge:{id}"
+    owner: team
+    ttl: 1h
+`
+	if err := os.WriteFile(regPath, []byte(huge), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	srv := redistest.Standalone(t)
