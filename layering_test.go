@@ -13,29 +13,30 @@ const module = "github.com/keyreg/keyreg"
 // docs/architecture.md: a package imports only packages of a lower layer.
 // A package missing here fails the test, so a new one has to be placed.
 var layer = map[string]int{
-	"":                   0, // the root: the embedded example registry
-	"diag":               0,
-	"schemas":            0,
-	"internal/gitfs":     0,
-	"internal/synth":     0,
-	"internal/redistest": 0,
-	"internal/secret":    0,
-	"source":             0, // the key facts every audit.Source yields
-	"registry":           1,
-	"compat":             2,
-	"payload":            2,
-	"rules":              3,
-	"scanner":            3,
-	"snapshot":           3, // reads RDB files as a stream of key facts, beside scanner
-	"audit":              4,
-	"codegen":            4,
-	"internal/demo":      4,
-	"infer":              4, // keyspace facts -> a first registry (keyreg init, suggest)
-	"report":             5, // renders audit.Report, so it sits above audit
-	"cmd/keyreg":         6,
-	"bench":              6,
-	"examples/keys":      6, // generated code, as a user's program would hold it
-	"examples/sessions":  7,
+	"":                     0, // the root: the embedded example registry
+	"diag":                 0,
+	"schemas":              0,
+	"internal/gitfs":       0,
+	"internal/synth":       0,
+	"internal/redistest":   0,
+	"internal/secret":      0,
+	"internal/browsertest": 0, // headless Chromium for the tests of HTML pages
+	"source":               0, // the key facts every audit.Source yields
+	"registry":             1,
+	"compat":               2,
+	"payload":              2,
+	"rules":                3,
+	"scanner":              3,
+	"snapshot":             3, // reads RDB files as a stream of key facts, beside scanner
+	"audit":                4,
+	"codegen":              4,
+	"internal/demo":        4,
+	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
+	"report":               5, // renders audit.Report, so it sits above audit
+	"cmd/keyreg":           6,
+	"bench":                6,
+	"examples/keys":        6, // generated code, as a user's program would hold it
+	"examples/sessions":    7,
 }
 
 // fence lists, per third-party module, the packages that may import it.
@@ -52,6 +53,8 @@ var fence = map[string][]string{
 	"golang.org/x/text":                        {"registry"},
 	"github.com/alicebob/miniredis/v2":         {"internal/demo"},
 	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
+	"github.com/chromedp/chromedp":             {"internal/browsertest"},
+	"github.com/chromedp/cdproto":              {"internal/browsertest"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and

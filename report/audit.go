@@ -31,6 +31,8 @@ const auditAutomation = "keyreg/audit/"
 //     Options.Summary, as for [Diagnostics].
 //   - [JSON]: the versioned document described in docs/audit-report.md.
 //   - [Markdown]: headings and tables for $GITHUB_STEP_SUMMARY.
+//   - [HTML]: one self-contained page with charts and sortable tables
+//     (docs/catalogue.md).
 //   - [GitHub]: one annotation per finding on its family's line of keys.yaml;
 //     Options.StepSummary, when set, receives the markdown report.
 //   - [SARIF]: a SARIF 2.1.0 log whose automationDetails.id defaults to

@@ -555,6 +555,9 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 	says := map[Format]func(out, summary, step string) bool{
 		Table:    func(out, _, _ string) bool { return strings.Contains(out, "PARTIAL AUDIT: --max-keys 12500 reached") },
 		Markdown: func(out, _, _ string) bool { return strings.Contains(out, "> [!WARNING]\n> PARTIAL AUDIT") },
+		HTML: func(out, _, _ string) bool {
+			return strings.Contains(out, `<p class="partial" role="alert">PARTIAL AUDIT: --max-keys 12500 reached`)
+		},
 		GitHub: func(out, _, step string) bool {
 			return strings.HasPrefix(out, "::warning title=partial audit::PARTIAL AUDIT") && strings.Contains(step, "PARTIAL AUDIT")
 		},
@@ -756,7 +759,7 @@ func TestAuditFormats(t *testing.T) {
 	}
 	var b bytes.Buffer
 	err := Audit(&b, "xml", sampleReport(), Options{})
-	if err == nil || !strings.Contains(err.Error(), `unsupported format "xml" (want table, text, json, markdown, github, sarif, junit, gitlab or prometheus)`) {
+	if err == nil || !strings.Contains(err.Error(), `unsupported format "xml" (want table, text, json, markdown, html, github, sarif, junit, gitlab or prometheus)`) {
 		t.Errorf("err = %v", err)
 	}
 	if b.Len() != 0 {

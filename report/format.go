@@ -56,6 +56,7 @@ var formats = []*renderer{
 	&textFormat,
 	&jsonFormat,
 	&markdownFormat,
+	&htmlFormat,
 	&githubFormat,
 	&sarifFormat,
 	&junitFormat,

@@ -6,10 +6,11 @@
 // sorted first (on a copy), and the same input always yields the same bytes.
 // Diagnostics with severity [diag.Off] are never printed or counted.
 //
-// [Audit] renders an audit report as a table, text, JSON, markdown, GitHub
-// annotations, SARIF or a Prometheus textfile; [Explain] and
-// [WriteExplanation] describe one key; [Rules] lists the rules, and is what
-// docs/rules.md is generated from.
+// [Audit] renders an audit report as a table, text, JSON, markdown, one
+// self-contained HTML page, GitHub annotations, SARIF or a Prometheus
+// textfile; [Catalogue] renders the registry as a browsable HTML page or
+// markdown files; [Explain] and [WriteExplanation] describe one key;
+// [Rules] lists the rules, and is what docs/rules.md is generated from.
 //
 // Every format is one renderer, declared in its own file and listed once in
 // the table of formats (format.go); [Formats], [FormatList],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command that passes the tests on a fresh machine (README, "Run the tests").
-# It installs what the tests need (redis-server from Debian's packages) when
-# it is missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
+# It installs what the tests need (redis-server and chromium from Debian's
+# packages) when they are missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
 # the project's own keys.yaml through keyreg lint, and go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,16 @@ if ! command -v redis-server >/dev/null 2>&1; then
 fi
 # The tests start their own servers; a packaged service is not needed.
 redis-server --version
+
+# The tests of the HTML report and the catalogue drive a headless Chromium
+# (internal/browsertest); under CI=true they fail without one.
+if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+	echo "test.sh: installing chromium from Debian's packages" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
 
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then

@@ -1,0 +1,522 @@
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/registry"
+)
+
+// CatalogueOptions configures [Catalogue].
+type CatalogueOptions struct {
+	// Format is HTML (one page, index.html) or Markdown (index.md and one
+	// file per owner).
+	Format Format
+	// Audit, when set, adds each family's live figures and findings, and the
+	// audit's charts to the index.
+	Audit *audit.Report
+	// RepoURL, when set, links each family's keys.yaml position: the link is
+	// RepoURL/<file>#L<line>, such as
+	// https://github.com/acme/infra/blob/main/keys.yaml#L12. It must be an
+	// http or https URL.
+	RepoURL string
+	// GoPackage, when set, names the package that keyreg gen go writes (its
+	// --package), and each family shows its generated key builder, such as
+	// keys.BuildUserSession(sessionID string).
+	GoPackage string
+}
+
+// File is one file of a generated catalogue, its Name relative to the
+// output directory.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Catalogue renders a browsable catalogue of reg: an index of owners,
+// their contacts and families, the deprecations with their sunsets, and
+// per family its description, pattern and placeholders, an example key,
+// type, encoding, TTL policy, limits, preset origin, deprecation, keys.yaml
+// position and payload schema. The HTML catalogue is one self-contained
+// page with a filter box (index.html); the markdown catalogue is index.md
+// and one file per owner. The output is deterministic: the same registry
+// and options give the same bytes.
+func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
+	if reg == nil {
+		return nil, fmt.Errorf("writing catalogue: no registry")
+	}
+	if o.RepoURL != "" {
+		u, err := url.Parse(o.RepoURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("bad repository URL %q (want an http or https URL)", o.RepoURL)
+		}
+	}
+	c, err := newCatalogue(reg, o)
+	if err != nil {
+		return nil, err
+	}
+	switch o.Format {
+	case HTML, "":
+		p := newPage("keyreg catalogue")
+		p.Filter = "filter by family name, pattern or description"
+		p.Summary = c.Summary
+		if o.Audit != nil {
+			p.Partial = c.Partial
+			p.Charts = auditCharts(o.Audit)
+		}
+		p.Cat = c
+		var b bytes.Buffer
+		if err := p.render(&b); err != nil {
+			return nil, fmt.Errorf("writing html catalogue: %w", err)
+		}
+		return []File{{Name: "index.html", Data: b.Bytes()}}, nil
+	case Markdown:
+		return markdownCatalogue(c), nil
+	}
+	return nil, fmt.Errorf("unsupported catalogue format %q (want html or markdown)", o.Format)
+}
+
+// htmlCatalogue is the catalogue's view: what both formats print.
+type htmlCatalogue struct {
+	Summary      [][2]string
+	Partial      string
+	Live         bool
+	Memory       bool
+	Owners       []*catOwner
+	Deprecations []catDeprecation
+	Families     []*catFamily
+}
+
+type catOwner struct {
+	Name        string
+	Anchor      string
+	File        string // the owner's markdown file
+	Contact     string
+	Description string
+	Prefixes    []string
+	Families    []*catFamily
+	Live        *ownerRow
+}
+
+type catDeprecation struct {
+	Family, Anchor, Since, Sunset, ReplacedBy, ReplacedAnchor, Reason string
+	Past                                                              bool // the sunset is before the audit
+}
+
+type catFamily struct {
+	Name         string
+	Anchor       string
+	Owner        string
+	OwnerAnchor  string
+	OwnerFile    string
+	Description  string
+	Pattern      string
+	Placeholders []catPlaceholder
+	Example      string
+	Type         string
+	Encoding     string
+	TTL          string
+	Limits       []string
+	Preset       string
+	ManagedBy    string
+	Compat       string
+	Deprecation  *catDeprecation
+	Position     string
+	PositionURL  string
+	Builder      string
+	Schema       *catSchema
+	Search       string
+	Live         *famRow
+	Findings     []findingRow
+}
+
+type catPlaceholder struct {
+	Name, Type string
+	HashTag    bool
+}
+
+type catSchema struct {
+	Source    string // the file, or "inline"
+	Props     []schemaProp
+	Truncated bool // more properties than maxSchemaRows
+	Raw       string
+}
+
+type schemaProp struct {
+	Path, Type, Description, Constraints string
+	Required                             bool
+}
+
+// Bounds of a schema's rendering: a hostile schema cannot make the page
+// huge.
+const (
+	maxSchemaRows  = 300
+	maxSchemaDepth = 8
+	maxSchemaRaw   = 64 << 10
+	maxText        = 2048 // a description or constraint, in bytes
+)
+
+// exampleValue is the value an example key uses for a placeholder.
+func exampleValue(p registry.Part) string {
+	switch p.Type {
+	case registry.Int:
+		return "42"
+	case registry.UUID:
+		return "123e4567-e89b-12d3-a456-426614174000"
+	case registry.Hex:
+		return "c0ffee"
+	case registry.ULID:
+		return "01ARZ3NDEKTSV4RRFFQ69G5FAV"
+	}
+	return p.Name
+}
+
+// exampleKey builds a key of the pattern, or returns "" when the example
+// values do not fit.
+func exampleKey(p *registry.Pattern) string {
+	vals := map[string]string{}
+	for _, pt := range p.Placeholders() {
+		vals[pt.Name] = exampleValue(pt)
+	}
+	k, err := p.Build(vals)
+	if err != nil {
+		return ""
+	}
+	return k
+}
+
+func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, error) {
+	var builders map[string]codegen.Builder
+	if o.GoPackage != "" {
+		var err error
+		if builders, err = codegen.Builders(reg); err != nil {
+			return nil, fmt.Errorf("naming the generated builders: %w", err)
+		}
+	}
+	c := &htmlCatalogue{}
+	live := map[string]famRow{}
+	var liveOwners map[string]ownerRow
+	if r := o.Audit; r != nil {
+		c.Live = true
+		for _, f := range famRows(r) {
+			live[f.raw] = f
+			c.Memory = c.Memory || f.HasMemory
+		}
+		liveOwners = map[string]ownerRow{}
+		for _, ow := range r.Owners {
+			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory,
+				TTL: pct(ow.WithTTL, ow.Keys), TTLText: ttlPercent(ow.WithTTL, ow.Keys), Findings: ow.Findings}
+		}
+		if r.Partial {
+			c.Partial = partialBanner(r)
+		}
+	}
+	files := ownerFiles(reg)
+	owners := map[string]*catOwner{}
+	for _, ow := range reg.Owners {
+		co := &catOwner{Name: printable(ow.Name), Anchor: ownerAnchor(ow.Name), File: files[ow.Name],
+			Contact: printable(redact(ow.Contact)), Description: clipText(printable(ow.Description))}
+		for _, p := range ow.Prefixes {
+			co.Prefixes = append(co.Prefixes, quoteKey(p.Glob))
+		}
+		if lo, ok := liveOwners[ow.Name]; ok {
+			co.Live = &lo
+		}
+		owners[ow.Name] = co
+		c.Owners = append(c.Owners, co)
+	}
+	for _, f := range reg.Families {
+		cf := newCatFamily(reg, f, o, builders)
+		if r, ok := live[f.Name]; ok {
+			cf.Live = &r
+			cf.Findings = findingRows(o.Audit.Findings, f.Name)
+		}
+		c.Families = append(c.Families, cf)
+		co, ok := owners[f.Owner]
+		if !ok {
+			// A family of an undeclared owner (lint reports it) still
+			// shows under its owner's name.
+			co = &catOwner{Name: printable(f.Owner), Anchor: ownerAnchor(f.Owner), File: files[f.Owner]}
+			owners[f.Owner] = co
+			c.Owners = append(c.Owners, co)
+		}
+		cf.OwnerAnchor, cf.OwnerFile = co.Anchor, co.File
+		co.Families = append(co.Families, cf)
+		if cf.Deprecation != nil {
+			c.Deprecations = append(c.Deprecations, *cf.Deprecation)
+		}
+	}
+	slices.SortStableFunc(c.Deprecations, func(a, b catDeprecation) int {
+		// Sunsets first, soonest first; those without one last.
+		return cmp.Or(cmp.Compare(b2i(a.Sunset == ""), b2i(b.Sunset == "")), cmp.Compare(a.Sunset, b.Sunset))
+	})
+	if o.Audit != nil {
+		r := o.Audit
+		for i := range c.Deprecations {
+			d := &c.Deprecations[i]
+			d.Past = d.Sunset != "" && !r.Started.IsZero() && d.Sunset < r.Started.UTC().Format(time.DateOnly)
+		}
+	}
+	c.Summary = [][2]string{
+		{"registry", printable(reg.File)},
+		{"owners", strconv.Itoa(len(c.Owners))},
+		{"families", strconv.Itoa(len(c.Families))},
+		{"deprecated", strconv.Itoa(len(c.Deprecations))},
+	}
+	if r := o.Audit; r != nil {
+		c.Summary = append(c.Summary, [2]string{"audit", printable(redact(r.Target)) + cmp.Or(" at "+stamp(r.Started), "")},
+			[2]string{"keys", keyCounts(r)})
+	}
+	return c, nil
+}
+
+func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions, builders map[string]codegen.Builder) *catFamily {
+	cf := &catFamily{
+		Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
+		Description: clipText(printable(f.Description)),
+		Type:        orDash(printable(f.Type)), Encoding: orDash(printable(strings.ReplaceAll(f.Encoding, "|", ", "))),
+		TTL: f.TTL.String(), ManagedBy: printable(f.ManagedBy), Compat: printable(f.Compat),
+	}
+	if f.TTLDefault {
+		cf.TTL += " (default)"
+	}
+	if f.Pattern != nil {
+		cf.Pattern = printable(f.Pattern.Source)
+		for _, pt := range f.Pattern.Placeholders() {
+			cf.Placeholders = append(cf.Placeholders, catPlaceholder{Name: printable(pt.Name), Type: pt.Type.String(), HashTag: pt.HashTag})
+		}
+		if k := exampleKey(f.Pattern); k != "" {
+			cf.Example = quoteKey(k)
+		}
+	}
+	if f.MaxBytes > 0 {
+		cf.Limits = append(cf.Limits, "max_bytes "+strconv.FormatInt(f.MaxBytes, 10))
+	}
+	if f.MaxLen > 0 {
+		cf.Limits = append(cf.Limits, "max_len "+strconv.FormatInt(f.MaxLen, 10))
+	}
+	if f.MaxIdle > 0 {
+		cf.Limits = append(cf.Limits, "max_idle "+registry.FormatDuration(f.MaxIdle))
+	}
+	if f.Preset != "" {
+		cf.Preset = printable(f.Preset)
+		if f.PresetPart != "" {
+			cf.Preset += " (part " + printable(f.PresetPart) + ")"
+		}
+	}
+	if d := f.Deprecated; d != nil {
+		cd := &catDeprecation{Family: cf.Name, Anchor: cf.Anchor, Since: date(d.Since), Sunset: date(d.Sunset),
+			ReplacedBy: printable(d.ReplacedBy), Reason: clipText(printable(d.Reason))}
+		if _, ok := reg.Family(d.ReplacedBy); ok {
+			cd.ReplacedAnchor = familyAnchor(d.ReplacedBy)
+		}
+		cf.Deprecation = cd
+	}
+	if f.Pos.File != "" {
+		cf.Position = printable(slashPath(f.Pos.String()))
+		if o.RepoURL != "" {
+			line, _ := f.Pos.Start()
+			cf.PositionURL = strings.TrimRight(o.RepoURL, "/") + "/" + pathEscape(slashPath(f.Pos.File)) + "#L" + strconv.Itoa(line)
+		}
+	}
+	if b, ok := builders[f.Name]; ok {
+		cf.Builder = o.GoPackage + "." + b.Func + "(" + strings.Join(b.Params, ", ") + ") (string, error)"
+	}
+	if f.Schema != nil && f.Schema.Doc != nil {
+		cf.Schema = newCatSchema(f.Schema)
+	}
+	cf.Search = searchText(f.Name, cf.Pattern, f.Description, f.Owner)
+	return cf
+}
+
+// pathEscape escapes each segment of a slash-separated path for a URL.
+func pathEscape(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return strings.Join(segs, "/")
+}
+
+// clipText bounds a free text, on a UTF-8 boundary.
+func clipText(s string) string {
+	if len(s) <= maxText {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxText], "") + "…"
+}
+
+// ownerFiles names each owner's markdown file, owner-<name>.md with any
+// byte outside [a-z0-9_-] replaced, and a number added where two names
+// would collide.
+func ownerFiles(reg *registry.Registry) map[string]string {
+	names := []string{}
+	seen := map[string]bool{}
+	for _, o := range reg.Owners {
+		if !seen[o.Name] {
+			seen[o.Name] = true
+			names = append(names, o.Name)
+		}
+	}
+	for _, f := range reg.Families {
+		if !seen[f.Owner] {
+			seen[f.Owner] = true
+			names = append(names, f.Owner)
+		}
+	}
+	out := map[string]string{}
+	taken := map[string]bool{"index": true}
+	for _, n := range names {
+		var b strings.Builder
+		for i := 0; i < len(n) && b.Len() < 64; i++ {
+			c := n[i]
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+				b.WriteByte(c)
+			case 'A' <= c && c <= 'Z':
+				b.WriteByte(c + 'a' - 'A')
+			default:
+				b.WriteByte('_')
+			}
+		}
+		base := "owner-" + cmp.Or(b.String(), "_")
+		name := base
+		for i := 2; taken[name]; i++ {
+			name = base + "-" + strconv.Itoa(i)
+		}
+		taken[name] = true
+		out[n] = name + ".md"
+	}
+	return out
+}
+
+// newCatSchema flattens a schema's properties into rows and keeps its raw
+// text, both bounded.
+func newCatSchema(s *registry.Schema) *catSchema {
+	cs := &catSchema{Source: cmp.Or(printable(s.Path), "inline")}
+	raw, err := json.MarshalIndent(s.Doc, "", "  ")
+	if err == nil {
+		if len(raw) > maxSchemaRaw {
+			raw = append(bytes.ToValidUTF8(raw[:maxSchemaRaw], nil), "\n…"...)
+		}
+		cs.Raw = string(raw)
+	}
+	if m, ok := s.Doc.(map[string]any); ok {
+		if _, ok := m["properties"]; ok {
+			cs.walk("", m, 0)
+		} else {
+			cs.add("(value)", m, true)
+		}
+	}
+	return cs
+}
+
+// walk adds a row per property of the object schema m, and of the objects
+// nested in it (directly or as array items), at most maxSchemaDepth deep.
+func (cs *catSchema) walk(prefix string, m map[string]any, depth int) {
+	props, _ := m["properties"].(map[string]any)
+	required := map[string]bool{}
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			if s, ok := r.(string); ok {
+				required[s] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if len(cs.Props) >= maxSchemaRows {
+			cs.Truncated = true
+			return
+		}
+		p, _ := props[n].(map[string]any)
+		path := prefix + printable(n)
+		cs.add(path, p, required[n])
+		if p == nil || depth+1 >= maxSchemaDepth {
+			continue
+		}
+		if _, ok := p["properties"]; ok {
+			cs.walk(path+".", p, depth+1)
+		} else if items, ok := p["items"].(map[string]any); ok {
+			if _, ok := items["properties"]; ok {
+				cs.walk(path+"[].", items, depth+1)
+			}
+		}
+	}
+}
+
+// add appends one row for the property p.
+func (cs *catSchema) add(path string, p map[string]any, required bool) {
+	row := schemaProp{Path: clipText(path), Required: required}
+	if p != nil {
+		row.Type = clipText(printable(schemaType(p)))
+		if d, ok := p["description"].(string); ok {
+			row.Description = clipText(printable(d))
+		}
+		var cons []string
+		for _, k := range []string{"format", "enum", "const", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "default"} {
+			if v, ok := p[k]; ok {
+				b, err := json.Marshal(v)
+				if err == nil {
+					cons = append(cons, k+" "+string(b))
+				}
+			}
+		}
+		row.Constraints = clipText(printable(strings.Join(cons, "; ")))
+	}
+	cs.Props = append(cs.Props, row)
+}
+
+// schemaType names a property's type: its type (or types), $ref, or the
+// item type of an array.
+func schemaType(p map[string]any) string {
+	var t string
+	switch v := p["type"].(type) {
+	case string:
+		t = v
+	case []any:
+		var ts []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				ts = append(ts, s)
+			}
+		}
+		t = strings.Join(ts, " | ")
+	}
+	if ref, ok := p["$ref"].(string); ok {
+		t = cmp.Or(t, "$ref "+ref)
+	}
+	if t == "array" {
+		if items, ok := p["items"].(map[string]any); ok {
+			if it := schemaType(items); it != "" {
+				t = "array of " + it
+			}
+		}
+	}
+	for _, k := range []string{"oneOf", "anyOf", "allOf"} {
+		if _, ok := p[k]; ok && t == "" {
+			t = k
+		}
+	}
+	return t
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
