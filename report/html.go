@@ -128,11 +128,18 @@ type htmlCell struct {
 	Right bool
 }
 
+// sectionID is the anchor of a section: its title up to any parenthesis
+// (which holds counts), lower case, words joined by "-".
+func sectionID(title string) string {
+	title, _, _ = strings.Cut(title, " (")
+	return strings.Join(strings.Fields(strings.ToLower(title)), "-")
+}
+
 // htmlGrids converts the statistics sections of the human formats.
 func htmlGrids(secs []section) []htmlGrid {
 	var out []htmlGrid
 	for _, sec := range secs {
-		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + strings.ReplaceAll(sec.title, " ", "-"), Head: sec.g.head, Right: sec.g.right}
+		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right}
 		for _, row := range sec.g.rows {
 			var cells []htmlCell
 			for i, c := range row {

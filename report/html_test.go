@@ -112,7 +112,7 @@ func TestHTMLAuditPage(t *testing.T) {
 		`<code>&#34;\x00\xffbin&#34;</code>`, // binary keys are quoted
 		"Memory per owner", "Memory per family", "TTL distribution", "Unregistered share",
 		`<title>TTL none: `, // the histogram's first bucket
-		`<h3 id="stats-largest-keys-by-bytes">Largest keys by bytes</h3>`,
+		`<h3 id="stats-largest-keys-by-bytes">Largest keys by bytes (of `,
 		`<h3 id="stats-ttl-histogram">TTL histogram</h3>`,
 		"1 error, 2 warnings, 1 info, 1 suppressed", // the findings summary
 	} {
