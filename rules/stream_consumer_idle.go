@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
@@ -29,12 +30,21 @@ var StreamConsumerIdle = &Rule{
 				return ""
 			}
 			return fmt.Sprintf("group %q: consumer %q idle %s with pending entries (max %s)", g.Name, g.IdleConsumer,
-				registry.FormatDuration(g.IdlePending.Round(1e9)), registry.FormatDuration(d.MaxConsumerIdle))
+				shortDuration(g.IdlePending), shortDuration(d.MaxConsumerIdle))
 		})
 	},
 	Summary: func(*registry.Family) string {
 		return "streams with a consumer holding pending entries idle over max_consumer_idle"
 	},
+}
+
+// shortDuration renders d as keys.yaml does, to the second, or to the
+// millisecond under a second.
+func shortDuration(d time.Duration) string {
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return registry.FormatDuration(d.Round(time.Second))
 }
 
 func idleHolder(g *source.GroupInfo, d *registry.StreamGroup) bool {
