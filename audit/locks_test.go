@@ -123,7 +123,7 @@ func lockKeyspace(t *testing.T, c *redis.Client) {
 	do("SET", "v3:pay:mutex:settle", "holder") // a lock with no TTL
 	do("SET", "v3:pay:lease:payout", "holder", "PX", 60000)
 	do("SET", "v3:pay:refund-lock:{7}", "holder", "PX", 30000) // its fence v3:pay:refund-fence:{7} is missing
-	do("INCR", "v3:pay:refund-fence:{8}")                       // the fence of no live lock: healthy
+	do("INCR", "v3:pay:refund-fence:{8}")                      // the fence of no live lock: healthy
 	do("INCR", "v3:pay:epoch:east")
 	do("PEXPIRE", "v3:pay:epoch:east", 3600000) // a fence with a TTL
 	do("SET", "v3:pay:token:west", "not-a-number")
