@@ -252,6 +252,14 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 		if e.Len >= 0 && e.Type != "string" {
 			k.Len, k.HasLen = e.Len, true
 		}
+		// A string's encoding, as OBJECT ENCODING says it, too. Fence keys
+		// and consumer groups (fence-missing and the stream group rules)
+		// are not read from a snapshot: a lock's fence may come anywhere
+		// in the file, and groups are left unset, so those rules are
+		// silent on a snapshot.
+		if p.Encoding && e.Type == "string" {
+			k.Encoding = e.Encoding
+		}
 		batch = append(batch, k)
 		if len(batch) == batchSize || keptB >= maxKept {
 			if err := flush(); err != nil {
