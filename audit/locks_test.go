@@ -237,6 +237,10 @@ func TestAuditLocksAndStreams(t *testing.T) {
 			want = append(want, f)
 		}
 	}
+	notes := strings.Join(rep.Scan.Notes, "\n")
+	if !strings.Contains(notes, "fence-missing not checked on 4 locks") || !strings.Contains(notes, "not checked on 7 streams") {
+		t.Errorf("the snapshot's notes do not count the unchecked locks and streams:\n%s", notes)
+	}
 	if got := lockFindings(rep); !slices.Equal(got, want) {
 		t.Errorf("findings of the snapshot (family rule):\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
