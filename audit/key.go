@@ -123,6 +123,13 @@ type KeyCheck struct {
 	// NotTouched says the value was not read because reading it would
 	// reset its LRU/LFU state (scanner.ErrTouch).
 	NotTouched bool
+	// Token is the shape of a lock's value, such as "uuid" or "text 20
+	// bytes" (TokenShape: never the value itself); empty when not read.
+	Token string
+	// FenceValue is the value of a lock's fence key when it exists, or of
+	// a fence itself: an integer, or why there is none ("(not an
+	// integer)", "(not read: ...)"); empty when not read.
+	FenceValue string
 	Findings   []KeyFinding
 }
 
@@ -179,6 +186,19 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 			if samplable(f, ki.Type) {
 				facts.Payload = &res
 			}
+			if f != nil && ki.Type == "string" {
+				switch f.Kind {
+				case registry.KindLock:
+					kc.Token = TokenShape(s.String)
+				case registry.KindFence:
+					kc.FenceValue = fenceValue(s.String)
+				}
+			}
+		}
+	}
+	if f != nil && f.Kind == registry.KindLock {
+		if kc.FenceValue, err = readFence(ctx, p, ki); err != nil {
+			return nil, err
 		}
 	}
 	family := ""
