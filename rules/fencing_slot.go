@@ -17,11 +17,14 @@ import (
 // placeholder before it that may contain "{" (int, hex, uuid and ulid
 // cannot; word and any can), followed by the same parts (the same
 // literals, and placeholders of the same names, which the fence key takes
-// from the lock key) up to and including the first literal "}", and the
-// tag cannot be empty (its first part is a literal, or a placeholder whose
-// values cannot start with "}"). {{invoice_id:int}} in both patterns is
-// the usual way. A lock and a fence without any hash tag hash their whole
-// keys, which differ, so they are reported too.
+// from the lock key) up to and including the first literal "}", with at
+// least one part between. {{invoice_id:int}} in both patterns is the usual
+// way. A "}" inside a placeholder value ends both tags at the same byte, so
+// they stay equal; only a value that starts with "}" ({{resource}} bound
+// to "}x") empties both tags and lets Redis hash the whole keys: type the
+// placeholder (int, hex, uuid, ulid) to rule that out. A lock and a fence
+// without any hash tag hash their whole keys, which differ, so they are
+// reported too.
 var FencingSlot = &Rule{
 	ID:       "fencing-slot",
 	Doc:      "a lock and its fence do not share a hash tag, so they can hash to different cluster slots",
@@ -66,9 +69,6 @@ func slotTag(p *registry.Pattern) ([]tagPart, string) {
 				return nil, fmt.Sprintf("has {%s:%s} before its hash tag, whose values may contain \"{\"", pt.Name, pt.Type)
 			}
 			if open >= 0 {
-				if len(parts) == 0 && pt.Type.AcceptsAt(0, '}', p.Sep) {
-					return nil, fmt.Sprintf("starts its hash tag with {%s:%s}, whose values may start with \"}\" and empty the tag", pt.Name, pt.Type)
-				}
 				parts = append(parts, tagPart{name: pt.Name})
 			}
 			continue
