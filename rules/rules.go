@@ -239,6 +239,7 @@ var breakingRules = []*Rule{
 	PatternChanged,
 	HashTagChanged,
 	TypeChanged,
+	FencingChanged,
 	EncodingChanged,
 	PayloadIncompatible,
 	TTLPolicyChanged,
