@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,6 +116,10 @@ type Prober interface {
 	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
 }
 
+// maxTokenBytes bounds the bytes of a lock's token that KeyCheck.Token
+// shows under Options.ShowValues.
+const maxTokenBytes = 128
+
 // KeyCheck is what the key rules say about one live key.
 type KeyCheck struct {
 	Info     scanner.KeyInfo
@@ -124,7 +129,8 @@ type KeyCheck struct {
 	// reset its LRU/LFU state (scanner.ErrTouch).
 	NotTouched bool
 	// Token is the shape of a lock's value, such as "uuid" or "text 20
-	// bytes" (TokenShape: never the value itself); empty when not read.
+	// bytes" (TokenShape), followed by the value, quoted and clipped to
+	// maxTokenBytes, only with Options.ShowValues; empty when not read.
 	Token string
 	// FenceValue is the value of a lock's fence key when it exists, or of
 	// a fence itself: an integer, or why there is none ("(not an
@@ -190,6 +196,9 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 				switch f.Kind {
 				case registry.KindLock:
 					kc.Token = TokenShape(s.String)
+					if o.ShowValues {
+						kc.Token += " " + strconv.Quote(clip(string(s.String), maxTokenBytes, true))
+					}
 				case registry.KindFence:
 					kc.FenceValue = fenceValue(s.String)
 				}

@@ -101,7 +101,7 @@ type LiveFacts struct {
 	// Lease is what is left of a lock's lease, such as "24s of 30s".
 	Lease string `json:"lease_left,omitempty"`
 	// Token is the shape of a lock holder's token, such as "uuid" or
-	// "text 20 bytes"; never the token itself.
+	// "text 20 bytes"; the token itself follows only with --show-values.
 	Token string     `json:"token,omitempty"`
 	Fence *LiveFence `json:"fence,omitempty"`
 	// Groups are a stream's declared consumer groups as read, in

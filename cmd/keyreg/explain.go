@@ -16,11 +16,12 @@ import (
 )
 
 type explainOptions struct {
-	registry string
-	format   string
-	live     bool
-	rdb      []string
-	conn     connOptions
+	registry   string
+	format     string
+	live       bool
+	showValues bool
+	rdb        []string
+	conn       connOptions
 }
 
 func (a *app) explainCmd() *cobra.Command {
@@ -56,6 +57,7 @@ of the snapshot's creation time, sizes as the file holds them.`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
+	c.Flags().BoolVar(&o.showValues, "show-values", false, "with --live or --rdb, include a lock's token and payload values in the verdicts (off: never printed)")
 	c.Flags().StringArrayVar(&o.rdb, "rdb", nil, "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)")
 	o.conn.flags(c.Flags())
 	// Explain reads one key, so one database, unlike the audit.
@@ -77,6 +79,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	fail := !e.Matched
 	if len(o.rdb) > 0 {
 		ao := audit.Defaults()
+		ao.ShowValues = o.showValues
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})
 		found, err := snapshot.Find(ctx, src, key, audit.Plan(reg, true), true)
 		if err != nil {
@@ -105,6 +108,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		}
 		defer conn.Close()
 		ao := audit.Defaults()
+		ao.ShowValues = o.showValues
 		kc, err := audit.CheckKey(ctx, conn, reg, key, ao)
 		if err != nil {
 			return runtimeError(err, "")

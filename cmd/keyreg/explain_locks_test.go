@@ -102,6 +102,12 @@ func TestExplainLiveLocks(t *testing.T) {
 		t.Errorf("explain text of the stream:\n%s", text)
 	}
 
+	// --show-values adds the token, and only then.
+	_, out, _ := cli(t, "explain", "--registry", reg, "--url", s.URL(), "--live", "--allow-touch", "--show-values", "v2:jobs:lock:{9}")
+	if !strings.Contains(out, `uuid "`+token+`"`) {
+		t.Errorf("explain --show-values does not show the token:\n%s", out)
+	}
+
 	// Without --allow-touch: the token and the groups are not read.
 	if l, _ := explain("v2:jobs:lock:{9}"); !strings.HasPrefix(l.Token, "(not read") || l.Fence == nil || !*l.Fence.Exists {
 		t.Errorf("lock without --allow-touch: token %q, fence %+v", l.Token, l.Fence)
