@@ -2,6 +2,8 @@ package scanner_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,66 @@ func TestProbeLocksAndGroups(t *testing.T) {
 	}
 	if d := idle()["s:1"]; d >= 7200*time.Second {
 		t.Errorf("s:1: idle %v after XINFO with AllowTouch: not read", d)
+	}
+}
+
+// TestProbeFencesInCluster reads the fences of locks on a cluster: a fence
+// in the lock's slot (a shared hash tag) is checked, one served by another
+// master is not, and a scan note names fencing-slot instead of a finding
+// (EXISTS answers MOVED there).
+func TestProbeFencesInCluster(t *testing.T) {
+	t.Parallel()
+	cs := redistest.Cluster(t)
+	cc := clusterClient(t, cs)
+	ctx := context.Background()
+	for i := range 12 {
+		for k, ttl := range map[string]time.Duration{
+			fmt.Sprintf("l:{%d}", i): time.Minute,
+			fmt.Sprintf("f:{%d}", i): 0, // the same tag: the lock's slot
+			fmt.Sprintf("g:%d:x", i): 0, // no tag: anywhere
+		} {
+			if err := cc.Set(ctx, k, "1", ttl).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	plan := func(k string) scanner.Plan {
+		var id int
+		if _, err := fmt.Sscanf(k, "l:{%d}", &id); err == nil {
+			if id%2 == 0 {
+				return scanner.Plan{Fence: fmt.Sprintf("f:{%d}", id)}
+			}
+			return scanner.Plan{Fence: fmt.Sprintf("g:%d:x", id)}
+		}
+		return scanner.Plan{}
+	}
+	conn := connect(t, scanner.Options{URL: cs.URL(), Plan: plan})
+	got, st, err := collect(t, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elsewhere int
+	for i := range 12 {
+		k := got[fmt.Sprintf("0/%q", fmt.Sprintf("l:{%d}", i))]
+		same := i%2 == 0
+		if !same {
+			lm, _ := cc.MasterForKey(ctx, k.Key)
+			fm, _ := cc.MasterForKey(ctx, k.Fence)
+			same = lm.Options().Addr == fm.Options().Addr
+		}
+		switch {
+		case same && (!k.HasFence || !k.FenceExists):
+			t.Errorf("%s: fence %s on its node read %v, exists %v", k.Key, k.Fence, k.HasFence, k.FenceExists)
+		case !same && k.HasFence:
+			t.Errorf("%s: fence %s on another node read as %v", k.Key, k.Fence, k.FenceExists)
+		case !same:
+			elsewhere++
+		}
+	}
+	if elsewhere == 0 {
+		t.Fatal("no fence on another node: the test checks nothing")
+	}
+	if !slices.ContainsFunc(st.Errors, func(s string) bool { return strings.Contains(s, "fencing-slot") }) {
+		t.Errorf("scan notes %q do not name fencing-slot", st.Errors)
 	}
 }
