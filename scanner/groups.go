@@ -82,6 +82,7 @@ type groupReader struct {
 	cr    capReader
 	reply error     // an error reply
 	buf   [800]byte // a group name: keys.yaml allows 200 characters, 800 bytes of UTF-8
+	name  [32]byte  // a field name: longer ones are no field read
 }
 
 func newGroupReader(r *bufio.Reader) *groupReader {
@@ -103,48 +104,59 @@ func (gr *groupReader) small(cr *capReader, n int64) ([]byte, error) {
 	if _, err := io.ReadFull(cr.r, b); err != nil {
 		return nil, err
 	}
-	return b, cr.crlf()
+	return b, crlf(cr)
 }
 
-// fields reads a reply that is an array of field-value pairs (its header
-// read: m elements) and calls value for each, with the field's name and the
-// header of its value, which value must consume (by cr.skip if nothing
-// else). The name is only valid during the call.
-func (gr *groupReader) fields(cr *capReader, m int64, value func(field string, kind byte, n int64) error) error {
-	var name [32]byte
-	for f := int64(0); f+1 < m; f += 2 {
-		kind, n, _, err := cr.header()
+// crlf reads the end of a bulk string, as capReader.crlf does but byte by
+// byte, so that nothing escapes to the heap once per element.
+func crlf(cr *capReader) error {
+	for _, want := range [2]byte{'\r', '\n'} {
+		c, err := cr.r.ReadByte()
 		if err != nil {
 			return err
 		}
-		var field []byte
-		if kind == '$' && n >= 0 && n <= int64(len(name)) {
-			field = name[:n]
-			if _, err := io.ReadFull(cr.r, field); err != nil {
-				return err
-			}
-			if err := cr.crlf(); err != nil {
-				return err
-			}
-		} else if err := cr.skip(kind, n); err != nil {
-			return err
+		if c != want {
+			return errProtocol
 		}
-		kind, n, _, err = cr.header()
-		if err != nil {
-			return err
-		}
-		if err := value(string(field), kind, n); err != nil {
-			return err
-		}
-	}
-	if m%2 == 1 {
-		kind, n, _, err := cr.header()
-		if err != nil {
-			return err
-		}
-		return cr.skip(kind, n)
 	}
 	return nil
+}
+
+// field reads the next field of a reply that is an array of field-value
+// pairs: the field's name (in gr.name, valid until the next call; nil for
+// one that is not a short bulk string) and the header of its value, which
+// the caller must consume (cr.skip if nothing else).
+func (gr *groupReader) field(cr *capReader) (name []byte, kind byte, n int64, err error) {
+	kind, n, _, err = cr.header()
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if kind == '$' && n >= 0 && n <= int64(len(gr.name)) {
+		name = gr.name[:n]
+		if _, err := io.ReadFull(cr.r, name); err != nil {
+			return nil, 0, 0, err
+		}
+		if err := crlf(cr); err != nil {
+			return nil, 0, 0, err
+		}
+	} else if err := cr.skip(kind, n); err != nil {
+		return nil, 0, 0, err
+	}
+	kind, n, _, err = cr.header()
+	return name, kind, n, err
+}
+
+// rest skips what is left of a pairs array of m elements after its pairs:
+// one element when m is odd.
+func (gr *groupReader) rest(cr *capReader, m int64) error {
+	if m%2 == 0 {
+		return nil
+	}
+	kind, n, _, err := cr.header()
+	if err != nil {
+		return err
+	}
+	return cr.skip(kind, n)
 }
 
 // list reads the header of a reply that should be an array: its size, or
@@ -188,28 +200,35 @@ func (gr *groupReader) groups(plan []source.GroupQuery) ([]source.GroupInfo, err
 		}
 		var g source.GroupInfo
 		planned := -1
-		err = gr.fields(cr, m, func(field string, kind byte, n int64) error {
+		for f := int64(0); f+1 < m; f += 2 {
+			name, kind, n, err := gr.field(cr)
+			if err != nil {
+				return nil, err
+			}
 			switch {
-			case field == "name" && kind == '$':
+			case string(name) == "name" && kind == '$':
 				b, err := gr.small(cr, n)
+				if err != nil {
+					return nil, err
+				}
 				for i, q := range plan {
 					if b != nil && string(b) == q.Name {
 						planned = i
 					}
 				}
-				return err
-			case kind == ':' && field == "consumers":
+			case kind == ':' && string(name) == "consumers":
 				g.Consumers = n
-			case kind == ':' && field == "pending":
+			case kind == ':' && string(name) == "pending":
 				g.Pending = n
-			case kind == ':' && field == "lag":
+			case kind == ':' && string(name) == "lag":
 				g.Lag, g.HasLag = n, true
 			default:
-				return cr.skip(kind, n)
+				if err := cr.skip(kind, n); err != nil {
+					return nil, err
+				}
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		if err := gr.rest(cr, m); err != nil {
 			return nil, err
 		}
 		if planned >= 0 {
@@ -249,9 +268,13 @@ func (gr *groupReader) consumers(g *source.GroupInfo) error {
 		var name [source.MaxConsumerName]byte
 		nameLen := 0
 		var pending, idle int64
-		err = gr.fields(cr, m, func(field string, kind byte, n int64) error {
+		for f := int64(0); f+1 < m; f += 2 {
+			field, kind, n, err := gr.field(cr)
+			if err != nil {
+				return err
+			}
 			switch {
-			case field == "name" && kind == '$' && n >= 0:
+			case string(field) == "name" && kind == '$' && n >= 0:
 				keep := min(n, int64(len(name)))
 				if _, err := io.ReadFull(cr.r, name[:keep]); err != nil {
 					return err
@@ -260,17 +283,20 @@ func (gr *groupReader) consumers(g *source.GroupInfo) error {
 				if err := cr.discard(n - keep); err != nil {
 					return err
 				}
-				return cr.crlf()
-			case kind == ':' && field == "pending":
+				if err := crlf(cr); err != nil {
+					return err
+				}
+			case kind == ':' && string(field) == "pending":
 				pending = n
-			case kind == ':' && field == "idle":
+			case kind == ':' && string(field) == "idle":
 				idle = n
 			default:
-				return cr.skip(kind, n)
+				if err := cr.skip(kind, n); err != nil {
+					return err
+				}
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		if err := gr.rest(cr, m); err != nil {
 			return err
 		}
 		if pending > 0 && (!found || idle > longest) {
