@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,8 @@ func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
 		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
 		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
 		Len: k.Len, HasLen: k.HasLen, Now: now,
+		Fence: k.Fence, FenceExists: k.FenceExists, HasFence: k.HasFence,
+		Encoding: k.Encoding, Groups: k.Groups, HasGroups: k.HasGroups,
 	}
 }
 
@@ -113,6 +116,10 @@ type Prober interface {
 	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
 }
 
+// maxTokenBytes bounds the bytes of a lock's token that KeyCheck.Token
+// shows under Options.ShowValues.
+const maxTokenBytes = 128
+
 // KeyCheck is what the key rules say about one live key.
 type KeyCheck struct {
 	Info     scanner.KeyInfo
@@ -121,6 +128,14 @@ type KeyCheck struct {
 	// NotTouched says the value was not read because reading it would
 	// reset its LRU/LFU state (scanner.ErrTouch).
 	NotTouched bool
+	// Token is the shape of a lock's value, such as "uuid" or "text 20
+	// bytes" (TokenShape), followed by the value, quoted and clipped to
+	// maxTokenBytes, only with Options.ShowValues; empty when not read.
+	Token string
+	// FenceValue is the value of a lock's fence key when it exists, or of
+	// a fence itself: an integer, or why there is none ("(not an
+	// integer)", "(not read: ...)"); empty when not read.
+	FenceValue string
 	Findings   []KeyFinding
 }
 
@@ -177,6 +192,22 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 			if samplable(f, ki.Type) {
 				facts.Payload = &res
 			}
+			if f != nil && ki.Type == "string" {
+				switch f.Kind {
+				case registry.KindLock:
+					kc.Token = TokenShape(s.String)
+					if o.ShowValues {
+						kc.Token += " " + strconv.Quote(clip(string(s.String), maxTokenBytes, true))
+					}
+				case registry.KindFence:
+					kc.FenceValue = fenceValue(s.String)
+				}
+			}
+		}
+	}
+	if f != nil && f.Kind == registry.KindLock {
+		if kc.FenceValue, err = readFence(ctx, p, ki); err != nil {
+			return nil, err
 		}
 	}
 	family := ""

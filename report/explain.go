@@ -33,6 +33,8 @@ type FamilyFacts struct {
 	Owner       string         `json:"owner,omitempty"`
 	Contact     string         `json:"contact,omitempty"`
 	Type        string         `json:"type,omitempty"`
+	Kind        string         `json:"kind,omitempty"`    // lock or fence
+	Fencing     string         `json:"fencing,omitempty"` // a lock's fence family
 	Encoding    string         `json:"encoding,omitempty"`
 	TTL         string         `json:"ttl"`
 	TTLSource   string         `json:"ttl_source,omitempty"` // "family" or "defaults"
@@ -87,16 +89,49 @@ type LiveFacts struct {
 	// Source is empty for a live Redis, or the snapshot the facts come
 	// from ("rdb:dump.rdb"): TTLs are then as of its creation time, and
 	// memory is the bytes the value takes in the file.
-	Source   string   `json:"source,omitempty"`
-	Exists   bool     `json:"exists"`
-	DB       int      `json:"db"` // the logical database read
-	Type     string   `json:"type,omitempty"`
-	TTL      string   `json:"ttl,omitempty"` // "none" when the key does not expire
-	Memory   int64    `json:"memory_bytes,omitempty"`
-	Idle     string   `json:"idle,omitempty"`
-	Len      *int64   `json:"length,omitempty"` // collection length, when read (families with max_len)
-	Encoding string   `json:"detected_encoding,omitempty"`
-	Verdicts []string `json:"verdicts,omitempty"` // findings of the key rules; empty when the key is fine
+	Source   string `json:"source,omitempty"`
+	Exists   bool   `json:"exists"`
+	DB       int    `json:"db"` // the logical database read
+	Type     string `json:"type,omitempty"`
+	TTL      string `json:"ttl,omitempty"` // "none" when the key does not expire
+	Memory   int64  `json:"memory_bytes,omitempty"`
+	Idle     string `json:"idle,omitempty"`
+	Len      *int64 `json:"length,omitempty"` // collection length, when read (families with max_len)
+	Encoding string `json:"detected_encoding,omitempty"`
+	// Lease is what is left of a lock's lease, such as "24s of 30s".
+	Lease string `json:"lease_left,omitempty"`
+	// Token is the shape of a lock holder's token, such as "uuid" or
+	// "text 20 bytes"; the token itself follows only with --show-values.
+	Token string     `json:"token,omitempty"`
+	Fence *LiveFence `json:"fence,omitempty"`
+	// Groups are a stream's declared consumer groups as read, in
+	// keys.yaml's order (by name); GroupsNote says why they were not read.
+	Groups     []LiveGroup `json:"groups,omitempty"`
+	GroupsNote string      `json:"groups_note,omitempty"`
+	Verdicts   []string    `json:"verdicts,omitempty"` // findings of the key rules; empty when the key is fine
+}
+
+// LiveFence is the fence of a lock (its fencing: family's key for the
+// lock's placeholder values), or, for a fence, the fence itself.
+type LiveFence struct {
+	Key    string `json:"key"`
+	Exists *bool  `json:"exists,omitempty"` // nil when not read (a snapshot, or a fence in another cluster slot)
+	Value  string `json:"value,omitempty"`  // the integer, or why there is none
+}
+
+// LiveGroup is one declared consumer group of a live stream.
+type LiveGroup struct {
+	Name      string `json:"name"`
+	Exists    bool   `json:"exists"`
+	Consumers int64  `json:"consumers"`
+	Pending   int64  `json:"pending"`
+	// Lag is nil when Redis cannot tell it (before 7.0, or after entries
+	// were deleted from the middle of the stream): not measurable.
+	Lag *int64 `json:"lag"`
+	// IdleConsumer and Idle are the idlest consumer that holds pending
+	// entries, read for groups with max_consumer_idle.
+	IdleConsumer string `json:"idle_consumer,omitempty"`
+	Idle         string `json:"idle,omitempty"`
 }
 
 // Explain looks key up in reg.
@@ -130,6 +165,8 @@ func familyFacts(reg *registry.Registry, f *registry.Family) *FamilyFacts {
 		Glob:        f.Pattern.Glob(),
 		Owner:       f.Owner,
 		Type:        f.Type,
+		Kind:        f.Kind,
+		Fencing:     f.Fencing,
 		Encoding:    f.Encoding,
 		TTL:         f.TTL.String(),
 		MaxBytes:    f.MaxBytes,
@@ -262,6 +299,13 @@ func writeExplanationText(w io.Writer, e *Explanation) error {
 		row("  "+p.Name, "%q (%s)", p.Value, p.Type)
 	}
 	row("type", "%s", orNone(f.Type))
+	if f.Kind != "" {
+		kind := f.Kind
+		if f.Fencing != "" {
+			kind += " (fencing: " + f.Fencing + ")"
+		}
+		row("kind", "%s", kind)
+	}
 	row("encoding", "%s", orNone(f.Encoding))
 	ttl := f.TTL
 	if f.TTLSource == "defaults" {
@@ -345,12 +389,53 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	if l.Encoding != "" {
 		row(label+" encoding", "%s", l.Encoding)
 	}
+	if l.Lease != "" {
+		row(label+" lease", "%s", l.Lease)
+	}
+	if l.Token != "" {
+		row(label+" token", "%s", l.Token)
+	}
+	if fc := l.Fence; fc != nil {
+		switch {
+		case fc.Exists == nil:
+			row(label+" fence", "%q (not read)", fc.Key)
+		case !*fc.Exists:
+			row(label+" fence", "%q does not exist", fc.Key)
+		case fc.Value != "":
+			row(label+" fence", "%q = %s", fc.Key, fc.Value)
+		default:
+			row(label+" fence", "%q", fc.Key)
+		}
+	}
+	if l.GroupsNote != "" {
+		row(label+" groups", "%s", l.GroupsNote)
+	}
+	for _, g := range l.Groups {
+		row(label+" group", "%s", groupLine(g))
+	}
 	if len(l.Verdicts) == 0 {
 		row("verdict", "ok")
 	}
 	for _, v := range l.Verdicts {
 		row("verdict", "%s", v)
 	}
+}
+
+// groupLine renders a consumer group, such as
+// `"delivery": lag 12, 3 pending, 2 consumers; "w1" idle 3m holds pending entries`.
+func groupLine(g LiveGroup) string {
+	if !g.Exists {
+		return fmt.Sprintf("%q: missing", g.Name)
+	}
+	lag := "lag not measurable"
+	if g.Lag != nil {
+		lag = fmt.Sprintf("lag %d", *g.Lag)
+	}
+	s := fmt.Sprintf("%q: %s, %d pending, %d consumers", g.Name, lag, g.Pending, g.Consumers)
+	if g.IdleConsumer != "" {
+		s += fmt.Sprintf("; %q idle %s holds pending entries", g.IdleConsumer, g.Idle)
+	}
+	return s
 }
 
 func schemaLine(s *SchemaSummary) string {

@@ -19,7 +19,7 @@ var goldenCases = map[Document]struct {
 }{
 	DocDiagnostics: {"", []string{"mixed", "empty"}},
 	DocAudit:       {"audit.", []string{"full", "partial", "empty"}},
-	DocExplain:     {"explain.", []string{"matched", "unmatched"}},
+	DocExplain:     {"explain.", []string{"matched", "unmatched", "lock", "stream"}},
 	DocRules:       {"rules.", []string{"list"}},
 	DocPresets:     {"presets.", []string{"list"}},
 }
@@ -111,7 +111,7 @@ func TestFormatGoldens(t *testing.T) {
 }
 
 func explanations() map[string]*Explanation {
-	n := int64(3)
+	n, lag, yes := int64(3), int64(1200), true
 	return map[string]*Explanation{
 		"matched": {
 			Key:     "v1:cart:{42}:items",
@@ -128,6 +128,30 @@ func explanations() map[string]*Explanation {
 			Params: []ParamValue{{Name: "user_id", Type: "int", Value: "42"}},
 			Live: &LiveFacts{Exists: true, DB: 0, Type: "list", TTL: "12m0s", Memory: 512, Len: &n, Encoding: "json",
 				Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
+		},
+		"lock": {
+			Key:     "v1:lock:invoice:{42}",
+			Matched: true,
+			Family: &FamilyFacts{
+				Name: "invoice-lock", Position: "keys.yaml:8:5", Pattern: "v1:lock:invoice:{{invoice_id:int}}",
+				Glob: "v1:lock:invoice:{*}", Owner: "billing", Type: "string", Kind: "lock", Fencing: "invoice-fence", TTL: "max 30s", TTLSource: "family",
+			},
+			Params: []ParamValue{{Name: "invoice_id", Type: "int", Value: "42"}},
+			Live: &LiveFacts{Exists: true, Type: "string", TTL: "24s", Lease: "24s left of 30s", Token: "uuid",
+				Fence: &LiveFence{Key: "v1:fence:invoice:{42}", Exists: &yes, Value: "17"}, Verdicts: []string{}},
+		},
+		"stream": {
+			Key:     "v1:chat:01HZX3K5V9Q8W7E6R5T4Y3U2I1:messages",
+			Matched: true,
+			Family: &FamilyFacts{
+				Name: "chat-messages", Position: "keys.yaml:18:5", Pattern: "v1:chat:{room_id:ulid}:messages",
+				Glob: "v1:chat:*:messages", Owner: "engagement", Type: "stream", TTL: "persistent", TTLSource: "family", MaxLen: 10000,
+			},
+			Live: &LiveFacts{Exists: true, Type: "stream", TTL: "none", Len: &n, Groups: []LiveGroup{
+				{Name: "audit"},
+				{Name: "delivery", Exists: true, Consumers: 2, Pending: 3, Lag: &lag, IdleConsumer: "worker-\"7\"", Idle: "11m"},
+				{Name: "search", Exists: true, Consumers: 1},
+			}, Verdicts: []string{"warn: stream-consumer-idle (group \"delivery\": consumer \"worker-7\" idle 11m with pending entries (max 10m))"}},
 		},
 		"unmatched": {
 			Key:     "tmp:\x00x",

@@ -144,11 +144,14 @@ func TestLimiterRate(t *testing.T) {
 // TestReadReply parses every reply kind the probe meets, and refuses what
 // it cannot parse instead of guessing.
 func TestReadReply(t *testing.T) {
-	in := "+string\r\n+ReJSON-RL\r\n:-2\r\n:86400000\r\n$-1\r\n$3\r\nabc\r\n-WRONGTYPE Operation against a key\r\n"
+	long := strings.Repeat("x", maxKeptBulk+1)
+	in := "+string\r\n+ReJSON-RL\r\n:-2\r\n:86400000\r\n$-1\r\n$3\r\nabc\r\n-WRONGTYPE Operation against a key\r\n" +
+		"$6\r\nembstr\r\n$" + fmt.Sprint(len(long)) + "\r\n" + long + "\r\n"
 	rc := &rawConn{r: bufio.NewReader(strings.NewReader(in))}
 	want := []reply{
 		{kind: '+', s: "string"}, {kind: '+', s: "ReJSON-RL"}, {kind: ':', n: -2}, {kind: ':', n: 86400000},
-		{kind: '$', n: -1}, {kind: '$', n: 3}, {kind: '-', s: "WRONGTYPE Operation against a key"},
+		{kind: '$', n: -1}, {kind: '$', n: 3, s: "abc"}, {kind: '-', s: "WRONGTYPE Operation against a key"},
+		{kind: '$', n: 6, s: "embstr"}, {kind: '$', n: int64(len(long))}, // a short bulk is kept (OBJECT ENCODING), a long one not
 	}
 	for i, w := range want {
 		r, err := rc.read()

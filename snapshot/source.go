@@ -52,6 +52,9 @@ type Source struct {
 	kept   map[keptKey]kept
 	files  []FileInfo
 	noIdle int64 // keys whose idle time was planned but is not in the file
+	// noFence and noGroups count the locks whose fence key and the
+	// streams whose consumer groups were planned: a snapshot has neither.
+	noFence, noGroups int64
 }
 
 type keptKey struct {
@@ -88,7 +91,8 @@ func (s *Source) Files() []FileInfo {
 // Notes says, for the report, what the audit read and how it differs from
 // a live audit: each file with its RDB version, server version and
 // creation time; that TTLs are as of that time; that sizes are those in
-// the file; and which keys had no idle time to check.
+// the file; and which keys had no idle time, fence or consumer groups to
+// check.
 func (s *Source) Notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -109,6 +113,12 @@ func (s *Source) Notes() []string {
 	}
 	if s.noIdle > 0 {
 		out = append(out, fmt.Sprintf("stale-key not checked on %d keys: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", s.noIdle))
+	}
+	if s.noFence > 0 {
+		out = append(out, fmt.Sprintf("fence-missing not checked on %d locks: a snapshot audit does not look their fence keys up", s.noFence))
+	}
+	if s.noGroups > 0 {
+		out = append(out, fmt.Sprintf("stream-group-missing, stream-group-lag, stream-pending and stream-consumer-idle not checked on %d streams: a snapshot audit does not read consumer groups", s.noGroups))
 	}
 	return out
 }
@@ -308,6 +318,23 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		}
 		if e.Len >= 0 && e.Type != "string" {
 			k.Len, k.HasLen = e.Len, true
+		}
+		// A string's encoding, as OBJECT ENCODING says it, too. Fence keys
+		// and consumer groups (fence-missing and the stream group rules)
+		// are not read from a snapshot: a lock's fence may come anywhere
+		// in the file, and groups are left unset, so those rules are
+		// silent on a snapshot, and a note counts the keys.
+		if p.Encoding && e.Type == "string" {
+			k.Encoding = e.Encoding
+		}
+		if p.Fence != "" || (p.Groups != nil && e.Type == "stream") {
+			s.mu.Lock()
+			if p.Fence != "" {
+				s.noFence++
+			} else {
+				s.noGroups++
+			}
+			s.mu.Unlock()
 		}
 		batch = append(batch, k)
 		if len(batch) == batchSize || keptB >= maxKept {

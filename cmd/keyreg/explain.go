@@ -18,11 +18,12 @@ import (
 )
 
 type explainOptions struct {
-	registry string
-	format   string
-	live     bool
-	rdb      []string
-	conn     connOptions
+	registry   string
+	format     string
+	live       bool
+	showValues bool
+	rdb        []string
+	conn       connOptions
 }
 
 func (a *app) explainCmd() *cobra.Command {
@@ -41,7 +42,11 @@ With --live it also reads the key from Redis (read-only): its type, TTL,
 memory, idle time, length, the encoding its value is in, and the verdict
 of every key rule, decided exactly as keyreg audit decides it; it exits 1
 when a rule fires at error severity. It reads one database: --db, else
-the one in the URL, else 0.
+the one in the URL, else 0. For a lock (kind: lock) it shows the lease
+left, the shape of the holder's token (such as uuid or "text 20 bytes",
+never the token) and the value of its fence; for a fence, its value; for
+a stream with groups, each declared group's lag, pending entries and the
+idlest consumer that holds some.
 
 With --rdb FILE it reads the key from an RDB snapshot instead (the first
 database that holds it), and checks it as keyreg audit --rdb does: TTLs as
@@ -55,6 +60,7 @@ of the snapshot's creation time, sizes as the file holds them.`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
+	c.Flags().BoolVar(&o.showValues, "show-values", false, "with --live or --rdb, include a lock's token and payload values in the verdicts (off: never printed)")
 	c.Flags().StringArrayVar(&o.rdb, "rdb", nil, "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)")
 	o.conn.flags(c.Flags())
 	// Explain reads one key, so one database, unlike the audit.
@@ -76,6 +82,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	fail := !e.Matched
 	if len(o.rdb) > 0 {
 		ao := audit.Defaults()
+		ao.ShowValues = o.showValues
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})
 		found, err := snapshot.Find(ctx, src, key, audit.Plan(reg, true), true)
 		if err != nil {
@@ -85,7 +92,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		if err != nil {
 			return runtimeError(err, "")
 		}
-		e.Live = liveFacts(kc)
+		e.Live = liveFacts(kc, reg, true)
 		e.Live.Source = "rdb:" + strings.Join(o.rdb, ",")
 		for _, f := range kc.Findings {
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
@@ -104,11 +111,12 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		}
 		defer conn.Close()
 		ao := audit.Defaults()
+		ao.ShowValues = o.showValues
 		kc, err := audit.CheckKey(ctx, conn, reg, key, ao)
 		if err != nil {
 			return runtimeError(err, "")
 		}
-		e.Live = liveFacts(kc)
+		e.Live = liveFacts(kc, reg, false)
 		for _, f := range kc.Findings {
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}
@@ -122,12 +130,15 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	return nil
 }
 
-func liveFacts(kc *audit.KeyCheck) *report.LiveFacts {
+func liveFacts(kc *audit.KeyCheck, reg *registry.Registry, snapshot bool) *report.LiveFacts {
 	ki := kc.Info
 	if ki.Vanished {
 		return &report.LiveFacts{DB: ki.DB}
 	}
 	l := &report.LiveFacts{Exists: true, DB: ki.DB, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
+	if f, _ := reg.Match(ki.Key); f != nil {
+		lockFacts(l, kc, f, snapshot)
+	}
 	if ki.HasLen {
 		l.Len = &ki.Len
 	}
@@ -211,4 +222,69 @@ func completeKeys(c *cobra.Command, args []string, prefix string) ([]string, cob
 		}
 	}
 	return out, directive
+}
+
+// lockFacts adds what explain shows about a lock (lease left, token shape,
+// fence), a fence (its value) and a stream's declared consumer groups.
+func lockFacts(l *report.LiveFacts, kc *audit.KeyCheck, f *registry.Family, snapshot bool) {
+	ki := kc.Info
+	notRead := "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica or --allow-touch)"
+	if snapshot {
+		notRead = "(not read from a snapshot)"
+	}
+	switch f.Kind {
+	case registry.KindLock:
+		if ki.PTTL >= 0 && f.TTL.Kind == registry.TTLMax {
+			l.Lease = registry.FormatDuration(ki.PTTL.Round(time.Second)) + " left of " + registry.FormatDuration(f.TTL.Max)
+		}
+		l.Token = kc.Token
+		if l.Token == "" && ki.Type == "string" {
+			l.Token = "(not read)"
+			if kc.NotTouched {
+				l.Token = notRead
+			}
+		}
+		if fence := f.FencingFamily; fence != nil {
+			key, ok := f.FenceKey(ki.Key)
+			if ok {
+				l.Fence = &report.LiveFence{Key: key, Value: kc.FenceValue}
+				if ki.HasFence {
+					l.Fence.Exists = &ki.FenceExists
+				}
+			}
+		}
+	case registry.KindFence:
+		exists := true
+		l.Fence = &report.LiveFence{Key: ki.Key, Exists: &exists, Value: kc.FenceValue}
+		if kc.FenceValue == "" && kc.NotTouched {
+			l.Fence.Value = notRead
+		}
+	}
+	if len(f.Groups) == 0 || ki.Type != "stream" {
+		return
+	}
+	if !ki.HasGroups {
+		l.GroupsNote = notRead
+		return
+	}
+	for _, d := range f.Groups {
+		g := report.LiveGroup{Name: d.Name}
+		for _, got := range ki.Groups {
+			if got.Name != d.Name {
+				continue
+			}
+			g.Exists, g.Consumers, g.Pending = true, got.Consumers, got.Pending
+			if got.HasLag {
+				g.Lag = &got.Lag
+			}
+			if got.HasIdle {
+				g.IdleConsumer = got.IdleConsumer
+				g.Idle = registry.FormatDuration(got.IdlePending.Round(time.Second))
+				if got.IdlePending < time.Second {
+					g.Idle = got.IdlePending.Round(time.Millisecond).String()
+				}
+			}
+		}
+		l.Groups = append(l.Groups, g)
+	}
 }

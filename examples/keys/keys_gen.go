@@ -17,7 +17,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:4a0a8a01c454a260b93cdc256c7ec68b93a480d2fe869a1a85b5831861f7e2a2"
+const RegistryDigest = "sha256:c2172e47c90231a007fd76a1a2fe551c8f61760390586a306405e3bcc4b17171"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -4132,10 +4132,10 @@ func (k LeaderboardKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 // Constants of the family lock.
 const (
 	// LockPattern is the pattern of lock keys in keys.yaml.
-	LockPattern = "v1:lock:{resource}"
+	LockPattern = "v1:lock:{{resource}}"
 	// LockGlob is a SCAN MATCH glob for lock keys (it may match
 	// more keys than the pattern does).
-	LockGlob = "v1:lock:*"
+	LockGlob = "v1:lock:{*}"
 	// LockOwner is the team that owns lock keys.
 	LockOwner = "platform"
 	// LockRedisType is the Redis type of lock keys.
@@ -4154,7 +4154,7 @@ var LockTTLPolicy = TTLPolicy{Kind: TTLMax, Max: LockMaxTTL}
 // Distributed mutex (SET key token NX PX 30000). The value is the holder's
 // random token; release is a compare-and-delete Lua script.
 //
-// Pattern: v1:lock:{resource}
+// Pattern: v1:lock:{{resource}}
 // Owner: platform
 // TTL policy: max 30s
 type LockKey struct {
@@ -4162,8 +4162,9 @@ type LockKey struct {
 }
 
 var keyregPartsLock = [...]keyregPart{
-	{lit: "v1:lock:"},
+	{lit: "v1:lock:{"},
 	{param: true, typ: keyregWord},
+	{lit: "}"},
 }
 
 // BuildLock returns the lock key for the given values, or an
@@ -4205,7 +4206,7 @@ func (k LockKey) Validate() error {
 
 // String renders k without validating it; use Build for keys you write.
 func (k LockKey) String() string {
-	return "v1:lock:" + k.Resource
+	return "v1:lock:{" + k.Resource + "}"
 }
 
 // Build validates k and renders it.
@@ -4305,10 +4306,10 @@ func (k LockKey) Set(ctx context.Context, c redis.Cmdable, v string, ttl ...time
 // Constants of the family lock-fence.
 const (
 	// LockFencePattern is the pattern of lock-fence keys in keys.yaml.
-	LockFencePattern = "v1:lock-fence:{resource}"
+	LockFencePattern = "v1:lock-fence:{{resource}}"
 	// LockFenceGlob is a SCAN MATCH glob for lock-fence keys (it may match
 	// more keys than the pattern does).
-	LockFenceGlob = "v1:lock-fence:*"
+	LockFenceGlob = "v1:lock-fence:{*}"
 	// LockFenceOwner is the team that owns lock-fence keys.
 	LockFenceOwner = "platform"
 	// LockFenceRedisType is the Redis type of lock-fence keys.
@@ -4325,7 +4326,7 @@ var LockFenceTTLPolicy = TTLPolicy{Kind: TTLPersistent}
 // Fencing-token counter of a lock resource: INCR on every acquisition, and the
 // token is passed to the storage that the lock protects.
 //
-// Pattern: v1:lock-fence:{resource}
+// Pattern: v1:lock-fence:{{resource}}
 // Owner: platform
 // TTL policy: persistent
 type LockFenceKey struct {
@@ -4333,8 +4334,9 @@ type LockFenceKey struct {
 }
 
 var keyregPartsLockFence = [...]keyregPart{
-	{lit: "v1:lock-fence:"},
+	{lit: "v1:lock-fence:{"},
 	{param: true, typ: keyregWord},
+	{lit: "}"},
 }
 
 // BuildLockFence returns the lock-fence key for the given values, or an
@@ -4376,7 +4378,7 @@ func (k LockFenceKey) Validate() error {
 
 // String renders k without validating it; use Build for keys you write.
 func (k LockFenceKey) String() string {
-	return "v1:lock-fence:" + k.Resource
+	return "v1:lock-fence:{" + k.Resource + "}"
 }
 
 // Build validates k and renders it.

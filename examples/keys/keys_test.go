@@ -123,6 +123,9 @@ func TestAccessorsAudit(t *testing.T) {
 
 	room := ChatMessagesKey{RoomID: roomID}
 	check(c.XAdd(ctx, &redis.XAddArgs{Stream: room.String(), Values: []any{"user_id", "42", "kind", "text", "body", "hi"}}).Err())
+	for _, g := range []string{"push", "search"} { // the consumer groups keys.yaml declares
+		check(c.XGroupCreate(ctx, room.String(), g, "$").Err())
+	}
 	check(room.ApplyTTL(ctx, c, 0))
 	written = append(written, room)
 

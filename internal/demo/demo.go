@@ -9,7 +9,12 @@
 // of the wrong type, payloads that break their schema or are in another
 // encoding (a Python pickle or msgpack value in a json family), oversized
 // values, over-long collections, stale keys, keys of a deprecated family
-// after its sunset, and unregistered keys in a few prefix groups. Planted
+// after its sunset, locks without their fence and fences that expire or
+// are not integers, streams without a declared consumer group, with a
+// lagging group, a backlog of pending entries or a dead consumer holding
+// some, and unregistered keys in a few prefix groups. A clean lock has its
+// fence and a clean stream its groups. Seed also gives m OBJECT ENCODING,
+// which miniredis lacks (objectEncoding). Planted
 // records every key with the rules the audit must fire on it, so a test can
 // check that the audit finds exactly those.
 //
@@ -140,6 +145,7 @@ func Seed(m *miniredis.Miniredis, reg *registry.Registry, o Options) (Planted, e
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	objectEncoding(m)
 	s := newSeeder(m, reg, o)
 	for _, f := range reg.Families {
 		if err := s.family(f); err != nil {
@@ -198,6 +204,9 @@ func (s *seeder) family(f *registry.Family) error {
 			return err
 		}
 		s.record(key, f)
+		if err := s.companions(key, f, nil); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -94,7 +94,8 @@ func TestAuditFindsExactlyThePlanted(t *testing.T) {
 			// Every kind of problem the demo promises is planted.
 			for _, r := range []string{"unregistered-key", "placeholder-invalid", "ttl-missing", "ttl-exceeds-max",
 				"ttl-unexpected", "type-mismatch", "payload-invalid", "encoding-mismatch", "value-too-large",
-				"collection-too-long", "stale-key", "deprecated-live"} {
+				"collection-too-long", "stale-key", "deprecated-live", "fence-missing", "fence-invalid",
+				"stream-group-missing", "stream-group-lag", "stream-pending", "stream-consumer-idle"} {
 				if !slices.ContainsFunc(slices.Collect(maps.Keys(p.Findings)), func(pr demo.Problem) bool { return pr.Rule == r }) &&
 					!slices.ContainsFunc(slices.Collect(maps.Keys(p.Suppressed)), func(pr demo.Problem) bool { return pr.Rule == r }) {
 					t.Errorf("no %s planted", r)

@@ -53,12 +53,59 @@ var plan = []spec{
 	},
 	{
 		rule:   rules.TTLUnexpected.ID,
-		prefer: []want{{"lock-fence", 2}},
+		prefer: []want{{"leaderboard", 2}},
 		n:      2,
-		ok:     func(f *registry.Family) bool { return f.TTL.Kind == registry.TTLPersistent },
+		ok: func(f *registry.Family) bool {
+			return f.TTL.Kind == registry.TTLPersistent && f.Kind != registry.KindFence
+		},
 		make: func(s *seeder, f *registry.Family) (string, error) {
 			return s.plain(f, time.Duration(1+s.g.r.IntN(30))*24*time.Hour) // EXPIRE in whole days
 		},
+	},
+	{
+		// A holder that takes the lock but skips the INCR of its fence.
+		rule:   rules.FenceMissing.ID,
+		prefer: []want{{"lock", 2}},
+		n:      2,
+		ok:     isLock,
+		make:   (*seeder).unfenced,
+	},
+	{
+		// A fence someone reset with SET, or gave an EXPIRE.
+		rule:   rules.FenceInvalid.ID,
+		prefer: []want{{"lock-fence", 2}},
+		n:      2,
+		ok:     isFence,
+		make:   (*seeder).badFence,
+	},
+	{
+		rule:   rules.StreamGroupMissing.ID,
+		prefer: []want{{"chat-messages", 1}},
+		n:      1,
+		ok:     hasGroups,
+		make:   (*seeder).missingGroup,
+	},
+	{
+		rule:   rules.StreamGroupLag.ID,
+		prefer: []want{{"chat-messages", 1}},
+		n:      1,
+		ok:     hasGroups,
+		make:   (*seeder).lagging,
+	},
+	{
+		rule:   rules.StreamPending.ID,
+		prefer: []want{{"chat-messages", 1}},
+		n:      1,
+		ok:     hasGroups,
+		make:   (*seeder).backlog,
+	},
+	{
+		// A push worker that died holding two messages.
+		rule:   rules.StreamConsumerIdle.ID,
+		prefer: []want{{"chat-messages", 1}},
+		n:      1,
+		ok:     hasGroups,
+		make:   (*seeder).deadConsumer,
 	},
 	{
 		rule:   rules.TypeMismatch.ID,
@@ -165,6 +212,9 @@ func (s *seeder) plant(sp spec) error {
 				return fmt.Errorf("family %q: %w", f.Name, err)
 			}
 			s.record(key, f, sp.rule)
+			if err := s.companions(key, f, []string{sp.rule}); err != nil {
+				return fmt.Errorf("family %q: %w", f.Name, err)
+			}
 		}
 	}
 	return nil
