@@ -87,7 +87,10 @@ type fileView struct {
 	Digest   string
 	Sep      string // quoted
 	Client   bool
-	Imports  []string // standard library
+	// HasSchema is set when a family's writers check values against its
+	// schema, which needs the schema runtime.
+	HasSchema bool
+	Imports   []string // standard library
 	Modules  []string // third-party
 	Families []*famView
 	Types    []*typeDecl
@@ -113,11 +116,18 @@ type famView struct {
 	Params     []*paramView
 	Recheck    bool // Build parses its result to catch ambiguous values
 
-	// Accessors: Access is "string", "hash" or "" (Delete and ApplyTTL only).
+	// Accessors: Access is the Redis type whose writers the family gets
+	// ("string", "hash", "list", "set", "zset" or "stream"), or "" (Delete
+	// and ApplyTTL only).
 	Access    string
-	ValueType string // the Go type of a string value or a hash field value
+	ValueType string // the Go type of one value: a string's, a field's or a member's
 	Codec     string // json, text, int, float or bytes
 	ValueDoc  string // why the value type is what it is, when that needs saying
+	MaxLen    int64  // max_len, for streams (XADD MAXLEN ~)
+	// Schema is the family's JSON Schema as a quoted JSON literal, when
+	// writers check values against it; SchemaVar is its compiled variable.
+	Schema    string
+	SchemaVar string
 }
 
 type partView struct {
@@ -138,13 +148,14 @@ type paramView struct {
 // reservedNames are package-level identifiers of the generated runtime.
 var reservedNames = []string{
 	"RegistryDigest", "Separator", "TTLKind", "TTLUnset", "TTLMax", "TTLPersistent", "TTLOptional",
-	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue",
+	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue", "ErrSchema", "ZMember",
 }
 
 // keyMethods are the methods of every key type; key fields avoid them.
 var keyMethods = []string{
-	"ApplyTTL", "Build", "Delete", "Encoding", "Family", "Get", "Glob", "HGetAll", "HSet", "Owner",
-	"Pattern", "RedisType", "Set", "String", "TTLPolicy", "Validate",
+	"ApplyTTL", "Build", "Delete", "Encoding", "Family", "Get", "Glob", "HGetAll", "HSet", "LPush",
+	"Owner", "Pattern", "RPush", "RedisType", "SAdd", "Set", "String", "TTLPolicy", "Validate", "XAdd",
+	"ZAdd",
 }
 
 var typeConsts = map[registry.PlaceholderType]string{
@@ -255,6 +266,9 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
 		v.Types = append(v.Types, g.decls...)
+		if v.Client && fv.Schema != "" {
+			v.HasSchema = true
+		}
 	}
 	for _, imp := range imports(v) {
 		if strings.Contains(imp, ".") {
@@ -270,22 +284,50 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 func derived(id string) []string {
 	return []string{
 		id + "Key", "Build" + id, "MustBuild" + id, "Parse" + id, id + "Pattern", id + "Glob",
-		id + "Owner", id + "RedisType", id + "Encoding", id + "MaxTTL", id + "TTLPolicy", id + "Family",
-		"keyregParts" + id,
+		id + "Owner", id + "RedisType", id + "Encoding", id + "MaxTTL", id + "MaxLen", id + "TTLPolicy",
+		id + "Family", "keyregParts" + id, "keyregSchema" + id,
 	}
+}
+
+// valueNames are the names of the generated type of one value, after the
+// family's identifier, by Redis type.
+var valueNames = map[string]string{
+	"string": "Value", "hash": "Field", "stream": "Field", "list": "Item", "set": "Member", "zset": "Member",
 }
 
 // payloadTypes decides the accessors of a family and generates its
 // payload types.
 func payloadTypes(fv *famView, f *registry.Family, g *typeGen) {
-	switch f.Type {
-	case "string":
-		fv.Access = "string"
-	case "hash":
-		fv.Access = "hash"
-	default:
+	if _, ok := valueNames[f.Type]; !ok {
 		return
 	}
+	fv.Access = f.Type
+	if f.Type == "stream" {
+		fv.MaxLen = f.MaxLen
+	}
+	valueType(fv, f, g)
+	fv.Schema, fv.SchemaVar = checkedSchema(fv, f), "keyregSchema"+fv.Ident
+	if fv.Schema == "" {
+		fv.SchemaVar = ""
+	}
+}
+
+// checkedSchema returns the family's schema as a quoted JSON literal when
+// its writers can check values against it: the encoding decodes to JSON
+// values (not msgpack or binary, whose bytes pass through undecoded).
+func checkedSchema(fv *famView, f *registry.Family) string {
+	if f.Schema == nil || f.Schema.Doc == nil || fv.Codec == "bytes" {
+		return ""
+	}
+	b, err := json.Marshal(f.Schema.Doc)
+	if err != nil {
+		return "" // a document JSON cannot hold (NaN): left to keyreg audit
+	}
+	return strconv.Quote(string(b))
+}
+
+// valueType decides the Go type of one value and its codec.
+func valueType(fv *famView, f *registry.Family, g *typeGen) {
 	switch f.Encoding {
 	case "json":
 		fv.Codec = "json"
@@ -313,14 +355,16 @@ func payloadTypes(fv *famView, f *registry.Family, g *typeGen) {
 	}
 	g.root = f.Schema.Doc
 	var why string
-	if fv.Access == "string" {
-		fv.ValueType, why = g.goType(f.Schema.Doc, fv.Ident+"Value", fv.Ident)
+	name := fv.Ident + valueNames[f.Type]
+	if f.Type != "hash" && f.Type != "stream" {
+		fv.ValueType, why = g.goType(f.Schema.Doc, name, fv.Ident)
 	} else {
-		// A hash schema describes the object of all fields; the accessors
-		// need the type of one field's value.
+		// A hash schema describes the object of all fields, a stream's
+		// one entry's field map; the accessors need the type of one
+		// field's value.
 		m, _ := f.Schema.Doc.(map[string]any)
 		if ap, ok := m["additionalProperties"].(map[string]any); ok {
-			fv.ValueType, why = g.goType(ap, fv.Ident+"Field", fv.Ident)
+			fv.ValueType, why = g.goType(ap, name, fv.Ident)
 		} else {
 			fv.ValueType, why = "json.RawMessage", "the schema does not describe field values with additionalProperties"
 		}
@@ -404,6 +448,14 @@ func imports(v *fileView) []string {
 		}
 		if v.Client && (f.Codec == "int" || f.Codec == "float") {
 			set["strconv"] = true
+		}
+		if v.Client && (f.Access == "hash" || f.Access == "stream") {
+			set["maps"], set["slices"] = true, true
+		}
+	}
+	if v.HasSchema {
+		for _, imp := range []string{"encoding/json", "maps", "math", "reflect", "regexp", "slices", "strconv", "unicode/utf8"} {
+			set[imp] = true
 		}
 	}
 	// Enums marshal through encoding/json; structs use it only when a
