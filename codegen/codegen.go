@@ -83,17 +83,17 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 
 // fileView is what the template renders.
 type fileView struct {
-	Package  string
-	Digest   string
-	Sep      string // quoted
-	Client   bool
+	Package string
+	Digest  string
+	Sep     string // quoted
+	Client  bool
 	// HasSchema is set when a family's writers check values against its
 	// schema, which needs the schema runtime.
 	HasSchema bool
 	Imports   []string // standard library
-	Modules  []string // third-party
-	Families []*famView
-	Types    []*typeDecl
+	Modules   []string // third-party
+	Families  []*famView
+	Types     []*typeDecl
 }
 
 // famView is one family as the template needs it.
