@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -673,6 +675,11 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 		}
 	}
 	l.presets(r, presets)
+	for _, f := range r.Families {
+		if f.Fencing != "" {
+			f.FencingFamily = r.byName[f.Fencing]
+		}
+	}
 	l.compileSchemas(r)
 	return r
 }
@@ -721,6 +728,12 @@ func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 			f.MaxIdle = l.duration(v)
 		case "managed_by":
 			f.ManagedBy = v.Value
+		case "kind":
+			f.Kind = v.Value
+		case "fencing":
+			f.Fencing = v.Value
+		case "groups":
+			f.Groups = l.groups(v)
 		case "compat":
 			f.Compat = v.Value
 		case "compat_policy":
@@ -745,6 +758,7 @@ func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 	if f.TTL.Kind == TTLUnset && r.Defaults.TTL.Kind != TTLUnset {
 		f.TTL, f.TTLDefault = r.Defaults.TTL, true
 	}
+	l.kindImplies(f)
 	if !f.Has("max_idle") {
 		f.MaxIdle = r.Defaults.MaxIdle
 	}
@@ -770,6 +784,75 @@ func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 		}
 	}
 	return f
+}
+
+// kindImplies applies what a family's kind implies (a lock and a fence
+// are strings; a fence is a persistent int) and reports a declaration that
+// contradicts it, at the declaration. It also checks that only a stream
+// declares groups.
+func (l *loader) kindImplies(f *Family) {
+	want := func(field, have, implied string) string {
+		if have != "" && have != implied {
+			l.errorf(f.PosOf(field), RuleSchemaInvalid, f.Name, "%s %q contradicts kind: %s, which implies %s: %s (remove the %s field or the kind)", field, have, f.Kind, field, implied, field)
+		}
+		return implied
+	}
+	switch f.Kind {
+	case KindLock:
+		f.Type = want("type", f.Type, "string")
+	case KindFence:
+		f.Type = want("type", f.Type, "string")
+		f.Encoding = want("encoding", f.Encoding, "int")
+		if !f.TTLDefault && f.TTL.Kind != TTLUnset && f.TTL.Kind != TTLPersistent {
+			l.errorf(f.PosOf("ttl"), RuleSchemaInvalid, f.Name, "ttl %q contradicts kind: fence, which implies ttl: persistent (a fence must outlive every lease; remove the ttl field)", f.TTL)
+		}
+		f.TTL, f.TTLDefault = TTLPolicy{Kind: TTLPersistent}, false
+	}
+	if f.Fencing != "" && f.Kind != KindLock {
+		l.errorf(f.PosOf("fencing"), RuleSchemaInvalid, f.Name, "fencing: only a kind: lock family has a fencing counter")
+	}
+	if f.Has("groups") && f.Type != "stream" {
+		l.errorf(f.PosOf("groups"), RuleSchemaInvalid, f.Name, "groups: consumer groups need type: stream (the family declares %s)", typeOrNone(f.Type))
+	}
+}
+
+func typeOrNone(t string) string {
+	if t == "" {
+		return "no type"
+	}
+	return "type: " + t
+}
+
+// groups decodes a stream family's groups: mapping, sorted by name.
+func (l *loader) groups(n *yaml.Node) []StreamGroup {
+	var gs []StreamGroup
+	for k, v := range pairs(n) {
+		g := StreamGroup{Name: k.Value, MaxLag: NoLimit, MaxPending: NoLimit, MaxConsumerIdle: NoLimit, Pos: l.nodePos(k)}
+		for gk, gv := range pairs(v) {
+			switch gk.Value {
+			case "max_lag":
+				g.MaxLag = l.count(gv)
+			case "max_pending":
+				g.MaxPending = l.count(gv)
+			case "max_consumer_idle":
+				g.MaxConsumerIdle = l.duration(gv)
+			}
+		}
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b StreamGroup) int { return strings.Compare(a.Name, b.Name) })
+	return gs
+}
+
+// count parses a non-negative integer the schema accepted, which may still
+// be too large for an int64.
+func (l *loader) count(n *yaml.Node) int64 {
+	c, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil || c < 0 {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "bad count %q (want an integer from 0 to %d)", n.Value, int64(math.MaxInt64))
+		return NoLimit
+	}
+	return c
 }
 
 // quoteShort quotes s as %q does, cutting a long s to its first bytes.

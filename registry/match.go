@@ -846,6 +846,11 @@ var matcherMu sync.Mutex
 // buildMatcher compiles the registry's matcher. Load calls it.
 func (r *Registry) buildMatcher() {
 	m := NewMatcher(r.Families, r.sep())
+	for _, f := range r.Families {
+		if f.FencingFamily != nil && f.Pattern != nil {
+			f.lockMatcher = NewMatcher([]*Family{f}, r.sep())
+		}
+	}
 	matcherMu.Lock()
 	r.matcher = m
 	matcherMu.Unlock()

@@ -138,14 +138,27 @@ type Family struct {
 	Owner       string
 	Type        string // string, hash, list, set, zset, stream, json; "" when not declared
 	Encoding    string // json, msgpack, text, int, float, binary; "" when not declared
-	TTL         TTLPolicy
-	TTLDefault  bool // TTL came from defaults
-	Schema      *Schema
-	MaxBytes    int64
-	MaxLen      int64
-	MaxIdle     time.Duration
-	Deprecated  *Deprecation
-	ManagedBy   string
+	// Kind is KindLock, KindFence or "" for an ordinary family. A lock
+	// implies type string; a fence implies type string, encoding int and
+	// ttl persistent.
+	Kind string
+	// Fencing is the name of the family of a lock's fencing counter, as
+	// written (fencing:); FencingFamily is that family, resolved at load
+	// when the name is a family's (nil otherwise: lint reports it, as it
+	// reports a family that is not a fence).
+	Fencing       string
+	FencingFamily *Family
+	// Groups are the consumer groups a stream must have (groups:), sorted
+	// by name.
+	Groups     []StreamGroup
+	TTL        TTLPolicy
+	TTLDefault bool // TTL came from defaults
+	Schema     *Schema
+	MaxBytes   int64
+	MaxLen     int64
+	MaxIdle    time.Duration
+	Deprecated *Deprecation
+	ManagedBy  string
 	// Compat is the payload compatibility level: CompatBackward,
 	// CompatForward, CompatFull (when not declared) or CompatNone.
 	Compat string
@@ -163,8 +176,35 @@ type Family struct {
 	presetEntry int      // 1 + the index of its entry under presets:
 	Pos         diag.Pos // the start of the family's mapping, or of its preset entry
 
-	fieldPos   map[string]diag.Pos
-	patternSrc *scalar // the pattern as written, for PatternPos
+	fieldPos    map[string]diag.Pos
+	patternSrc  *scalar  // the pattern as written, for PatternPos
+	lockMatcher *Matcher // of this family alone, for FenceKey; built at load for a lock with a fence
+}
+
+// Family kinds (kind: in keys.yaml).
+const (
+	KindLock  = "lock"  // a lock whose TTL is its lease
+	KindFence = "fence" // the fencing counter of a lock: a persistent integer
+)
+
+// NoLimit is the value of a StreamGroup limit that keys.yaml does not set.
+const NoLimit = -1
+
+// StreamGroup is a consumer group that a stream family's keys must have,
+// with its limits. A limit is NoLimit when not declared; 0 is a limit
+// (nothing may lag, be pending or idle).
+type StreamGroup struct {
+	Name string
+	// MaxLag bounds the entries of the stream the group has not read yet
+	// (the lag field of XINFO GROUPS).
+	MaxLag int64
+	// MaxPending bounds the entries delivered to the group's consumers
+	// and not acknowledged (its pending entries list).
+	MaxPending int64
+	// MaxConsumerIdle bounds how long a consumer that holds pending
+	// entries may be idle.
+	MaxConsumerIdle time.Duration
+	Pos             diag.Pos // the group's name in keys.yaml
 }
 
 // Encodings returns the encodings the family accepts: its Encoding, split

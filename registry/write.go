@@ -47,10 +47,17 @@ func familyNode(f *Family) *yaml.Node {
 	if f.Owner != "" {
 		add("owner", str(f.Owner))
 	}
-	if f.Type != "" {
+	if f.Kind != "" {
+		add("kind", str(f.Kind))
+	}
+	if f.Type != "" && (f.Kind == "" || f.Has("type")) {
 		add("type", str(f.Type))
 	}
-	if encs := f.Encodings(); len(encs) == 1 {
+	encs := f.Encodings()
+	if f.Kind == KindFence && !f.Has("encoding") {
+		encs = nil // implied by the kind
+	}
+	if len(encs) == 1 {
 		add("encoding", str(encs[0]))
 	} else if len(encs) > 1 {
 		l := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
@@ -59,8 +66,11 @@ func familyNode(f *Family) *yaml.Node {
 		}
 		add("encoding", l)
 	}
-	if !f.TTLDefault && f.TTL.Kind != TTLUnset {
+	if !f.TTLDefault && f.TTL.Kind != TTLUnset && (f.Kind != KindFence || f.Has("ttl")) {
 		add("ttl", ttlNode(f.TTL))
+	}
+	if f.Fencing != "" {
+		add("fencing", str(f.Fencing))
 	}
 	if s := f.Schema; s != nil {
 		if s.Path != "" {
@@ -80,6 +90,23 @@ func familyNode(f *Family) *yaml.Node {
 	}
 	if f.Has("max_idle") {
 		add("max_idle", str(FormatDuration(f.MaxIdle)))
+	}
+	if f.Has("groups") {
+		gm := &yaml.Node{Kind: yaml.MappingNode}
+		for _, g := range f.Groups {
+			lm := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+			if g.MaxLag != NoLimit {
+				lm.Content = append(lm.Content, str("max_lag"), num(g.MaxLag))
+			}
+			if g.MaxPending != NoLimit {
+				lm.Content = append(lm.Content, str("max_pending"), num(g.MaxPending))
+			}
+			if g.MaxConsumerIdle != NoLimit {
+				lm.Content = append(lm.Content, str("max_consumer_idle"), str(FormatDuration(g.MaxConsumerIdle)))
+			}
+			gm.Content = append(gm.Content, str(g.Name), lm)
+		}
+		add("groups", gm)
 	}
 	if d := f.Deprecated; d != nil {
 		dm := &yaml.Node{Kind: yaml.MappingNode}
