@@ -90,7 +90,8 @@ type fileView struct {
 	// HasSchema is set when a family's writers check values against its
 	// schema, which needs the schema runtime.
 	HasSchema bool
-	Imports   []string // standard library
+	HasLock   bool     // a family is a lock: the lock runtime
+	Imports   []string // standard library, as import specs
 	Modules   []string // third-party
 	Families  []*famView
 	Types     []*typeDecl
@@ -128,6 +129,33 @@ type famView struct {
 	// writers check values against it; SchemaVar is its compiled variable.
 	Schema    string
 	SchemaVar string
+
+	Kind   string    // kind: lock or fence, or ""
+	Lock   *lockView // for a lock with a maximum TTL (its lease) and a client
+	Groups []groupView
+	Claim  bool // a group declares max_consumer_idle, so Claim is generated
+}
+
+// lockView is what the lock template needs beyond the family.
+type lockView struct {
+	Type       string // the lock's Go type: InvoiceLock
+	Fenced     bool
+	FenceName  string // the fence family's name
+	FenceIdent string
+	FenceArgs  []fenceArg
+}
+
+// fenceArg sets one field of the fence key from the lock key.
+type fenceArg struct {
+	Field string // of the fence key
+	Expr  string // from the lock key k
+}
+
+// groupView is a consumer group of a stream family.
+type groupView struct {
+	Name    string // quoted
+	Const   string
+	MinIdle string // a Go duration expression, or "" when max_consumer_idle is not set
 }
 
 type partView struct {
@@ -148,14 +176,15 @@ type paramView struct {
 // reservedNames are package-level identifiers of the generated runtime.
 var reservedNames = []string{
 	"RegistryDigest", "Separator", "TTLKind", "TTLUnset", "TTLMax", "TTLPersistent", "TTLOptional",
-	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue", "ErrSchema", "ZMember",
+	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue", "ErrSchema", "ZMember", "StreamEntry",
+	"ErrLockHeld", "ErrLockLost", "LockOptions",
 }
 
 // keyMethods are the methods of every key type; key fields avoid them.
 var keyMethods = []string{
-	"ApplyTTL", "Build", "Delete", "Encoding", "Family", "Get", "Glob", "HGetAll", "HSet", "LPush",
-	"Owner", "Pattern", "RPush", "RedisType", "SAdd", "Set", "String", "TTLPolicy", "Validate", "XAdd",
-	"ZAdd",
+	"Ack", "ApplyTTL", "Build", "Claim", "Delete", "Encoding", "Family", "FenceKey", "Get", "Glob",
+	"HGetAll", "HSet", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
+	"String", "TTLPolicy", "Validate", "XAdd", "ZAdd",
 }
 
 var typeConsts = map[registry.PlaceholderType]string{
@@ -194,10 +223,10 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			base = "Family"
 		}
 		id := base
-		for i := 2; !names.free(derived(id)...); i++ {
+		for i := 2; !names.free(derived(id, f)...); i++ {
 			id = base + strconv.Itoa(i)
 		}
-		names.take(derived(id)...)
+		names.take(derived(id, f)...)
 		fv := &famView{
 			Name:       f.Name,
 			Ident:      id,
@@ -266,27 +295,118 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
 		v.Types = append(v.Types, g.decls...)
+		if err := kinds(fv, f, v, idents); err != nil {
+			return nil, err
+		}
 		if v.Client && fv.Schema != "" {
 			v.HasSchema = true
 		}
 	}
+	for _, f := range v.Families {
+		v.HasLock = v.HasLock || f.Lock != nil
+	}
 	for _, imp := range imports(v) {
+		spec := strconv.Quote(imp)
+		if imp == "math/rand/v2" {
+			spec = "mathrand " + spec // beside crypto/rand
+		}
 		if strings.Contains(imp, ".") {
-			v.Modules = append(v.Modules, imp)
+			v.Modules = append(v.Modules, spec)
 		} else {
-			v.Imports = append(v.Imports, imp)
+			v.Imports = append(v.Imports, spec)
 		}
 	}
 	return v, nil
 }
 
-// derived lists the package-level identifiers of a family named id.
-func derived(id string) []string {
-	return []string{
-		id + "Key", "Build" + id, "MustBuild" + id, "Parse" + id, id + "Pattern", id + "Glob",
-		id + "Owner", id + "RedisType", id + "Encoding", id + "MaxTTL", id + "MaxLen", id + "TTLPolicy",
-		id + "Family", "keyregParts" + id, "keyregSchema" + id,
+// lockType is the Go type of a held lock of the family named id.
+func lockType(id string) string {
+	if strings.HasSuffix(id, "Lock") {
+		return id
 	}
+	return id + "Lock"
+}
+
+// derived lists the package-level identifiers of a family named id.
+func derived(id string, f *registry.Family) []string {
+	var extra []string
+	if f.Kind == registry.KindLock {
+		l := lockType(id)
+		extra = append(extra, l, "Acquire"+l, "TryAcquire"+l)
+	}
+	for _, g := range f.Groups {
+		extra = append(extra, groupConst(id, g.Name))
+	}
+	return append(extra,
+		id+"Key", "Build"+id, "MustBuild"+id, "Parse"+id, id+"Pattern", id+"Glob",
+		id+"Owner", id+"RedisType", id+"Encoding", id+"MaxTTL", id+"MaxLen", id+"TTLPolicy",
+		id+"Family", "keyregParts"+id, "keyregSchema"+id,
+	)
+}
+
+// groupConst is the name of the constant of a consumer group.
+func groupConst(id, group string) string {
+	g := exported(group)
+	if g == "" {
+		g = "X"
+	}
+	return id + "Group" + g
+}
+
+// kinds fills in what a lock, a fence or a stream's consumer groups add.
+func kinds(fv *famView, f *registry.Family, v *fileView, idents map[string]string) error {
+	fv.Kind = f.Kind
+	if f.Type == "stream" {
+		seen := map[string]bool{}
+		for _, g := range f.Groups {
+			gv := groupView{Name: strconv.Quote(g.Name), Const: groupConst(fv.Ident, g.Name)}
+			if seen[gv.Const] {
+				return fmt.Errorf("family %q: groups %q and another map to the Go name %s", f.Name, g.Name, gv.Const)
+			}
+			seen[gv.Const] = true
+			if g.MaxConsumerIdle >= 0 {
+				gv.MinIdle, fv.Claim = durationExpr(g.MaxConsumerIdle), true
+			}
+			fv.Groups = append(fv.Groups, gv)
+		}
+	}
+	if f.Kind != registry.KindLock || !v.Client || f.TTL.Kind != registry.TTLMax {
+		return nil // a lock without a maximum TTL has no lease: lint reports it
+	}
+	fv.Lock = &lockView{Type: lockType(fv.Ident)}
+	if f.Fencing == "" {
+		return nil
+	}
+	if p := f.FencingProblem(); p != "" {
+		return fmt.Errorf("family %q: %s", f.Name, p)
+	}
+	fence := f.FencingFamily
+	fv.Lock.Fenced, fv.Lock.FenceName, fv.Lock.FenceIdent = true, fence.Name, idents[fence.Name]
+	var fenceView *famView
+	for _, x := range v.Families {
+		if x.Name == fence.Name {
+			fenceView = x
+		}
+	}
+	if fenceView == nil {
+		return fmt.Errorf("family %q: fencing family %q is not in the registry", f.Name, fence.Name)
+	}
+	for _, fp := range fenceView.Params {
+		i := slices.IndexFunc(fv.Params, func(p *paramView) bool { return p.Name == fp.Name })
+		if i < 0 {
+			return fmt.Errorf("family %q: the fence's placeholder %q is not in the lock pattern", f.Name, fp.Name)
+		}
+		lp := fv.Params[i]
+		expr := "k." + lp.Field
+		switch {
+		case lp.Int && !fp.Int:
+			expr = "strconv.FormatInt(k." + lp.Field + ", 10)"
+		case !lp.Int && fp.Int:
+			return fmt.Errorf("family %q: the lock's {%s} is text but the fence's is an int", f.Name, fp.Name)
+		}
+		fv.Lock.FenceArgs = append(fv.Lock.FenceArgs, fenceArg{Field: fp.Field, Expr: expr})
+	}
+	return nil
 }
 
 // valueNames are the names of the generated type of one value, after the
@@ -452,6 +572,14 @@ func imports(v *fileView) []string {
 		if v.Client && (f.Access == "hash" || f.Access == "stream") {
 			set["maps"], set["slices"] = true, true
 		}
+		if f.Lock != nil {
+			set["cmp"], set["crypto/rand"], set["math/rand/v2"] = true, true, true
+			for _, a := range f.Lock.FenceArgs {
+				if strings.HasPrefix(a.Expr, "strconv.") {
+					set["strconv"] = true
+				}
+			}
+		}
 	}
 	if v.HasSchema {
 		for _, imp := range []string{"encoding/json", "maps", "math", "reflect", "regexp", "slices", "strconv", "unicode/utf8"} {
@@ -478,9 +606,13 @@ func imports(v *fileView) []string {
 }
 
 // Digest returns "sha256:<hex>" of the normalized registry: every family's
-// name, pattern, separator, owner, type, encoding, TTL policy and schema, in
-// name order. Comments, positions and descriptions do not change it.
+// name, pattern, separator, owner, type, encoding, TTL policy, schema, kind
+// and fencing, and a stream's max_len and consumer groups, in name order. Comments, positions and descriptions do not change it.
 func Digest(reg *registry.Registry) string {
+	type group struct {
+		Name    string `json:"name"`
+		MaxIdle int64  `json:"max_consumer_idle"`
+	}
 	type fam struct {
 		Name     string `json:"name"`
 		Pattern  string `json:"pattern"`
@@ -489,6 +621,12 @@ func Digest(reg *registry.Registry) string {
 		Encoding string `json:"encoding"`
 		TTL      string `json:"ttl"`
 		Schema   any    `json:"schema"`
+		// What kinds and streams add to the generated code; empty for
+		// other families, which keeps their digest.
+		Kind    string  `json:"kind,omitempty"`
+		Fencing string  `json:"fencing,omitempty"`
+		MaxLen  int64   `json:"max_len,omitempty"`
+		Groups  []group `json:"groups,omitempty"`
 	}
 	doc := struct {
 		Separator string `json:"separator"`
@@ -501,6 +639,13 @@ func Digest(reg *registry.Registry) string {
 		}
 		if f.Schema != nil {
 			x.Schema = f.Schema.Doc
+		}
+		x.Kind, x.Fencing = f.Kind, f.Fencing
+		if f.Type == "stream" {
+			x.MaxLen = f.MaxLen
+			for _, g := range f.Groups {
+				x.Groups = append(x.Groups, group{Name: g.Name, MaxIdle: int64(g.MaxConsumerIdle)})
+			}
 		}
 		doc.Families = append(doc.Families, x)
 	}

@@ -23,7 +23,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:4a0a8a01c454a260b93cdc256c7ec68b93a480d2fe869a1a85b5831861f7e2a2"
+const RegistryDigest = "sha256:042c0ae4af63631c024a0e4d138b81984e29352ae11ecd2686d9b0e2c75d3c25"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -214,6 +214,12 @@ func keyregNoMatch(family, pattern, key string) error {
 type ZMember[T any] struct {
 	Score  float64
 	Member T
+}
+
+// StreamEntry is an entry of a stream with its fields decoded.
+type StreamEntry[T any] struct {
+	ID     string
+	Fields map[string]T
 }
 
 // keyregExpiry returns the expiry a write to a key of a family with a
