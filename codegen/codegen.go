@@ -295,7 +295,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
 		v.Types = append(v.Types, g.decls...)
-		if err := kinds(fv, f, v, idents); err != nil {
+		if err := kinds(fv, f, v, idents, names); err != nil {
 			return nil, err
 		}
 		if v.Client && fv.Schema != "" {
@@ -334,9 +334,6 @@ func derived(id string, f *registry.Family) []string {
 		l := lockType(id)
 		extra = append(extra, l, "Acquire"+l, "TryAcquire"+l)
 	}
-	for _, g := range f.Groups {
-		extra = append(extra, groupConst(id, g.Name))
-	}
 	return append(extra,
 		id+"Key", "Build"+id, "MustBuild"+id, "Parse"+id, id+"Pattern", id+"Glob",
 		id+"Owner", id+"RedisType", id+"Encoding", id+"MaxTTL", id+"MaxLen", id+"TTLPolicy",
@@ -354,16 +351,11 @@ func groupConst(id, group string) string {
 }
 
 // kinds fills in what a lock, a fence or a stream's consumer groups add.
-func kinds(fv *famView, f *registry.Family, v *fileView, idents map[string]string) error {
+func kinds(fv *famView, f *registry.Family, v *fileView, idents map[string]string, names *namer) error {
 	fv.Kind = f.Kind
 	if f.Type == "stream" {
-		seen := map[string]bool{}
 		for _, g := range f.Groups {
-			gv := groupView{Name: strconv.Quote(g.Name), Const: groupConst(fv.Ident, g.Name)}
-			if seen[gv.Const] {
-				return fmt.Errorf("family %q: groups %q and another map to the Go name %s", f.Name, g.Name, gv.Const)
-			}
-			seen[gv.Const] = true
+			gv := groupView{Name: strconv.Quote(g.Name), Const: names.unique(groupConst(fv.Ident, g.Name))}
 			if g.MaxConsumerIdle >= 0 {
 				gv.MinIdle, fv.Claim = durationExpr(g.MaxConsumerIdle), true
 			}

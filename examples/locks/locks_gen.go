@@ -788,6 +788,12 @@ const (
 	BillingJobsMaxLen = 1000
 )
 
+// Consumer groups of billing-jobs streams, as keys.yaml declares them.
+const (
+	BillingJobsGroupArchive = "archive"
+	BillingJobsGroupWorkers = "workers"
+)
+
 // BillingJobsTTLPolicy is the TTL policy of billing-jobs keys: persistent.
 var BillingJobsTTLPolicy = TTLPolicy{Kind: TTLPersistent}
 
@@ -974,12 +980,6 @@ func (k BillingJobsKey) XAdd(ctx context.Context, c redis.Cmdable, fields map[st
 	}
 	return id.Val(), nil
 }
-
-// Consumer groups of billing-jobs streams, as keys.yaml declares them.
-const (
-	BillingJobsGroupArchive = "archive"
-	BillingJobsGroupWorkers = "workers"
-)
 
 // group returns the max_consumer_idle of a declared group,
 // and whether group is declared at all.
