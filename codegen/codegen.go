@@ -1,7 +1,9 @@
 // Package codegen generates Go code from a registry: one typed key builder
 // and parser per family, the family's pattern, SCAN glob, owner, Redis type
 // and TTL policy as constants, payload types from the families' JSON
-// Schemas, and go-redis accessors that always apply the TTL policy.
+// Schemas, go-redis writers that always apply the TTL policy and check
+// values against the schema (ErrSchema), typed locks with fencing for
+// kind: lock families, and consumer helpers for streams with groups.
 //
 // Generate is a pure function: the same registry and options give the same
 // bytes, with no timestamps, absolute paths or map-ordered output. The
