@@ -38,6 +38,8 @@ func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
 		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
 		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
 		Len: k.Len, HasLen: k.HasLen, Now: now,
+		Fence: k.Fence, FenceExists: k.FenceExists, HasFence: k.HasFence,
+		Encoding: k.Encoding, Groups: k.Groups, HasGroups: k.HasGroups,
 	}
 }
 

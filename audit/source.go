@@ -50,7 +50,9 @@ func sampleOne(ctx context.Context, src Source, k source.KeyInfo, n int, maxByte
 // Plan returns the probe plan for a registry: OBJECT IDLETIME for keys of
 // families with max_idle, MEMORY USAGE for families with max_bytes (or
 // every key when memory is set), and the length of collections whose family
-// has max_len. Run gives its Source Plan(reg, Options.Memory); explain
+// has max_len; for a lock with a fence, EXISTS of its fence key; for a
+// fence, OBJECT ENCODING; for a stream with groups, XINFO GROUPS (and XINFO
+// CONSUMERS of the groups with max_consumer_idle). Run gives its Source Plan(reg, Options.Memory); explain
 // --live gives it to the scanner (scanner.Options.Plan), so that the key is
 // probed as the audit probes it.
 //
@@ -71,12 +73,21 @@ func Plan(reg *registry.Registry, memory bool) source.Planner {
 		if f.MaxLen > 0 {
 			plans[i].Len = f.Type
 		}
+		plans[i].Encoding = f.Kind == registry.KindFence
+		for _, g := range f.Groups {
+			plans[i].Groups = append(plans[i].Groups, source.GroupQuery{Name: g.Name, Consumers: g.MaxConsumerIdle != registry.NoLimit})
+		}
 	}
 	none := source.Plan{Memory: memory, Family: source.NoFamily}
 	return func(key string) source.Plan {
-		if f := m.Match(key); f != nil {
-			return plans[f.Index]
+		f := m.Match(key)
+		if f == nil {
+			return none
 		}
-		return none
+		p := plans[f.Index]
+		if f.FencingFamily != nil {
+			p.Fence, _ = f.FenceKey(key)
+		}
+		return p
 	}
 }

@@ -34,13 +34,13 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 	if st.LenSkipped > 0 {
 		what = append(what, fmt.Sprintf("the length of %d keys of families with max_len was not read (%s not checked)", st.LenSkipped, andList(rules.Reading(rules.FactLen))))
 	}
+	if st.GroupsSkipped > 0 {
+		what = append(what, fmt.Sprintf("the consumer groups of %d streams were not read (%s not checked)", st.GroupsSkipped, andList(rules.Reading(rules.FactGroups))))
+	}
 	if len(what) == 0 {
 		return
 	}
-	msg := what[0]
-	if len(what) == 2 {
-		msg += " and " + what[1]
-	}
+	msg := andList(what)
 	rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
 		"%s: %s, so reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",
 		msg, st.Why))

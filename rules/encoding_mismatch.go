@@ -11,7 +11,8 @@ import (
 
 // EncodingMismatch reports sampled values that do not decode as their
 // family's declared encoding, naming what they are instead: "declared json,
-// found pickle".
+// found pickle". A fence (kind: fence) that is not an integer is
+// fence-invalid instead, which every fence key is checked for.
 var EncodingMismatch = &Rule{
 	ID:       "encoding-mismatch",
 	Doc:      "a sampled value does not decode as its family's declared encoding",
@@ -20,7 +21,9 @@ var EncodingMismatch = &Rule{
 	Phase:    PhaseSample,
 	Unit:     UnitSamples,
 	Reads:    FactPayload,
-	Key:      func(k *KeyFacts) bool { return k.Payload != nil && k.Payload.DecodeErrors > 0 },
+	Key: func(k *KeyFacts) bool {
+		return k.Payload != nil && k.Payload.DecodeErrors > 0 && (k.Family == nil || k.Family.Kind != registry.KindFence)
+	},
 	Detail: func(k *KeyFacts) string {
 		var found []string
 		for _, enc := range slices.Sorted(maps.Keys(k.Payload.Detected)) {

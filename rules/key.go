@@ -5,6 +5,7 @@ import (
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/source"
 )
 
 // KeyFacts is what an audit knows about one live key when the key rules
@@ -25,6 +26,18 @@ type KeyFacts struct {
 	HasMemory bool
 	Len       int64 // collection length, valid when HasLen
 	HasLen    bool
+	// Fence is the key of a lock's fencing counter and FenceExists
+	// whether it exists, valid when HasFence.
+	Fence       string
+	FenceExists bool
+	HasFence    bool
+	// Encoding is the object encoding of a fence (int, embstr, raw); ""
+	// when not read.
+	Encoding string
+	// Groups are the stream's consumer groups that its family declares
+	// and it has, valid when HasGroups.
+	Groups    []source.GroupInfo
+	HasGroups bool
 	// Payload is the result of checking a sampled value; nil when the key
 	// was not sampled.
 	Payload *payload.Result

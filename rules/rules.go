@@ -154,6 +154,7 @@ const (
 	FactMemory                   // MEMORY USAGE: KeyFacts.Memory
 	FactLen                      // the collection's length: KeyFacts.Len
 	FactPayload                  // the sampled value: KeyFacts.Payload
+	FactGroups                   // a stream's consumer groups (XINFO): KeyFacts.Groups
 )
 
 // Reading returns the IDs of the key rules that read any of facts, in
@@ -197,6 +198,10 @@ var lintRules = []*Rule{
 	OwnerPlaceholder,
 	OwnerPrefixClaim,
 	TTLPolicyMissing,
+	LockLeaseMissing,
+	FencingInvalid,
+	FencingSlot,
+	StreamUnbounded,
 	VersionMismatch,
 	PayloadSchemaTypeMismatch,
 	DeprecatedReplacementUnknown,
@@ -213,10 +218,16 @@ var keyRules = []*Rule{
 	TTLExceedsMax,
 	TTLUnexpected,
 	TypeMismatch,
+	FenceMissing,
+	FenceInvalid,
 	PayloadInvalid,
 	EncodingMismatch,
 	ValueTooLarge,
 	CollectionTooLong,
+	StreamGroupMissing,
+	StreamGroupLag,
+	StreamPending,
+	StreamConsumerIdle,
 	StaleKey,
 	DeprecatedLive,
 	FamilyUnused,

@@ -17,6 +17,7 @@ import (
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/source"
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
@@ -274,8 +275,12 @@ var keyNow = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 // keyCase runs a key rule over the keys section of an archive. Each line
 // describes one live key: a quoted key name, then name=value facts:
-// type=hash, ttl=30m (or ttl=none), idle=40d, mem=5000, len=12 and
-// value="…" (a string value, checked by the payload package). The output
+// type=hash, ttl=30m (or ttl=none), idle=40d, mem=5000, len=12,
+// value="…" (a string value, checked by the payload package),
+// fence=exists or fence=missing (a lock's fence key), encoding=embstr (a
+// fence's object encoding), and for a stream's consumer groups as read,
+// group=name,lag=5,pending=2,consumers=1,idle=10m,consumer=c (repeated; lag=nil
+// when Redis cannot tell) or groups="" for none. The output
 // has one line per key the rule fires on, with its detail. A PhaseRun rule
 // (family-unused) lists the families it fires on after a complete run.
 func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
@@ -307,6 +312,9 @@ func keyCase(t *testing.T, r *Rule, ar *txtar.Archive) string {
 		}
 		if f := cmp.Or(k.Family, k.Shape); f != nil {
 			used[f.Name]++
+		}
+		if k.HasFence && k.Family != nil {
+			k.Fence, _ = k.Family.FenceKey(k.Key)
 		}
 		if k.Payload != nil {
 			res := payload.Check(k.Family, payload.Sample{Type: k.Type, String: []byte(k.Payload.DecodeError)}, payload.Options{})
@@ -393,6 +401,37 @@ func parseKeyLine(t *testing.T, line string) *KeyFacts {
 			k.Len, k.HasLen = num(), true
 		case "value":
 			k.Payload = &payload.Result{DecodeError: v}
+		case "fence":
+			k.HasFence, k.FenceExists = true, v == "exists"
+		case "encoding":
+			k.Encoding = v
+		case "groups": // groups="": a stream whose groups were read, with none planned
+			k.HasGroups = true
+		case "group": // group=name,lag=5,pending=2,idle=10m,consumer=c (lag=nil: not measurable)
+			k.HasGroups = true
+			fields := strings.Split(v, ",")
+			g := source.GroupInfo{Name: fields[0]}
+			for _, f := range fields[1:] {
+				fk, fv, _ := strings.Cut(f, "=")
+				v = fv
+				switch fk {
+				case "lag":
+					if fv != "nil" {
+						g.Lag, g.HasLag = num(), true
+					}
+				case "pending":
+					g.Pending = num()
+				case "consumers":
+					g.Consumers = num()
+				case "idle":
+					g.IdlePending, g.HasIdle = dur(), true
+				case "consumer":
+					g.IdleConsumer = fv
+				default:
+					t.Fatalf("unknown group fact %q in %q", fk, line)
+				}
+			}
+			k.Groups = append(k.Groups, g)
 		default:
 			t.Fatalf("unknown fact %q in %q", name, line)
 		}

@@ -24,10 +24,12 @@ type probeCmd uint8
 
 // The probe commands, in the order they are sent for a key.
 const (
-	cmdIdle   probeCmd = iota // OBJECT IDLETIME: first, since any later read resets it
-	cmdType                   // TYPE, or the planned collection's length command in its place
-	cmdPTTL                   // PTTL
-	cmdMemory                 // MEMORY USAGE
+	cmdIdle     probeCmd = iota // OBJECT IDLETIME: first, since any later read resets it
+	cmdType                     // TYPE, or the planned collection's length command in its place
+	cmdPTTL                     // PTTL
+	cmdMemory                   // MEMORY USAGE
+	cmdEncoding                 // OBJECT ENCODING, of fences
+	cmdFence                    // EXISTS of a lock's fence key, which is not the key probed
 	numProbeCmds
 )
 
@@ -38,6 +40,9 @@ var probeCmds = [numProbeCmds]struct {
 	// resp returns the command in RESP, its key to come, or "" when p
 	// does not ask for it.
 	resp func(p *Plan) string
+	// arg returns the command's key argument when it is not the probed
+	// key; nil for the probed key.
+	arg func(p *Plan) string
 	// read records the reply r to the command in ki, which holds the
 	// key's settled type. gone reports that r says the key no longer
 	// exists; err is a refused or unexpected reply.
@@ -97,7 +102,42 @@ var probeCmds = [numProbeCmds]struct {
 			return r.isNil(), err
 		},
 	},
+	cmdEncoding: {
+		name: "object encoding",
+		resp: func(p *Plan) string { return ifPlanned(p.Encoding, respEncoding) },
+		read: func(ki *KeyInfo, _ *Plan, r reply) (bool, error) {
+			switch {
+			case r.isNil():
+				return true, nil
+			case r.kind == '$':
+				ki.Encoding = r.s
+				return false, nil
+			}
+			return false, replyErr(r)
+		},
+	},
+	cmdFence: {
+		name: "exists",
+		resp: func(p *Plan) string { return ifPlanned(p.Fence != "", respExists) },
+		arg:  func(p *Plan) string { return p.Fence },
+		read: func(ki *KeyInfo, p *Plan, r reply) (bool, error) {
+			ki.Fence = p.Fence
+			switch {
+			case r.kind == ':':
+				ki.FenceExists, ki.HasFence = r.n > 0, true
+				return false, nil
+			case r.kind == '-' && (strings.HasPrefix(r.s, "MOVED ") || strings.HasPrefix(r.s, "ASK ")):
+				return false, errFenceSlot
+			}
+			return false, replyErr(r)
+		},
+	},
 }
+
+// errFenceSlot notes a fence key that lives in another cluster slot than
+// its lock, on another node: it is not checked (lint reports the pair as
+// fencing-slot).
+var errFenceSlot = errors.New("a fence key is served by another node than its lock (fencing-slot), so it was not checked")
 
 func ifPlanned(planned bool, resp string) string {
 	if planned {
@@ -124,6 +164,8 @@ const (
 	respPTTL     = "*2\r\n$4\r\nPTTL\r\n"
 	respIdle     = "*3\r\n$6\r\nOBJECT\r\n$8\r\nIDLETIME\r\n"
 	respMemUsage = "*3\r\n$6\r\nMEMORY\r\n$5\r\nUSAGE\r\n"
+	respEncoding = "*3\r\n$6\r\nOBJECT\r\n$8\r\nENCODING\r\n"
+	respExists   = "*2\r\n$6\r\nEXISTS\r\n"
 )
 
 // lenCommands are the length commands of the collection types.
@@ -156,14 +198,24 @@ func (c *Conn) planFor(plan source.Planner, key string) Plan {
 	p := Plan{Idle: c.opts.Idle, Memory: c.opts.Memory}
 	if plan != nil {
 		kp := plan(key)
-		p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Family: kp.Family}
+		p = Plan{Idle: p.Idle || kp.Idle, Memory: p.Memory || kp.Memory, Len: kp.Len, Family: kp.Family,
+			Fence: kp.Fence, Encoding: kp.Encoding, Groups: kp.Groups}
+	}
+	if respLen(p.Len) == "" {
+		p.Len = ""
+	}
+	if p.Len == "" && p.Groups == nil {
+		return p
 	}
 	switch {
-	case respLen(p.Len) == "":
-		p.Len = ""
 	case c.touchBlocked():
-		p.Len = ""
-		c.touch.lenSkipped.Add(1)
+		if p.Len != "" {
+			c.touch.lenSkipped.Add(1)
+		}
+		if p.Groups != nil {
+			c.touch.groupsSkipped.Add(1)
+		}
+		p.Len, p.Groups = "", nil
 	case c.touchCounting():
 		c.touch.touched.Add(1)
 	}
@@ -206,7 +258,11 @@ func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, 
 		for cmd := range numProbeCmds {
 			kp.slot[cmd] = -1
 			if resp := probeCmds[cmd].resp(&kp.plan); resp != "" {
-				rc.keyCmd(resp, k)
+				arg := k
+				if a := probeCmds[cmd].arg; a != nil {
+					arg = a(&kp.plan)
+				}
+				rc.keyCmd(resp, arg)
 				kp.slot[cmd] = n
 				n++
 			}
@@ -235,6 +291,7 @@ func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, 
 		return nil, 0, nil, err
 	}
 	ioErr = false
+	var streams []int // of each stream whose groups to read: its index in keys, then in infos
 keys:
 	for i, k := range keys {
 		kp := &kps[i]
@@ -274,6 +331,15 @@ keys:
 					note(pc.name, err)
 				}
 			}
+		}
+		if kp.plan.Groups != nil && ki.Type == "stream" {
+			streams = append(streams, i, len(infos)-1)
+		}
+	}
+	if len(streams) > 0 {
+		if err := c.readGroups(ctx, rc, keys, kps, infos, streams, note); err != nil {
+			ioErr = true
+			return nil, 0, nil, err
 		}
 	}
 	return infos, vanished, notes, nil

@@ -26,13 +26,17 @@ import (
 // Sentinel master resolution are the client's, and it repeats the client's
 // handshake: AUTH, SELECT, READONLY and CLIENT NO-TOUCH.
 
-// reply is one parsed RESP2 reply. Bulk string contents are not kept: no
-// probe command answers one, except a nil (n == -1).
+// reply is one parsed RESP2 reply. Bulk string contents are kept only up
+// to maxKeptBulk bytes: the one probe command that answers one is OBJECT
+// ENCODING.
 type reply struct {
 	kind byte   // '+' simple string, ':' integer, '$' bulk, '-' error
 	n    int64  // integer value, or bulk length (-1: nil)
-	s    string // simple string or error message
+	s    string // simple string or error message, or a short bulk string
 }
+
+// maxKeptBulk is the longest bulk string a reply keeps.
+const maxKeptBulk = 32
 
 func (r reply) isNil() bool { return r.kind == '$' && r.n < 0 }
 
@@ -172,19 +176,28 @@ func (rc *rawConn) read() (reply, error) {
 		if !ok {
 			return reply{}, errProtocol
 		}
+		var s string
 		if line[0] == '$' && v >= 0 {
+			if v <= maxKeptBulk {
+				b, err := rc.r.Peek(int(v))
+				if err != nil {
+					return reply{}, err
+				}
+				s = typeName(b)
+			}
 			if _, err := rc.r.Discard(int(v) + 2); err != nil {
 				return reply{}, err
 			}
 		}
-		return reply{kind: line[0], n: v}, nil
+		return reply{kind: line[0], n: v, s: s}, nil
 	}
 	return reply{}, errProtocol
 }
 
-// typeName returns TYPE's answer without allocating for the built-in types.
+// typeName returns TYPE's answer without allocating for the built-in types,
+// nor OBJECT ENCODING's for the encodings of strings.
 func typeName(b []byte) string {
-	for _, t := range [...]string{"string", "hash", "list", "set", "zset", "stream", "none", "OK"} {
+	for _, t := range [...]string{"string", "hash", "list", "set", "zset", "stream", "none", "OK", "int", "embstr", "raw"} {
 		if string(b) == t {
 			return t
 		}

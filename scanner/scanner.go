@@ -5,7 +5,9 @@
 // cluster master concurrently, or on one replica per shard) and probes each
 // SCAN batch with one pipelined round trip of TYPE and PTTL (plus OBJECT
 // IDLETIME, MEMORY USAGE and a collection's length when asked; a length
-// command stands in for TYPE). Batches of KeyInfo are handed to a
+// command stands in for TYPE; OBJECT ENCODING of a fence and EXISTS of a
+// lock's fence key; and, in one more round trip, XINFO GROUPS and XINFO
+// CONSUMERS of a stream with planned consumer groups). Batches of KeyInfo are handed to a
 // callback one at a time, so memory stays bounded by the batch size, never by
 // the number of keys.
 //
@@ -46,7 +48,8 @@ const DefaultTimeout = 5 * time.Second
 // cluster replica mode. HELLO and AUTH need no rule. The tests check that a
 // scan under these rules leaves ACL LOG and INFO errorstats empty.
 const MinimalACL = "%R~* %R~ +ping +info +select +scan +type +pttl +object|idletime +memory|usage +cluster|nodes +readonly" +
-	" +strlen +get +hlen +llen +scard +zcard +xlen +hscan +sscan +zscan +lrange +xrange"
+	" +strlen +get +hlen +llen +scard +zcard +xlen +hscan +sscan +zscan +lrange +xrange" +
+	" +exists +object|encoding +xinfo|groups +xinfo|consumers"
 
 // Options selects the server and what to collect per key.
 type Options struct {

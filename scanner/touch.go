@@ -37,17 +37,20 @@ type touchState struct {
 	why        string
 	touched    atomic.Int64
 	lenSkipped atomic.Int64
+	// groupsSkipped counts the streams whose consumer groups were not read.
+	groupsSkipped atomic.Int64
 }
 
 // Touch returns the TouchState of the connection, with the counts so far.
 func (c *Conn) Touch() TouchState {
 	return TouchState{
-		Touches:    c.touch.touches,
-		Allowed:    c.opts.AllowTouch,
-		Version:    c.touch.version,
-		Why:        c.touch.why,
-		Touched:    c.touch.touched.Load(),
-		LenSkipped: c.touch.lenSkipped.Load(),
+		Touches:       c.touch.touches,
+		Allowed:       c.opts.AllowTouch,
+		Version:       c.touch.version,
+		Why:           c.touch.why,
+		Touched:       c.touch.touched.Load(),
+		LenSkipped:    c.touch.lenSkipped.Load(),
+		GroupsSkipped: c.touch.groupsSkipped.Load(),
 	}
 }
 

@@ -58,6 +58,51 @@ type Plan struct {
 	// once, keeps the values of the keys so planned, up to the audit's
 	// quota per family, for SampleEach to hand over.
 	Sample string
+	// Fence is the key of a lock key's fencing counter (its family's
+	// fencing), whose existence to read (EXISTS, which does not touch
+	// it); "" for none.
+	Fence string
+	// Encoding asks for the object encoding of a string key (OBJECT
+	// ENCODING, which does not touch it): fences must be integers.
+	Encoding bool
+	// Groups are the consumer groups of a stream key to read: XINFO
+	// GROUPS, and XINFO CONSUMERS for each group with Consumers set.
+	// Both touch the key, like a length command. nil for none.
+	Groups []GroupQuery
+}
+
+// GroupQuery is one consumer group a stream must have.
+type GroupQuery struct {
+	Name string
+	// Consumers asks for the group's consumers (XINFO CONSUMERS), to
+	// find the longest idle one that holds pending entries.
+	Consumers bool
+}
+
+// MaxConsumerName bounds the bytes of a consumer name a source keeps
+// (GroupInfo.IdleConsumer); the rest is dropped.
+const MaxConsumerName = 64
+
+// GroupInfo is what a source read about one planned consumer group of a
+// stream.
+type GroupInfo struct {
+	Name      string // the planned group's name
+	Consumers int64
+	// Pending counts the entries delivered to the group's consumers and
+	// not acknowledged.
+	Pending int64
+	// Lag counts the entries the group has not read yet; valid when
+	// HasLag. Redis 7.0 and later report it, except when it cannot be
+	// computed (entries deleted from the middle of the stream).
+	Lag    int64
+	HasLag bool
+	// IdlePending is the longest idle time of a consumer holding pending
+	// entries, IdleConsumer its name (at most MaxConsumerName bytes);
+	// valid when HasIdle, which needs the consumers read and one of them
+	// holding entries.
+	IdlePending  time.Duration
+	IdleConsumer string
+	HasIdle      bool
 }
 
 // Planner decides per key what its source reads. It is called once per key,
@@ -96,6 +141,19 @@ type KeyInfo struct {
 	// Family is Plan.Family of the plan the key was read with; zero
 	// without a planner.
 	Family Family
+	// Fence is Plan.Fence, the key of the lock's fencing counter;
+	// FenceExists says whether it exists, valid when HasFence.
+	Fence       string
+	FenceExists bool
+	HasFence    bool
+	// Encoding is the object encoding of a string (OBJECT ENCODING: int,
+	// embstr or raw) when Plan.Encoding asked for it; "" when not read.
+	Encoding string
+	// Groups are the planned consumer groups that the stream has, in
+	// plan order; a planned group absent from Groups does not exist.
+	// Valid when HasGroups.
+	Groups    []GroupInfo
+	HasGroups bool
 	// Vanished reports that the key did not exist when read. Batches never
 	// hold vanished keys (they are only counted); a lookup of one key sets
 	// it for a missing key.
@@ -156,8 +214,13 @@ type TouchState struct {
 	// because reading it would have touched them (Touches without
 	// Allowed).
 	LenSkipped int64
+	// GroupsSkipped counts the stream keys whose planned consumer groups
+	// were not read (XINFO touches the key), under Touches without
+	// Allowed.
+	GroupsSkipped int64
 }
 
 // Blocked reports whether the source refuses the reads that would touch a
-// primary's keys: it then samples nothing and reads no planned length.
+// primary's keys: it then samples nothing and reads no planned length or
+// consumer group.
 func (t TouchState) Blocked() bool { return t.Touches && !t.Allowed }

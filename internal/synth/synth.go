@@ -179,6 +179,9 @@ func YAML(n int) []byte {
 		if i%7 == 3 {
 			b.WriteString("    max_bytes: 4096\n")
 		}
+		if sh.typ == "stream" {
+			b.WriteString("    max_len: 100000\n") // a trimmed stream (stream-unbounded)
+		}
 	}
 	return []byte(b.String())
 }
