@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/scanner"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
@@ -383,5 +385,51 @@ func TestStreamGroups(t *testing.T) {
 	}
 	if n := c.XLen(ctx, key).Val(); n < BillingJobsMaxLen || n >= 2*BillingJobsMaxLen {
 		t.Errorf("XLEN %d after %d appends, want about the max_len %d", n, 3*BillingJobsMaxLen, BillingJobsMaxLen)
+	}
+}
+
+// TestAudit: a held fenced lock, a held unfenced one, a fence and a stream
+// with its groups, all written through the generated code, give keyreg's
+// own audit nothing to report.
+func TestAudit(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	reg, err := registry.LoadFile("keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TryAcquireInvoiceLock(ctx, c, 9, LockOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TryAcquireReportLock(ctx, c, "monthly", LockOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k := BillingJobsKey{Queue: "eu"}
+	if _, err := k.XAdd(ctx, c, map[string]string{"task": "charge", "invoice_id": "9"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{BillingJobsGroupWorkers, BillingJobsGroupArchive} {
+		if err := c.XGroupCreate(ctx, k.String(), g, "0").Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true), AllowTouch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	o := audit.Defaults()
+	o.Filtered = true
+	rep, err := audit.Run(ctx, conn, reg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("audit finding: %s %s %s: %s (examples %v)", f.Severity, f.Rule, f.Family, f.Message, f.Examples)
+	}
+	if rep.Totals.Registered != 4 || rep.Totals.Unregistered != 0 {
+		t.Errorf("audit saw %d registered and %d unregistered keys, want 4 and 0", rep.Totals.Registered, rep.Totals.Unregistered)
 	}
 }
