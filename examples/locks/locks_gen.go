@@ -750,20 +750,20 @@ func keyregTryLock(ctx context.Context, c redis.Scripter, family, key, fenceKey 
 // keyregLockWait retries try while the lock is held, sleeping a random
 // time between half the current wait and the wait, which doubles from
 // RetryMin to RetryMax, until ctx ends.
-func keyregLockWait(ctx context.Context, opts LockOptions, try func() (keyregLock, error)) (keyregLock, error) {
+func keyregLockWait(ctx context.Context, opts LockOptions, try func() error) error {
 	wait, most := cmp.Or(opts.RetryMin, 10*time.Millisecond), cmp.Or(opts.RetryMax, time.Second)
 	most = max(most, wait)
 	for {
-		l, err := try()
+		err := try()
 		if !errors.Is(err, ErrLockHeld) {
-			return l, err
+			return err
 		}
 		d := wait/2 + mathrand.N(wait/2+1)
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return keyregLock{}, fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+			return fmt.Errorf("%w (%w)", err, context.Cause(ctx))
 		case <-t.C:
 		}
 		wait = min(2*wait, most)
@@ -1331,8 +1331,8 @@ type InvoiceLock struct {
 // has seen.
 func (l *InvoiceLock) Fence() int64 { return l.fence }
 
-// TryAcquireInvoiceLock makes one attempt to acquire the invoice-lock lock for the
-// given values. It returns an error wrapping ErrLockHeld when another holder
+// TryAcquireInvoiceLock makes one attempt to acquire the invoice-lock lock
+// for the given values. It returns an error wrapping ErrLockHeld when another holder
 // has it, and one wrapping ErrTTL when opts.Lease exceeds InvoiceLockMaxTTL.
 // The lock and its fence are taken in one script, so on a Redis Cluster
 // both keys must hash to one slot (a shared {hash tag}).
@@ -1353,27 +1353,20 @@ func TryAcquireInvoiceLock(ctx context.Context, c redis.Scripter, invoiceID int6
 	return &InvoiceLock{l}, nil
 }
 
-// AcquireInvoiceLock acquires the invoice-lock lock for the given values, retrying
-// with jittered backoff while another holder has it, until ctx ends (the
+// AcquireInvoiceLock acquires the invoice-lock lock for the given values,
+// retrying with jittered backoff while another holder has it, until ctx ends (the
 // error then wraps ErrLockHeld and the context's cause).
 func AcquireInvoiceLock(ctx context.Context, c redis.Scripter, invoiceID int64, opts LockOptions) (*InvoiceLock, error) {
-	var held *InvoiceLock
-	_, err := keyregLockWait(ctx, opts, func() (keyregLock, error) {
-		l, err := TryAcquireInvoiceLock(ctx, c, invoiceID, opts)
-		if err != nil {
-			return keyregLock{}, err
-		}
-		held = l
-		return l.keyregLock, nil
+	var l *InvoiceLock
+	err := keyregLockWait(ctx, opts, func() (err error) {
+		l, err = TryAcquireInvoiceLock(ctx, c, invoiceID, opts)
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return held, nil
+	return l, err
 }
 
-// FenceKey returns the key of the lock's fencing counter, a invoice-fence key
-// with the same values.
+// FenceKey returns the key of the lock's fencing counter: the
+// invoice-fence key with the same values.
 func (k InvoiceLockKey) FenceKey() (string, error) {
 	return InvoiceFenceKey{InvoiceID: k.InvoiceID}.Build()
 }
@@ -1491,8 +1484,8 @@ type ReportLock struct {
 	keyregLock
 }
 
-// TryAcquireReportLock makes one attempt to acquire the report-lock lock for the
-// given values. It returns an error wrapping ErrLockHeld when another holder
+// TryAcquireReportLock makes one attempt to acquire the report-lock lock
+// for the given values. It returns an error wrapping ErrLockHeld when another holder
 // has it, and one wrapping ErrTTL when opts.Lease exceeds ReportLockMaxTTL.
 func TryAcquireReportLock(ctx context.Context, c redis.Scripter, name string, opts LockOptions) (*ReportLock, error) {
 	k := ReportLockKey{Name: name}
@@ -1507,21 +1500,14 @@ func TryAcquireReportLock(ctx context.Context, c redis.Scripter, name string, op
 	return &ReportLock{l}, nil
 }
 
-// AcquireReportLock acquires the report-lock lock for the given values, retrying
-// with jittered backoff while another holder has it, until ctx ends (the
+// AcquireReportLock acquires the report-lock lock for the given values,
+// retrying with jittered backoff while another holder has it, until ctx ends (the
 // error then wraps ErrLockHeld and the context's cause).
 func AcquireReportLock(ctx context.Context, c redis.Scripter, name string, opts LockOptions) (*ReportLock, error) {
-	var held *ReportLock
-	_, err := keyregLockWait(ctx, opts, func() (keyregLock, error) {
-		l, err := TryAcquireReportLock(ctx, c, name, opts)
-		if err != nil {
-			return keyregLock{}, err
-		}
-		held = l
-		return l.keyregLock, nil
+	var l *ReportLock
+	err := keyregLockWait(ctx, opts, func() (err error) {
+		l, err = TryAcquireReportLock(ctx, c, name, opts)
+		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return held, nil
+	return l, err
 }
