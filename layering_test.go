@@ -36,6 +36,7 @@ var layer = map[string]int{
 	"cmd/keyreg":           6,
 	"bench":                6,
 	"examples/keys":        6, // generated code, as a user's program would hold it
+	"examples/locks":       6, // generated locks and stream consumers, from its own keys.yaml
 	"examples/sessions":    7,
 }
 
@@ -46,7 +47,7 @@ var fence = map[string][]string{
 	"github.com/spf13/cobra":                   {"cmd/keyreg"},
 	"github.com/spf13/pflag":                   {"cmd/keyreg"},
 	"golang.org/x/term":                        {"cmd/keyreg"},
-	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/sessions"},
+	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
 	"github.com/olekukonko/tablewriter":        {"report"},
 	"go.yaml.in/yaml/v3":                       {"registry"},
 	"github.com/santhosh-tekuri/jsonschema/v6": {"registry", "payload", "compat"},

@@ -1,7 +1,9 @@
 // Package codegen generates Go code from a registry: one typed key builder
 // and parser per family, the family's pattern, SCAN glob, owner, Redis type
 // and TTL policy as constants, payload types from the families' JSON
-// Schemas, and go-redis accessors that always apply the TTL policy.
+// Schemas, go-redis writers that always apply the TTL policy and check
+// values against the schema (ErrSchema), typed locks with fencing for
+// kind: lock families, and consumer helpers for streams with groups.
 //
 // Generate is a pure function: the same registry and options give the same
 // bytes, with no timestamps, absolute paths or map-ordered output. The
@@ -83,14 +85,18 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 
 // fileView is what the template renders.
 type fileView struct {
-	Package  string
-	Digest   string
-	Sep      string // quoted
-	Client   bool
-	Imports  []string // standard library
-	Modules  []string // third-party
-	Families []*famView
-	Types    []*typeDecl
+	Package string
+	Digest  string
+	Sep     string // quoted
+	Client  bool
+	// HasSchema is set when a family's writers check values against its
+	// schema, which needs the schema runtime.
+	HasSchema bool
+	HasLock   bool     // a family is a lock: the lock runtime
+	Imports   []string // standard library, as import specs
+	Modules   []string // third-party
+	Families  []*famView
+	Types     []*typeDecl
 }
 
 // famView is one family as the template needs it.
@@ -113,11 +119,45 @@ type famView struct {
 	Params     []*paramView
 	Recheck    bool // Build parses its result to catch ambiguous values
 
-	// Accessors: Access is "string", "hash" or "" (Delete and ApplyTTL only).
+	// Accessors: Access is the Redis type whose writers the family gets
+	// ("string", "hash", "list", "set", "zset" or "stream"), or "" (Delete
+	// and ApplyTTL only).
 	Access    string
-	ValueType string // the Go type of a string value or a hash field value
+	ValueType string // the Go type of one value: a string's, a field's or a member's
 	Codec     string // json, text, int, float or bytes
 	ValueDoc  string // why the value type is what it is, when that needs saying
+	MaxLen    int64  // max_len, for streams (XADD MAXLEN ~)
+	// Schema is the family's JSON Schema as a quoted JSON literal, when
+	// writers check values against it; SchemaVar is its compiled variable.
+	Schema    string
+	SchemaVar string
+
+	Kind   string    // kind: lock or fence, or ""
+	Lock   *lockView // for a lock with a maximum TTL (its lease) and a client
+	Groups []groupView
+	Claim  bool // a group declares max_consumer_idle, so Claim is generated
+}
+
+// lockView is what the lock template needs beyond the family.
+type lockView struct {
+	Type       string // the lock's Go type: InvoiceLock
+	Fenced     bool
+	FenceName  string // the fence family's name
+	FenceIdent string
+	FenceArgs  []fenceArg
+}
+
+// fenceArg sets one field of the fence key from the lock key.
+type fenceArg struct {
+	Field string // of the fence key
+	Expr  string // from the lock key k
+}
+
+// groupView is a consumer group of a stream family.
+type groupView struct {
+	Name    string // quoted
+	Const   string
+	MinIdle string // a Go duration expression, or "" when max_consumer_idle is not set
 }
 
 type partView struct {
@@ -138,13 +178,15 @@ type paramView struct {
 // reservedNames are package-level identifiers of the generated runtime.
 var reservedNames = []string{
 	"RegistryDigest", "Separator", "TTLKind", "TTLUnset", "TTLMax", "TTLPersistent", "TTLOptional",
-	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue",
+	"TTLPolicy", "ErrInvalidKey", "ErrTTL", "ErrInvalidValue", "ErrSchema", "ZMember", "StreamEntry",
+	"ErrLockHeld", "ErrLockLost", "LockOptions",
 }
 
 // keyMethods are the methods of every key type; key fields avoid them.
 var keyMethods = []string{
-	"ApplyTTL", "Build", "Delete", "Encoding", "Family", "Get", "Glob", "HGetAll", "HSet", "Owner",
-	"Pattern", "RedisType", "Set", "String", "TTLPolicy", "Validate",
+	"Ack", "ApplyTTL", "Build", "Claim", "Delete", "Encoding", "Family", "FenceKey", "Get", "Glob",
+	"HGetAll", "HSet", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
+	"String", "TTLPolicy", "Validate", "XAdd", "ZAdd",
 }
 
 var typeConsts = map[registry.PlaceholderType]string{
@@ -183,10 +225,10 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			base = "Family"
 		}
 		id := base
-		for i := 2; !names.free(derived(id)...); i++ {
+		for i := 2; !names.free(derived(id, f)...); i++ {
 			id = base + strconv.Itoa(i)
 		}
-		names.take(derived(id)...)
+		names.take(derived(id, f)...)
 		fv := &famView{
 			Name:       f.Name,
 			Ident:      id,
@@ -255,37 +297,151 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
 		v.Types = append(v.Types, g.decls...)
+		if err := kinds(fv, f, v, idents, names); err != nil {
+			return nil, err
+		}
+		if v.Client && fv.Schema != "" {
+			v.HasSchema = true
+		}
+	}
+	for _, f := range v.Families {
+		v.HasLock = v.HasLock || f.Lock != nil
 	}
 	for _, imp := range imports(v) {
+		spec := strconv.Quote(imp)
+		if imp == "math/rand/v2" {
+			spec = "mathrand " + spec // beside crypto/rand
+		}
 		if strings.Contains(imp, ".") {
-			v.Modules = append(v.Modules, imp)
+			v.Modules = append(v.Modules, spec)
 		} else {
-			v.Imports = append(v.Imports, imp)
+			v.Imports = append(v.Imports, spec)
 		}
 	}
 	return v, nil
 }
 
-// derived lists the package-level identifiers of a family named id.
-func derived(id string) []string {
-	return []string{
-		id + "Key", "Build" + id, "MustBuild" + id, "Parse" + id, id + "Pattern", id + "Glob",
-		id + "Owner", id + "RedisType", id + "Encoding", id + "MaxTTL", id + "TTLPolicy", id + "Family",
-		"keyregParts" + id,
+// lockType is the Go type of a held lock of the family named id.
+func lockType(id string) string {
+	if strings.HasSuffix(id, "Lock") {
+		return id
 	}
+	return id + "Lock"
+}
+
+// derived lists the package-level identifiers of a family named id.
+func derived(id string, f *registry.Family) []string {
+	var extra []string
+	if f.Kind == registry.KindLock {
+		l := lockType(id)
+		extra = append(extra, l, "Acquire"+l, "TryAcquire"+l)
+	}
+	return append(extra,
+		id+"Key", "Build"+id, "MustBuild"+id, "Parse"+id, id+"Pattern", id+"Glob",
+		id+"Owner", id+"RedisType", id+"Encoding", id+"MaxTTL", id+"MaxLen", id+"TTLPolicy",
+		id+"Family", "keyregParts"+id, "keyregSchema"+id,
+	)
+}
+
+// groupConst is the name of the constant of a consumer group.
+func groupConst(id, group string) string {
+	g := exported(group)
+	if g == "" {
+		g = "X"
+	}
+	return id + "Group" + g
+}
+
+// kinds fills in what a lock, a fence or a stream's consumer groups add.
+func kinds(fv *famView, f *registry.Family, v *fileView, idents map[string]string, names *namer) error {
+	fv.Kind = f.Kind
+	if f.Type == "stream" {
+		for _, g := range f.Groups {
+			gv := groupView{Name: strconv.Quote(g.Name), Const: names.unique(groupConst(fv.Ident, g.Name))}
+			if g.MaxConsumerIdle >= 0 {
+				gv.MinIdle, fv.Claim = durationExpr(g.MaxConsumerIdle), true
+			}
+			fv.Groups = append(fv.Groups, gv)
+		}
+	}
+	if f.Kind != registry.KindLock || !v.Client || f.TTL.Kind != registry.TTLMax {
+		return nil // a lock without a maximum TTL has no lease: lint reports it
+	}
+	fv.Lock = &lockView{Type: lockType(fv.Ident)}
+	if f.Fencing == "" {
+		return nil
+	}
+	if p := f.FencingProblem(); p != "" {
+		return fmt.Errorf("family %q: %s", f.Name, p)
+	}
+	fence := f.FencingFamily
+	fv.Lock.Fenced, fv.Lock.FenceName, fv.Lock.FenceIdent = true, fence.Name, idents[fence.Name]
+	var fenceView *famView
+	for _, x := range v.Families {
+		if x.Name == fence.Name {
+			fenceView = x
+		}
+	}
+	if fenceView == nil {
+		return fmt.Errorf("family %q: fencing family %q is not in the registry", f.Name, fence.Name)
+	}
+	for _, fp := range fenceView.Params {
+		i := slices.IndexFunc(fv.Params, func(p *paramView) bool { return p.Name == fp.Name })
+		if i < 0 {
+			return fmt.Errorf("family %q: the fence's placeholder %q is not in the lock pattern", f.Name, fp.Name)
+		}
+		lp := fv.Params[i]
+		expr := "k." + lp.Field
+		switch {
+		case lp.Int && !fp.Int:
+			expr = "strconv.FormatInt(k." + lp.Field + ", 10)"
+		case !lp.Int && fp.Int:
+			return fmt.Errorf("family %q: the lock's {%s} is text but the fence's is an int", f.Name, fp.Name)
+		}
+		fv.Lock.FenceArgs = append(fv.Lock.FenceArgs, fenceArg{Field: fp.Field, Expr: expr})
+	}
+	return nil
+}
+
+// valueNames are the names of the generated type of one value, after the
+// family's identifier, by Redis type.
+var valueNames = map[string]string{
+	"string": "Value", "hash": "Field", "stream": "Field", "list": "Item", "set": "Member", "zset": "Member",
 }
 
 // payloadTypes decides the accessors of a family and generates its
 // payload types.
 func payloadTypes(fv *famView, f *registry.Family, g *typeGen) {
-	switch f.Type {
-	case "string":
-		fv.Access = "string"
-	case "hash":
-		fv.Access = "hash"
-	default:
+	if _, ok := valueNames[f.Type]; !ok {
 		return
 	}
+	fv.Access = f.Type
+	if f.Type == "stream" {
+		fv.MaxLen = f.MaxLen
+	}
+	valueType(fv, f, g)
+	fv.Schema, fv.SchemaVar = checkedSchema(fv, f), "keyregSchema"+fv.Ident
+	if fv.Schema == "" {
+		fv.SchemaVar = ""
+	}
+}
+
+// checkedSchema returns the family's schema as a quoted JSON literal when
+// its writers can check values against it: the encoding decodes to JSON
+// values (not msgpack or binary, whose bytes pass through undecoded).
+func checkedSchema(fv *famView, f *registry.Family) string {
+	if f.Schema == nil || f.Schema.Doc == nil || fv.Codec == "bytes" {
+		return ""
+	}
+	b, err := json.Marshal(f.Schema.Doc)
+	if err != nil {
+		return "" // a document JSON cannot hold (NaN): left to keyreg audit
+	}
+	return strconv.Quote(string(b))
+}
+
+// valueType decides the Go type of one value and its codec.
+func valueType(fv *famView, f *registry.Family, g *typeGen) {
 	switch f.Encoding {
 	case "json":
 		fv.Codec = "json"
@@ -313,14 +469,16 @@ func payloadTypes(fv *famView, f *registry.Family, g *typeGen) {
 	}
 	g.root = f.Schema.Doc
 	var why string
-	if fv.Access == "string" {
-		fv.ValueType, why = g.goType(f.Schema.Doc, fv.Ident+"Value", fv.Ident)
+	name := fv.Ident + valueNames[f.Type]
+	if f.Type != "hash" && f.Type != "stream" {
+		fv.ValueType, why = g.goType(f.Schema.Doc, name, fv.Ident)
 	} else {
-		// A hash schema describes the object of all fields; the accessors
-		// need the type of one field's value.
+		// A hash schema describes the object of all fields, a stream's
+		// one entry's field map; the accessors need the type of one
+		// field's value.
 		m, _ := f.Schema.Doc.(map[string]any)
 		if ap, ok := m["additionalProperties"].(map[string]any); ok {
-			fv.ValueType, why = g.goType(ap, fv.Ident+"Field", fv.Ident)
+			fv.ValueType, why = g.goType(ap, name, fv.Ident)
 		} else {
 			fv.ValueType, why = "json.RawMessage", "the schema does not describe field values with additionalProperties"
 		}
@@ -405,6 +563,22 @@ func imports(v *fileView) []string {
 		if v.Client && (f.Codec == "int" || f.Codec == "float") {
 			set["strconv"] = true
 		}
+		if v.Client && (f.Access == "hash" || f.Access == "stream") {
+			set["maps"], set["slices"] = true, true
+		}
+		if f.Lock != nil {
+			set["cmp"], set["crypto/rand"], set["math/rand/v2"] = true, true, true
+			for _, a := range f.Lock.FenceArgs {
+				if strings.HasPrefix(a.Expr, "strconv.") {
+					set["strconv"] = true
+				}
+			}
+		}
+	}
+	if v.HasSchema {
+		for _, imp := range []string{"encoding/json", "maps", "math", "reflect", "regexp", "slices", "strconv", "unicode/utf8"} {
+			set[imp] = true
+		}
 	}
 	// Enums marshal through encoding/json; structs use it only when a
 	// field is (or holds) a json.RawMessage.
@@ -426,9 +600,13 @@ func imports(v *fileView) []string {
 }
 
 // Digest returns "sha256:<hex>" of the normalized registry: every family's
-// name, pattern, separator, owner, type, encoding, TTL policy and schema, in
-// name order. Comments, positions and descriptions do not change it.
+// name, pattern, separator, owner, type, encoding, TTL policy, schema, kind
+// and fencing, and a stream's max_len and consumer groups, in name order. Comments, positions and descriptions do not change it.
 func Digest(reg *registry.Registry) string {
+	type group struct {
+		Name    string `json:"name"`
+		MaxIdle int64  `json:"max_consumer_idle"`
+	}
 	type fam struct {
 		Name     string `json:"name"`
 		Pattern  string `json:"pattern"`
@@ -437,6 +615,12 @@ func Digest(reg *registry.Registry) string {
 		Encoding string `json:"encoding"`
 		TTL      string `json:"ttl"`
 		Schema   any    `json:"schema"`
+		// What kinds and streams add to the generated code; empty for
+		// other families, which keeps their digest.
+		Kind    string  `json:"kind,omitempty"`
+		Fencing string  `json:"fencing,omitempty"`
+		MaxLen  int64   `json:"max_len,omitempty"`
+		Groups  []group `json:"groups,omitempty"`
 	}
 	doc := struct {
 		Separator string `json:"separator"`
@@ -449,6 +633,13 @@ func Digest(reg *registry.Registry) string {
 		}
 		if f.Schema != nil {
 			x.Schema = f.Schema.Doc
+		}
+		x.Kind, x.Fencing = f.Kind, f.Fencing
+		if f.Type == "stream" {
+			x.MaxLen = f.MaxLen
+			for _, g := range f.Groups {
+				x.Groups = append(x.Groups, group{Name: g.Name, MaxIdle: int64(g.MaxConsumerIdle)})
+			}
 		}
 		doc.Families = append(doc.Families, x)
 	}

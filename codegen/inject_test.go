@@ -92,6 +92,11 @@ func hostileRegistry(s string) *registry.Registry {
 		},
 	}
 	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	fence := &registry.Family{
+		Name: "f" + s, Description: s, Owner: s, Kind: registry.KindFence, Type: "string", Encoding: "int",
+		Pattern: pattern(lit("v1:f:"+s+":{"), ph("r"+s, registry.Word), lit("}")),
+		TTL:     registry.TTLPolicy{Kind: registry.TTLPersistent},
+	}
 	return &registry.Registry{
 		Version:   1,
 		Separator: ':',
@@ -131,6 +136,26 @@ func hostileRegistry(s string) *registry.Registry {
 					"-": map[string]any{"type": "integer", "description": s},
 					"n": map[string]any{"type": "string", "title": s},
 				}}},
+			},
+			fence,
+			{
+				Name: "l" + s, Description: s, Owner: s, Kind: registry.KindLock, Type: "string", Encoding: "text",
+				Pattern: pattern(lit("v1:l:"+s+":{"), ph("r"+s, registry.Int), lit("}")),
+				TTL:     registry.TTLPolicy{Kind: registry.TTLMax, Max: 30 * time.Second},
+				Fencing: fence.Name, FencingFamily: fence,
+			},
+			{
+				Name: "s" + s, Description: s, Owner: s, Type: "stream", Encoding: "text", MaxLen: 10,
+				Pattern: pattern(lit("v1:s:"+s+":"), ph("q"+s, registry.Word)),
+				TTL:     registry.TTLPolicy{Kind: registry.TTLOptional},
+				Schema:  &registry.Schema{Doc: map[string]any{"type": "object", "required": []any{s}, "properties": map[string]any{s: map[string]any{"pattern": s, "enum": []any{s}}}}},
+				Groups:  []registry.StreamGroup{{Name: s, MaxConsumerIdle: time.Minute}, {Name: "g" + s, MaxConsumerIdle: registry.NoLimit}, {Name: "G" + s, MaxConsumerIdle: time.Second}},
+			},
+			{
+				Name: "z" + s, Description: s, Owner: s, Type: "zset", Encoding: "json",
+				Pattern: pattern(lit("v1:z:"+s+":"), ph("m"+s, registry.Hex)),
+				TTL:     registry.TTLPolicy{Kind: registry.TTLMax, Max: time.Minute},
+				Schema:  &registry.Schema{Doc: map[string]any{"title": s, "type": "object", "properties": map[string]any{"k" + s: map[string]any{"type": "string", "description": s}}}},
 			},
 			{
 				Name: "issue" + s, Description: s, Type: "string", Encoding: "text",
@@ -232,7 +257,7 @@ func checkGenerated(t *testing.T, s string, opts Options) []byte {
 		}
 		return true
 	})
-	want := []string{"a" + s, "b" + s} // enum values
+	want := []string{"a" + s, "b" + s, "g" + s, "G" + s} // enum values, group names
 	for _, f := range reg.Families {
 		want = append(want, f.Name, f.Pattern.Source, f.Owner, f.Type, f.Encoding)
 	}

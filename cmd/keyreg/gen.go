@@ -44,7 +44,9 @@ func (a *app) genGoCmd() *cobra.Command {
 		Long: `Gen go writes one Go file for the registry: per family a typed key builder
 and parser, its pattern, SCAN glob, owner, Redis type and TTL policy, payload
 types from its JSON Schema, and (with --client go-redis, the default)
-accessors whose writes always apply the family's TTL policy.
+accessors whose writes always apply the family's TTL policy and check values
+against its schema, typed locks for kind: lock families (docs/locks.md) and
+consumer helpers for streams with groups.
 
 With --check nothing is written: the file is generated in memory and
 compared with --out. A stale or missing file prints a unified diff and exits

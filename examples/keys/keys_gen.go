@@ -3,13 +3,22 @@
 package keys
 
 import (
+	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
+	mathrand "math/rand/v2"
+	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -17,7 +26,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:c2172e47c90231a007fd76a1a2fe551c8f61760390586a306405e3bcc4b17171"
+const RegistryDigest = "sha256:f0714934eec250a928af54020fe9fdc5801ff6d303b38a5cf473d41507df23a1"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -204,6 +213,18 @@ func keyregNoMatch(family, pattern, key string) error {
 	return fmt.Errorf("%w: %s: %q does not match %q", ErrInvalidKey, family, key, pattern)
 }
 
+// ZMember is a member of a sorted set with its score.
+type ZMember[T any] struct {
+	Score  float64
+	Member T
+}
+
+// StreamEntry is an entry of a stream with its fields decoded.
+type StreamEntry[T any] struct {
+	ID     string
+	Fields map[string]T
+}
+
 // keyregExpiry returns the expiry a write to a key of a family with a
 // maximum TTL sets: max when ttl is empty, else ttl[0], which must be
 // positive and at most max.
@@ -228,6 +249,525 @@ func keyregOptional(family string, ttl time.Duration) error {
 		return fmt.Errorf("%w: %s: ttl %v is negative (pass 0 for no expiry)", ErrTTL, family, ttl)
 	}
 	return nil
+}
+
+// ErrSchema is wrapped by every error about a value that breaks its
+// family's JSON Schema. Writers check values before they write, so a value
+// keyreg audit would report is refused instead of stored.
+var ErrSchema = errors.New("value breaks the family's schema")
+
+// keyregSchema is a compiled JSON Schema. It checks the keywords that
+// constrain a value's shape and range: type, enum, const, minimum,
+// maximum, exclusiveMinimum, exclusiveMaximum, multipleOf, minLength,
+// maxLength, pattern (when Go's regexp accepts it), required, properties,
+// additionalProperties, propertyNames, minProperties, maxProperties, items, minItems,
+// maxItems, uniqueItems, allOf, anyOf, oneOf, not and local $refs. Other
+// keywords (format, if/then/else, …) are left to keyreg audit.
+type keyregSchema struct {
+	never      bool     // the schema is false
+	types      []string // JSON types; "integer" also accepts whole numbers
+	enum       []any
+	hasConst   bool
+	konst      any
+	min, max   *float64
+	exMin      *float64
+	exMax      *float64
+	multipleOf float64
+	minLen     int // -1 when not set
+	maxLen     int
+	pattern    *regexp.Regexp
+	required   []string
+	props      map[string]*keyregSchema
+	addl       *keyregSchema // nil: any property is allowed
+	names      *keyregSchema // propertyNames
+	minProps   int
+	maxProps   int
+	items      *keyregSchema
+	minItems   int
+	maxItems   int
+	unique     bool
+	allOf      []*keyregSchema
+	anyOf      []*keyregSchema
+	oneOf      []*keyregSchema
+	not        *keyregSchema
+	ref        *keyregSchema
+}
+
+// keyregCompile compiles a schema document written by keyreg gen (JSON).
+func keyregCompile(doc string) *keyregSchema {
+	var root any
+	if err := json.Unmarshal([]byte(doc), &root); err != nil {
+		panic("keyreg: generated schema does not decode: " + err.Error())
+	}
+	c := &keyregCompiler{root: root, refs: map[string]*keyregSchema{}}
+	return c.compile(root)
+}
+
+type keyregCompiler struct {
+	root any
+	refs map[string]*keyregSchema
+}
+
+func (c *keyregCompiler) compile(doc any) *keyregSchema {
+	s := &keyregSchema{minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
+	c.fill(s, doc)
+	return s
+}
+
+func (c *keyregCompiler) fill(s *keyregSchema, doc any) {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		s.never = doc == false
+		return
+	}
+	num := func(k string) *float64 {
+		if f, ok := m[k].(float64); ok {
+			return &f
+		}
+		return nil
+	}
+	count := func(k string) int {
+		if f, ok := m[k].(float64); ok && f >= 0 && f <= math.MaxInt32 {
+			return int(f)
+		}
+		return -1
+	}
+	list := func(k string) []*keyregSchema {
+		var out []*keyregSchema
+		if l, ok := m[k].([]any); ok {
+			for _, x := range l {
+				out = append(out, c.compile(x))
+			}
+		}
+		return out
+	}
+	switch t := m["type"].(type) {
+	case string:
+		s.types = []string{t}
+	case []any:
+		for _, x := range t {
+			if x, ok := x.(string); ok {
+				s.types = append(s.types, x)
+			}
+		}
+	}
+	s.enum, _ = m["enum"].([]any)
+	s.konst, s.hasConst = m["const"]
+	s.min, s.max, s.exMin, s.exMax = num("minimum"), num("maximum"), num("exclusiveMinimum"), num("exclusiveMaximum")
+	if f := num("multipleOf"); f != nil && *f > 0 {
+		s.multipleOf = *f
+	}
+	s.minLen, s.maxLen = count("minLength"), count("maxLength")
+	if p, ok := m["pattern"].(string); ok {
+		s.pattern, _ = regexp.Compile(p) // a pattern Go cannot compile is left to the audit
+	}
+	if r, ok := m["required"].([]any); ok {
+		for _, x := range r {
+			if x, ok := x.(string); ok {
+				s.required = append(s.required, x)
+			}
+		}
+	}
+	if p, ok := m["properties"].(map[string]any); ok {
+		s.props = make(map[string]*keyregSchema, len(p))
+		for k, x := range p {
+			s.props[k] = c.compile(x)
+		}
+	}
+	if a, ok := m["additionalProperties"]; ok {
+		s.addl = c.compile(a)
+	}
+	if n, ok := m["propertyNames"]; ok {
+		s.names = c.compile(n)
+	}
+	s.minProps, s.maxProps = count("minProperties"), count("maxProperties")
+	if it, ok := m["items"]; ok {
+		s.items = c.compile(it)
+	}
+	s.minItems, s.maxItems = count("minItems"), count("maxItems")
+	s.unique, _ = m["uniqueItems"].(bool)
+	s.allOf, s.anyOf, s.oneOf = list("allOf"), list("anyOf"), list("oneOf")
+	if n, ok := m["not"]; ok {
+		s.not = c.compile(n)
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		s.ref = c.resolve(ref)
+	}
+}
+
+// resolve compiles the target of a local $ref once, so recursive schemas
+// compile to a cycle. A $ref outside the document checks nothing.
+func (c *keyregCompiler) resolve(ref string) *keyregSchema {
+	if s, ok := c.refs[ref]; ok {
+		return s
+	}
+	if ref != "#" && !strings.HasPrefix(ref, "#/") {
+		return nil
+	}
+	doc := c.root
+	if ref != "#" {
+		for _, seg := range strings.Split(ref[2:], "/") {
+			seg = strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+			switch v := doc.(type) {
+			case map[string]any:
+				doc = v[seg]
+			case []any:
+				i, err := strconv.Atoi(seg)
+				if err != nil || i < 0 || i >= len(v) {
+					return nil
+				}
+				doc = v[i]
+			default:
+				return nil
+			}
+		}
+	}
+	s := &keyregSchema{minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
+	c.refs[ref] = s
+	c.fill(s, doc)
+	return s
+}
+
+// fieldName checks the name of a hash field against the propertyNames of
+// the hash's schema.
+func (s *keyregSchema) fieldName(family, key, name string) error {
+	if msg, _ := s.names.check(name, "", 0); msg != "" {
+		return fmt.Errorf("%w: %s: %q: the field name %s", ErrSchema, family, key, msg)
+	}
+	return nil
+}
+
+// field returns the schema of one property of an object schema: its
+// properties entry, else additionalProperties, else nil (any value).
+func (s *keyregSchema) field(name string) *keyregSchema {
+	if s == nil {
+		return nil
+	}
+	if p, ok := s.props[name]; ok {
+		return p
+	}
+	return s.addl
+}
+
+// keyregMaxDepth bounds how deep a check descends, in values and in
+// applicators ($ref, allOf, …) on one value, so a recursive schema or a
+// deeply nested value cannot exhaust the stack.
+const keyregMaxDepth = 128
+
+// keyregCheck checks a decoded value (nil, bool, float64, string, []any,
+// map[string]any) against s and returns an error wrapping ErrSchema that
+// names the family, the key and where in the value the schema is broken
+// (a JSON pointer, "#" for the value itself). It never quotes the value.
+func keyregCheck(s *keyregSchema, family, key string, v any) error {
+	if msg, at := s.check(v, "", 0); msg != "" {
+		return fmt.Errorf("%w: %s: %q at %q: %s", ErrSchema, family, key, "#"+at, msg)
+	}
+	return nil
+}
+
+// keyregJSONValue decodes JSON for keyregCheck.
+func keyregJSONValue(data []byte) (any, error) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err
+}
+
+func keyregTypeOf(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case float64:
+		if v == math.Trunc(v) {
+			return "integer"
+		}
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return "unknown"
+}
+
+// check returns what is wrong with v and the JSON pointer to it, or "".
+func (s *keyregSchema) check(v any, at string, depth int) (string, string) {
+	if s == nil {
+		return "", ""
+	}
+	if depth > keyregMaxDepth {
+		return "the value or the schema nests too deeply to check", at
+	}
+	if s.never {
+		return "no value is allowed", at
+	}
+	t := keyregTypeOf(v)
+	if len(s.types) > 0 && !slices.Contains(s.types, t) && !(t == "integer" && slices.Contains(s.types, "number")) {
+		return "is " + t + ", want " + strings.Join(s.types, " or "), at
+	}
+	if s.enum != nil && !slices.ContainsFunc(s.enum, func(e any) bool { return reflect.DeepEqual(e, v) }) {
+		return "is not one of the enum values", at
+	}
+	if s.hasConst && !reflect.DeepEqual(s.konst, v) {
+		return "is not the const value", at
+	}
+	switch v := v.(type) {
+	case float64:
+		switch {
+		case s.min != nil && v < *s.min:
+			return fmt.Sprintf("is less than the minimum %v", *s.min), at
+		case s.max != nil && v > *s.max:
+			return fmt.Sprintf("is more than the maximum %v", *s.max), at
+		case s.exMin != nil && v <= *s.exMin:
+			return fmt.Sprintf("is not more than the exclusive minimum %v", *s.exMin), at
+		case s.exMax != nil && v >= *s.exMax:
+			return fmt.Sprintf("is not less than the exclusive maximum %v", *s.exMax), at
+		case s.multipleOf > 0 && math.Abs(math.Remainder(v, s.multipleOf)) > 1e-9*math.Max(1, math.Abs(v)):
+			return fmt.Sprintf("is not a multiple of %v", s.multipleOf), at
+		}
+	case string:
+		n := utf8.RuneCountInString(v)
+		switch {
+		case s.minLen >= 0 && n < s.minLen:
+			return fmt.Sprintf("is shorter than %d characters", s.minLen), at
+		case s.maxLen >= 0 && n > s.maxLen:
+			return fmt.Sprintf("is longer than %d characters", s.maxLen), at
+		case s.pattern != nil && !s.pattern.MatchString(v):
+			return fmt.Sprintf("does not match the pattern %q", s.pattern.String()), at
+		}
+	case []any:
+		switch {
+		case s.minItems >= 0 && len(v) < s.minItems:
+			return fmt.Sprintf("has fewer than %d items", s.minItems), at
+		case s.maxItems >= 0 && len(v) > s.maxItems:
+			return fmt.Sprintf("has more than %d items", s.maxItems), at
+		}
+		for i, x := range v {
+			if msg, where := s.items.check(x, at+"/"+strconv.Itoa(i), depth+1); msg != "" {
+				return msg, where
+			}
+			if s.unique && slices.ContainsFunc(v[:i], func(y any) bool { return reflect.DeepEqual(x, y) }) {
+				return "holds an item twice", at + "/" + strconv.Itoa(i)
+			}
+		}
+	case map[string]any:
+		switch {
+		case s.minProps >= 0 && len(v) < s.minProps:
+			return fmt.Sprintf("has fewer than %d properties", s.minProps), at
+		case s.maxProps >= 0 && len(v) > s.maxProps:
+			return fmt.Sprintf("has more than %d properties", s.maxProps), at
+		}
+		for _, r := range s.required {
+			if _, ok := v[r]; !ok {
+				return fmt.Sprintf("lacks the required property %q", r), at
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			if msg, _ := s.names.check(k, at, depth+1); msg != "" {
+				return "has a property whose name " + msg, at
+			}
+			if msg, where := s.field(k).check(v[k], at+"/"+keyregPointer(k), depth+1); msg != "" {
+				return msg, where
+			}
+		}
+	}
+	for _, sub := range s.allOf {
+		if msg, where := sub.check(v, at, depth+1); msg != "" {
+			return msg, where
+		}
+	}
+	if s.anyOf != nil && !slices.ContainsFunc(s.anyOf, func(sub *keyregSchema) bool { msg, _ := sub.check(v, at, depth+1); return msg == "" }) {
+		return "matches none of the anyOf schemas", at
+	}
+	if s.oneOf != nil {
+		n := 0
+		for _, sub := range s.oneOf {
+			if msg, _ := sub.check(v, at, depth+1); msg == "" {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Sprintf("matches %d of the oneOf schemas, want exactly 1", n), at
+		}
+	}
+	if s.not != nil {
+		if msg, _ := s.not.check(v, at, depth+1); msg == "" {
+			return "matches the schema under not", at
+		}
+	}
+	return s.ref.check(v, at, depth+1)
+}
+
+// keyregPointer escapes a property name for a JSON pointer.
+func keyregPointer(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// ErrLockHeld is returned by TryAcquire functions when another holder has
+// the lock.
+var ErrLockHeld = errors.New("lock is held by another holder")
+
+// ErrLockLost is wrapped by Release and Extend when the lock is no longer
+// held with this token: its lease expired, and another holder may have it.
+var ErrLockLost = errors.New("lock is no longer held")
+
+// LockOptions configure the acquisition of a lock.
+type LockOptions struct {
+	// Lease is how long the lock is held unless extended or released: 0
+	// means the family's maximum TTL, its lease in keys.yaml. A longer (or
+	// negative) lease is an error wrapping ErrTTL.
+	Lease time.Duration
+	// RetryMin and RetryMax bound the jittered, doubling wait between
+	// attempts of a blocking Acquire: 0 means 10ms and 1s.
+	RetryMin, RetryMax time.Duration
+}
+
+// The lock scripts. Keys travel only in KEYS and the token and the lease
+// only in ARGV, so the script text is constant: the server caches it under
+// one SHA1 (EVALSHA, with EVAL when the server does not have it), and no
+// key or token can change what it runs.
+const (
+	// keyregAcquireScript sets the lock if it is free.
+	// KEYS[1] lock; ARGV[1] token, ARGV[2] lease in ms. Returns 1 or nil.
+	keyregAcquireScript = `if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+	return 1
+end
+return false`
+	// keyregAcquireFencedScript sets the lock if it is free and then
+	// increments its fence, in one step: no other client can take the lock
+	// between the two, so fence values follow the order of acquisitions.
+	// KEYS[1] lock, KEYS[2] fence; ARGV[1] token, ARGV[2] lease in ms.
+	// Returns the new fence value, or nil when the lock is held.
+	keyregAcquireFencedScript = `if redis.call("SET", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+	return redis.call("INCR", KEYS[2])
+end
+return false`
+	// keyregReleaseScript deletes the lock if it still holds the token.
+	// KEYS[1] lock; ARGV[1] token. Returns 1, or 0 when the token differs.
+	keyregReleaseScript = `if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`
+	// keyregExtendScript re-arms the lease if the lock still holds the
+	// token. KEYS[1] lock; ARGV[1] token, ARGV[2] lease in ms. Returns 1,
+	// or 0 when the token differs.
+	keyregExtendScript = `if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`
+)
+
+var (
+	keyregAcquire       = redis.NewScript(keyregAcquireScript)
+	keyregAcquireFenced = redis.NewScript(keyregAcquireFencedScript)
+	keyregRelease       = redis.NewScript(keyregReleaseScript)
+	keyregExtend        = redis.NewScript(keyregExtendScript)
+)
+
+// keyregLock is a held lock: the methods every generated lock type has.
+type keyregLock struct {
+	family   string
+	key      string
+	fenceKey string // "" without fencing
+	token    string
+	lease    time.Duration
+	fence    int64
+}
+
+// Key returns the lock's key.
+func (l *keyregLock) Key() string { return l.key }
+
+// Token returns the random token that marks this holder in the lock's key.
+func (l *keyregLock) Token() string { return l.token }
+
+// Lease returns the lease the lock was acquired with; Extend re-arms it.
+func (l *keyregLock) Lease() time.Duration { return l.lease }
+
+// Release deletes the lock if this holder still holds it. When its lease
+// expired first, the key is left alone (another holder may have it) and
+// the error wraps ErrLockLost.
+func (l *keyregLock) Release(ctx context.Context, c redis.Scripter) error {
+	n, err := keyregRelease.Run(ctx, c, []string{l.key}, l.token).Int64()
+	if err != nil {
+		return fmt.Errorf("releasing %s %q: %w", l.family, l.key, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("releasing %s %q: %w", l.family, l.key, ErrLockLost)
+	}
+	return nil
+}
+
+// Extend re-arms the lease, from now, if this holder still holds the
+// lock; otherwise it changes nothing and the error wraps ErrLockLost.
+func (l *keyregLock) Extend(ctx context.Context, c redis.Scripter) error {
+	n, err := keyregExtend.Run(ctx, c, []string{l.key}, l.token, l.lease.Milliseconds()).Int64()
+	if err != nil {
+		return fmt.Errorf("extending %s %q: %w", l.family, l.key, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("extending %s %q: %w", l.family, l.key, ErrLockLost)
+	}
+	return nil
+}
+
+// keyregTryLock makes one attempt to acquire key (and increment fenceKey
+// with it, unless it is ""). The lease must be whole milliseconds, at
+// least one.
+func keyregTryLock(ctx context.Context, c redis.Scripter, family, key, fenceKey string, maxLease time.Duration, opts LockOptions) (keyregLock, error) {
+	lease := maxLease
+	if opts.Lease != 0 {
+		lease = opts.Lease
+	}
+	switch {
+	case lease < time.Millisecond:
+		return keyregLock{}, fmt.Errorf("%w: %s: lease %v must be at least 1ms", ErrTTL, family, lease)
+	case lease > maxLease:
+		return keyregLock{}, fmt.Errorf("%w: %s: lease %v exceeds the maximum %v", ErrTTL, family, lease, maxLease)
+	}
+	l := keyregLock{family: family, key: key, fenceKey: fenceKey, token: rand.Text(), lease: lease}
+	var res *redis.Cmd
+	if fenceKey == "" {
+		res = keyregAcquire.Run(ctx, c, []string{key}, l.token, lease.Milliseconds())
+	} else {
+		res = keyregAcquireFenced.Run(ctx, c, []string{key, fenceKey}, l.token, lease.Milliseconds())
+	}
+	n, err := res.Int64()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return keyregLock{}, fmt.Errorf("acquiring %s %q: %w", family, key, ErrLockHeld)
+	case err != nil:
+		return keyregLock{}, fmt.Errorf("acquiring %s %q: %w", family, key, err)
+	}
+	if fenceKey != "" {
+		l.fence = n
+	}
+	return l, nil
+}
+
+// keyregLockWait retries try while the lock is held, sleeping a random
+// time between half the current wait and the wait, which doubles from
+// RetryMin to RetryMax, until ctx ends.
+func keyregLockWait(ctx context.Context, opts LockOptions, try func() error) error {
+	wait, most := cmp.Or(opts.RetryMin, 10*time.Millisecond), cmp.Or(opts.RetryMax, time.Second)
+	most = max(most, wait)
+	for {
+		err := try()
+		if !errors.Is(err, ErrLockHeld) {
+			return err
+		}
+		d := wait/2 + mathrand.N(wait/2+1)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (%w)", err, context.Cause(ctx))
+		case <-t.C:
+		}
+		wait = min(2*wait, most)
+	}
 }
 
 // Constants of the family cart-items.
@@ -341,6 +881,9 @@ func (CartItemsKey) Encoding() string { return CartItemsEncoding }
 // TTLPolicy returns CartItemsTTLPolicy.
 func (CartItemsKey) TTLPolicy() TTLPolicy { return CartItemsTTLPolicy }
 
+// keyregSchemaCartItems is the compiled JSON Schema of cart-items values.
+var keyregSchemaCartItems = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/cart-items.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"added_at\":{\"description\":\"When the item was first added.\",\"format\":\"date-time\",\"type\":\"string\"},\"qty\":{\"description\":\"Quantity; a field is deleted rather than set to 0.\",\"maximum\":999,\"minimum\":1,\"type\":\"integer\"},\"unit_price\":{\"description\":\"Unit price in minor units when the item was added.\",\"minimum\":0,\"type\":\"integer\"},\"variant\":{\"description\":\"Optional variant code (size, colour).\",\"maxLength\":64,\"type\":\"string\"}},\"required\":[\"qty\",\"unit_price\",\"added_at\"],\"title\":\"Line item\",\"type\":\"object\"},\"description\":\"Hash v1:cart:{{user_id}}:items: one field per product ID (HSET cart field=product_id), each value a JSON line item.\",\"maxProperties\":200,\"propertyNames\":{\"description\":\"Hash fields are decimal product IDs.\",\"pattern\":\"^[1-9][0-9]*$\"},\"title\":\"Cart items (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k CartItemsKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -361,7 +904,7 @@ func (k CartItemsKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("cart-items", CartItemsMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -369,6 +912,26 @@ func (k CartItemsKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CartItemsKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("cart-items", CartItemsMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (CartItemsKey) encode(key string, v CartItemsField) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // HGetAll reads and decodes every field of the hash. A missing key gives
@@ -407,6 +970,9 @@ func (CartItemsKey) decodeField(key, s string) (CartItemsField, error) {
 // The key expires after CartItemsMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds CartItemsMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k CartItemsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[string]CartItemsField, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
@@ -415,15 +981,21 @@ func (k CartItemsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[stri
 	if len(fields) == 0 {
 		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "cart-items")
 	}
-	exp, err := keyregExpiry("cart-items", CartItemsMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
 	args := make([]any, 0, 2*len(fields))
-	for field, v := range fields {
-		data, err := json.Marshal(v)
+	for _, field := range slices.Sorted(maps.Keys(fields)) {
+		data, val, err := k.encode(key, fields[field])
 		if err != nil {
-			return fmt.Errorf("encoding %s: %w", key, err)
+			return fmt.Errorf("field %q: %w", field, err)
+		}
+		if err := keyregSchemaCartItems.fieldName("cart-items", key, field); err != nil {
+			return fmt.Errorf("field %q: %w", field, err)
+		}
+		if err := keyregCheck(keyregSchemaCartItems.field(field), "cart-items", key, val); err != nil {
+			return fmt.Errorf("field %q: %w", field, err)
 		}
 		args = append(args, field, data)
 	}
@@ -565,11 +1137,62 @@ func (k CeleryBindingKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryBindingKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryBindingKey) encode(key string, v string) (data, val any, err error) {
+	return v, nil, nil
+}
+
+// SAdd encodes the members and adds them to the set, then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryBindingKey) SAdd(ctx context.Context, c redis.Cmdable, members []string) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: SAdd needs at least one member", ErrInvalidValue, "celery-binding")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(members))
+	for i, v := range members {
+		data, _, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, key, args...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-chord-counter.
@@ -701,7 +1324,7 @@ func (k CeleryChordCounterKey) ApplyTTL(ctx context.Context, c redis.Cmdable, tt
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-chord-counter", CeleryChordCounterMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -709,6 +1332,17 @@ func (k CeleryChordCounterKey) ApplyTTL(ctx context.Context, c redis.Cmdable, tt
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryChordCounterKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-chord-counter", CeleryChordCounterMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryChordCounterKey) encode(key string, v int64) (data, val any, err error) {
+	return strconv.FormatInt(v, 10), nil, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -741,11 +1375,14 @@ func (k CeleryChordCounterKey) Set(ctx context.Context, c redis.Cmdable, v int64
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-chord-counter", CeleryChordCounterMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data := strconv.FormatInt(v, 10)
+	data, _, err := k.encode(key, v)
+	if err != nil {
+		return err
+	}
 	return c.Set(ctx, key, data, exp).Err()
 }
 
@@ -879,7 +1516,7 @@ func (k CeleryChordJoinKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl .
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-chord-join", CeleryChordJoinMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -887,6 +1524,60 @@ func (k CeleryChordJoinKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl .
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryChordJoinKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-chord-join", CeleryChordJoinMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryChordJoinKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// ZAdd encodes the members and adds them with their scores to the sorted
+// set (updating the scores of members already in it), then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The key expires after CeleryChordJoinMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds CeleryChordJoinMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+func (k CeleryChordJoinKey) ZAdd(ctx context.Context, c redis.Cmdable, members []ZMember[json.RawMessage], ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: ZAdd needs at least one member", ErrInvalidValue, "celery-chord-join")
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return err
+	}
+	zs := make([]redis.Z, 0, len(members))
+	for i, m := range members {
+		data, _, err := k.encode(key, m.Member)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		zs = append(zs, redis.Z{Score: m.Score, Member: data})
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, key, zs...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-chord-size.
@@ -1018,7 +1709,7 @@ func (k CeleryChordSizeKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl .
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-chord-size", CeleryChordSizeMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -1026,6 +1717,17 @@ func (k CeleryChordSizeKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl .
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryChordSizeKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-chord-size", CeleryChordSizeMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryChordSizeKey) encode(key string, v int64) (data, val any, err error) {
+	return strconv.FormatInt(v, 10), nil, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -1058,11 +1760,14 @@ func (k CeleryChordSizeKey) Set(ctx context.Context, c redis.Cmdable, v int64, t
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-chord-size", CeleryChordSizeMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data := strconv.FormatInt(v, 10)
+	data, _, err := k.encode(key, v)
+	if err != nil {
+		return err
+	}
 	return c.Set(ctx, key, data, exp).Err()
 }
 
@@ -1195,7 +1900,7 @@ func (k CeleryGroupResultKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-group-result", CeleryGroupResultMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -1203,6 +1908,21 @@ func (k CeleryGroupResultKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryGroupResultKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-group-result", CeleryGroupResultMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryGroupResultKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -1234,13 +1954,13 @@ func (k CeleryGroupResultKey) Set(ctx context.Context, c redis.Cmdable, v json.R
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-group-result", CeleryGroupResultMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, _, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -1365,11 +2085,84 @@ func (k CeleryPriorityQueue3Key) ApplyTTL(ctx context.Context, c redis.Cmdable) 
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryPriorityQueue3Key) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryPriorityQueue3Key) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// RPush encodes the items and appends them to the tail of the list, then
+// applies the TTL policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue3Key) RPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, false, items)
+}
+
+// LPush encodes the items and prepends them to the head of the list (the
+// last item ends up first, as with LPUSH), then applies the TTL policy, in
+// one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue3Key) LPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, true, items)
+}
+
+func (k CeleryPriorityQueue3Key) push(ctx context.Context, c redis.Cmdable, left bool, items []json.RawMessage) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%w: %s: a push needs at least one item", ErrInvalidValue, "celery-priority-queue-3")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(items))
+	for i, v := range items {
+		data, _, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if left {
+			p.LPush(ctx, key, args...)
+		} else {
+			p.RPush(ctx, key, args...)
+		}
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-priority-queue-6.
@@ -1492,11 +2285,84 @@ func (k CeleryPriorityQueue6Key) ApplyTTL(ctx context.Context, c redis.Cmdable) 
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryPriorityQueue6Key) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryPriorityQueue6Key) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// RPush encodes the items and appends them to the tail of the list, then
+// applies the TTL policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue6Key) RPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, false, items)
+}
+
+// LPush encodes the items and prepends them to the head of the list (the
+// last item ends up first, as with LPUSH), then applies the TTL policy, in
+// one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue6Key) LPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, true, items)
+}
+
+func (k CeleryPriorityQueue6Key) push(ctx context.Context, c redis.Cmdable, left bool, items []json.RawMessage) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%w: %s: a push needs at least one item", ErrInvalidValue, "celery-priority-queue-6")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(items))
+	for i, v := range items {
+		data, _, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if left {
+			p.LPush(ctx, key, args...)
+		} else {
+			p.RPush(ctx, key, args...)
+		}
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-priority-queue-9.
@@ -1619,11 +2485,84 @@ func (k CeleryPriorityQueue9Key) ApplyTTL(ctx context.Context, c redis.Cmdable) 
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryPriorityQueue9Key) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryPriorityQueue9Key) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// RPush encodes the items and appends them to the tail of the list, then
+// applies the TTL policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue9Key) RPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, false, items)
+}
+
+// LPush encodes the items and prepends them to the head of the list (the
+// last item ends up first, as with LPUSH), then applies the TTL policy, in
+// one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryPriorityQueue9Key) LPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, true, items)
+}
+
+func (k CeleryPriorityQueue9Key) push(ctx context.Context, c redis.Cmdable, left bool, items []json.RawMessage) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%w: %s: a push needs at least one item", ErrInvalidValue, "celery-priority-queue-9")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(items))
+	for i, v := range items {
+		data, _, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if left {
+			p.LPush(ctx, key, args...)
+		} else {
+			p.RPush(ctx, key, args...)
+		}
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-queue.
@@ -1746,11 +2685,84 @@ func (k CeleryQueueKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryQueueKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryQueueKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// RPush encodes the items and appends them to the tail of the list, then
+// applies the TTL policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryQueueKey) RPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, false, items)
+}
+
+// LPush encodes the items and prepends them to the head of the list (the
+// last item ends up first, as with LPUSH), then applies the TTL policy, in
+// one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryQueueKey) LPush(ctx context.Context, c redis.Cmdable, items []json.RawMessage) error {
+	return k.push(ctx, c, true, items)
+}
+
+func (k CeleryQueueKey) push(ctx context.Context, c redis.Cmdable, left bool, items []json.RawMessage) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%w: %s: a push needs at least one item", ErrInvalidValue, "celery-queue")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(items))
+	for i, v := range items {
+		data, _, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if left {
+			p.LPush(ctx, key, args...)
+		} else {
+			p.RPush(ctx, key, args...)
+		}
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-task-result.
@@ -1862,6 +2874,9 @@ func (CeleryTaskResultKey) Encoding() string { return CeleryTaskResultEncoding }
 // TTLPolicy returns CeleryTaskResultTTLPolicy.
 func (CeleryTaskResultKey) TTLPolicy() TTLPolicy { return CeleryTaskResultTTLPolicy }
 
+// keyregSchemaCeleryTaskResult is the compiled JSON Schema of celery-task-result values.
+var keyregSchemaCeleryTaskResult = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/celery-task-meta.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":true,\"description\":\"Value of celery-task-meta-{task_id}, written by the Celery Redis result backend with the json serializer. Celery owns the format, so extra fields (result_extended) are allowed.\",\"properties\":{\"children\":{\"description\":\"Results of subtasks.\",\"type\":\"array\"},\"date_done\":{\"description\":\"When the task finished (ISO 8601, UTC).\",\"type\":[\"string\",\"null\"]},\"result\":{\"description\":\"Return value on SUCCESS, exception info on FAILURE.\"},\"status\":{\"description\":\"Task state.\",\"enum\":[\"PENDING\",\"RECEIVED\",\"STARTED\",\"SUCCESS\",\"FAILURE\",\"RETRY\",\"REVOKED\"],\"type\":\"string\"},\"task_id\":{\"description\":\"The task's UUID; equals the key's task_id.\",\"pattern\":\"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$\",\"type\":\"string\"},\"traceback\":{\"description\":\"Formatted traceback on FAILURE.\",\"type\":[\"string\",\"null\"]}},\"required\":[\"status\",\"result\",\"task_id\"],\"title\":\"Celery task result\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k CeleryTaskResultKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -1882,7 +2897,7 @@ func (k CeleryTaskResultKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl 
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-task-result", CeleryTaskResultMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -1890,6 +2905,26 @@ func (k CeleryTaskResultKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl 
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryTaskResultKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-task-result", CeleryTaskResultMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (CeleryTaskResultKey) encode(key string, v CeleryTaskResultValue) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -1915,18 +2950,24 @@ func (k CeleryTaskResultKey) Get(ctx context.Context, c redis.Cmdable) (CeleryTa
 // The key expires after CeleryTaskResultMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds CeleryTaskResultMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k CeleryTaskResultKey) Set(ctx context.Context, c redis.Cmdable, v CeleryTaskResultValue, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-task-result", CeleryTaskResultMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaCeleryTaskResult, "celery-task-result", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -2051,11 +3092,29 @@ func (k CeleryUnackedKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryUnackedKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryUnackedKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // HGetAll reads and decodes every field of the hash. A missing key gives
@@ -2102,12 +3161,15 @@ func (k CeleryUnackedKey) HSet(ctx context.Context, c redis.Cmdable, fields map[
 	if len(fields) == 0 {
 		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "celery-unacked")
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	args := make([]any, 0, 2*len(fields))
-	for field, v := range fields {
-		data, err := json.Marshal(v)
+	for _, field := range slices.Sorted(maps.Keys(fields)) {
+		data, _, err := k.encode(key, fields[field])
 		if err != nil {
-			return fmt.Errorf("encoding %s: %w", key, err)
+			return fmt.Errorf("field %q: %w", field, err)
 		}
 		args = append(args, field, data)
 	}
@@ -2242,11 +3304,63 @@ func (k CeleryUnackedIndexKey) ApplyTTL(ctx context.Context, c redis.Cmdable) er
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryUnackedIndexKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryUnackedIndexKey) encode(key string, v string) (data, val any, err error) {
+	return v, nil, nil
+}
+
+// ZAdd encodes the members and adds them with their scores to the sorted
+// set (updating the scores of members already in it), then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+func (k CeleryUnackedIndexKey) ZAdd(ctx context.Context, c redis.Cmdable, members []ZMember[string]) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: ZAdd needs at least one member", ErrInvalidValue, "celery-unacked-index")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	zs := make([]redis.Z, 0, len(members))
+	for i, m := range members {
+		data, _, err := k.encode(key, m.Member)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		zs = append(zs, redis.Z{Score: m.Score, Member: data})
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, key, zs...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family celery-unacked-mutex.
@@ -2372,7 +3486,7 @@ func (k CeleryUnackedMutexKey) ApplyTTL(ctx context.Context, c redis.Cmdable, tt
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-unacked-mutex", CeleryUnackedMutexMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -2380,6 +3494,17 @@ func (k CeleryUnackedMutexKey) ApplyTTL(ctx context.Context, c redis.Cmdable, tt
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (CeleryUnackedMutexKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("celery-unacked-mutex", CeleryUnackedMutexMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (CeleryUnackedMutexKey) encode(key string, v string) (data, val any, err error) {
+	return v, nil, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -2408,11 +3533,14 @@ func (k CeleryUnackedMutexKey) Set(ctx context.Context, c redis.Cmdable, v strin
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("celery-unacked-mutex", CeleryUnackedMutexMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data := v
+	data, _, err := k.encode(key, v)
+	if err != nil {
+		return err
+	}
 	return c.Set(ctx, key, data, exp).Err()
 }
 
@@ -2429,6 +3557,15 @@ const (
 	ChatMessagesRedisType = "stream"
 	// ChatMessagesEncoding is the encoding of chat-messages values.
 	ChatMessagesEncoding = "text"
+	// ChatMessagesMaxLen is the max_len of chat-messages streams: XAdd trims to
+	// about this many entries.
+	ChatMessagesMaxLen = 10000
+)
+
+// Consumer groups of chat-messages streams, as keys.yaml declares them.
+const (
+	ChatMessagesGroupPush   = "push"
+	ChatMessagesGroupSearch = "search"
 )
 
 // ChatMessagesTTLPolicy is the TTL policy of chat-messages keys: optional.
@@ -2524,6 +3661,9 @@ func (ChatMessagesKey) Encoding() string { return ChatMessagesEncoding }
 // TTLPolicy returns ChatMessagesTTLPolicy.
 func (ChatMessagesKey) TTLPolicy() TTLPolicy { return ChatMessagesTTLPolicy }
 
+// keyregSchemaChatMessages is the compiled JSON Schema of chat-messages values.
+var keyregSchemaChatMessages = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/chat-message.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"One entry of the stream v1:chat:room:{room_id}:messages (XADD ... MAXLEN ~ 10000 * user_id 42 kind text body hi). Stream field values are text, so every property is a string.\",\"properties\":{\"body\":{\"description\":\"Message text, or the image URL for kind=image.\",\"maxLength\":4000,\"type\":\"string\"},\"client_msg_id\":{\"description\":\"Client-generated ULID used to de-duplicate retries.\",\"pattern\":\"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}$\",\"type\":\"string\"},\"kind\":{\"description\":\"Message kind.\",\"enum\":[\"text\",\"image\",\"system\"],\"type\":\"string\"},\"reply_to\":{\"description\":\"Stream entry ID this message replies to.\",\"pattern\":\"^[0-9]+-[0-9]+$\",\"type\":\"string\"},\"user_id\":{\"description\":\"Sender's user ID, decimal.\",\"pattern\":\"^[1-9][0-9]*$\",\"type\":\"string\"}},\"required\":[\"user_id\",\"kind\",\"body\"],\"title\":\"Chat message stream entry (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k ChatMessagesKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -2543,14 +3683,184 @@ func (k ChatMessagesKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl time
 	if err != nil {
 		return err
 	}
-	if err := keyregOptional("chat-messages", ttl); err != nil {
+	exp, err := k.expiry(ttl)
+	if err != nil {
 		return err
 	}
-	exp := ttl
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (ChatMessagesKey) expiry(ttl time.Duration) (time.Duration, error) {
+	return ttl, keyregOptional("chat-messages", ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (ChatMessagesKey) encode(key string, v string) (data, val any, err error) {
+	return v, v, nil
+}
+
+// XAdd encodes the fields and appends them as one entry with an ID the
+// server assigns, which it returns. It always trims the stream to about ChatMessagesMaxLen
+// entries (XADD MAXLEN ~), as keys.yaml declares. The append and the TTL policy are one MULTI/EXEC
+// transaction.
+//
+// The family's TTL policy is optional, so the caller chooses: ttl 0
+// leaves the key without an expiry, a positive ttl sets one.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k ChatMessagesKey) XAdd(ctx context.Context, c redis.Cmdable, fields map[string]string, ttl time.Duration) (string, error) {
+	key, err := k.Build()
+	if err != nil {
+		return "", err
+	}
+	if len(fields) == 0 {
+		return "", fmt.Errorf("%w: %s: XAdd needs at least one field", ErrInvalidValue, "chat-messages")
+	}
+	exp, err := k.expiry(ttl)
+	if err != nil {
+		return "", err
+	}
+	values := make([]any, 0, 2*len(fields))
+	entry := make(map[string]any, len(fields))
+	for _, field := range slices.Sorted(maps.Keys(fields)) {
+		data, val, err := k.encode(key, fields[field])
+		if err != nil {
+			return "", fmt.Errorf("field %q: %w", field, err)
+		}
+		entry[field] = val
+		values = append(values, field, data)
+	}
+	// The schema describes one entry's field map.
+	if err := keyregCheck(keyregSchemaChatMessages, "chat-messages", key, entry); err != nil {
+		return "", err
+	}
+	var id *redis.StringCmd
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		id = p.XAdd(ctx, &redis.XAddArgs{Stream: key, MaxLen: ChatMessagesMaxLen, Approx: true, Values: values})
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return id.Val(), nil
+}
+
+// group returns the max_consumer_idle of a declared group,
+// and whether group is declared at all.
+func (ChatMessagesKey) group(group string) (minIdle time.Duration, ok bool) {
+	switch group {
+	case ChatMessagesGroupPush:
+		return 10 * time.Minute, true
+	case ChatMessagesGroupSearch:
+		return -1, true
+	}
+	return 0, false
+}
+
+func (k ChatMessagesKey) groupKey(group string) (string, error) {
+	key, err := k.Build()
+	if err != nil {
+		return "", err
+	}
+	if _, ok := k.group(group); !ok {
+		return "", fmt.Errorf("%w: %s: %q is not a consumer group declared in keys.yaml", ErrInvalidValue, "chat-messages", group)
+	}
+	return key, nil
+}
+
+func (ChatMessagesKey) decodeField(key, s string) (string, error) {
+	var v string
+	v = s
+	return v, nil
+}
+
+func (k ChatMessagesKey) decodeEntries(key string, msgs []redis.XMessage) ([]StreamEntry[string], error) {
+	out := make([]StreamEntry[string], 0, len(msgs))
+	for _, m := range msgs {
+		e := StreamEntry[string]{ID: m.ID, Fields: make(map[string]string, len(m.Values))}
+		for field, x := range m.Values {
+			s, _ := x.(string)
+			v, err := k.decodeField(key, s)
+			if err != nil {
+				return out, fmt.Errorf("entry %s field %q: %w", m.ID, field, err)
+			}
+			e.Fields[field] = v
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ReadGroup reads up to count entries never delivered to the group (XREADGROUP
+// … STREAMS key >) for consumer, waiting up to block for one to arrive
+// (block 0 waits until one does; a negative block does not wait). No entry
+// is not an error. group must be one of the declared groups. Entries read
+// are pending until acknowledged with Ack. An entry whose field does not
+// decode ends the result with an error naming it; it is pending, so Ack it
+// or handle it by its ID.
+func (k ChatMessagesKey) ReadGroup(ctx context.Context, c redis.Cmdable, group, consumer string, count int64, block time.Duration) ([]StreamEntry[string], error) {
+	key, err := k.groupKey(group)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.XReadGroup(ctx, &redis.XReadGroupArgs{Group: group, Consumer: consumer, Streams: []string{key, ">"}, Count: count, Block: block}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msgs []redis.XMessage
+	for _, st := range res {
+		msgs = append(msgs, st.Messages...)
+	}
+	return k.decodeEntries(key, msgs)
+}
+
+// Ack acknowledges entries of the group (XACK) and returns how many were
+// pending.
+func (k ChatMessagesKey) Ack(ctx context.Context, c redis.Cmdable, group string, ids ...string) (int64, error) {
+	key, err := k.groupKey(group)
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	return c.XAck(ctx, key, group, ids...).Result()
+}
+
+// Claim moves to consumer up to count pending entries of the group that
+// have been idle longer than the group's max_consumer_idle (XAUTOCLAIM …
+// 0-0 COUNT count), the entries of consumers that stopped, and returns
+// them. It is an error wrapping ErrInvalidValue for a group that declares
+// no max_consumer_idle.
+func (k ChatMessagesKey) Claim(ctx context.Context, c redis.Cmdable, group, consumer string, count int64) ([]StreamEntry[string], error) {
+	key, err := k.groupKey(group)
+	if err != nil {
+		return nil, err
+	}
+	minIdle, _ := k.group(group)
+	if minIdle < 0 {
+		return nil, fmt.Errorf("%w: %s: group %q declares no max_consumer_idle to claim after", ErrInvalidValue, "chat-messages", group)
+	}
+	msgs, _, err := c.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: key, Group: group, MinIdle: minIdle, Start: "0-0", Count: count, Consumer: consumer}).Result()
+	if err != nil {
+		return nil, err
+	}
+	return k.decodeEntries(key, msgs)
 }
 
 // Constants of the family chat-presence.
@@ -2663,6 +3973,9 @@ func (ChatPresenceKey) Encoding() string { return ChatPresenceEncoding }
 // TTLPolicy returns ChatPresenceTTLPolicy.
 func (ChatPresenceKey) TTLPolicy() TTLPolicy { return ChatPresenceTTLPolicy }
 
+// keyregSchemaChatPresence is the compiled JSON Schema of chat-presence values.
+var keyregSchemaChatPresence = keyregCompile("{\"minimum\":1,\"type\":\"integer\"}")
+
 // Delete deletes the key.
 func (k ChatPresenceKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -2683,7 +3996,7 @@ func (k ChatPresenceKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...t
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("chat-presence", ChatPresenceMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -2691,6 +4004,62 @@ func (k ChatPresenceKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...t
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (ChatPresenceKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("chat-presence", ChatPresenceMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (ChatPresenceKey) encode(key string, v int64) (data, val any, err error) {
+	return strconv.FormatInt(v, 10), float64(v), nil
+}
+
+// SAdd encodes the members and adds them to the set, then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The key expires after ChatPresenceMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds ChatPresenceMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k ChatPresenceKey) SAdd(ctx context.Context, c redis.Cmdable, members []int64, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: SAdd needs at least one member", ErrInvalidValue, "chat-presence")
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(members))
+	for i, v := range members {
+		data, val, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		if err := keyregCheck(keyregSchemaChatPresence, "chat-presence", key, val); err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, key, args...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family django-cache.
@@ -2830,7 +4199,7 @@ func (k DjangoCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...ti
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-cache", DjangoCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -2838,6 +4207,21 @@ func (k DjangoCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...ti
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (DjangoCacheKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("django-cache", DjangoCacheMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (DjangoCacheKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -2869,13 +4253,13 @@ func (k DjangoCacheKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMess
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-cache", DjangoCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, _, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -3017,7 +4401,7 @@ func (k DjangoCachedDbSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable,
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-cached-db-session", DjangoCachedDbSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -3025,6 +4409,21 @@ func (k DjangoCachedDbSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable,
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (DjangoCachedDbSessionKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("django-cached-db-session", DjangoCachedDbSessionMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (DjangoCachedDbSessionKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -3056,13 +4455,13 @@ func (k DjangoCachedDbSessionKey) Set(ctx context.Context, c redis.Cmdable, v js
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-cached-db-session", DjangoCachedDbSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, _, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -3204,7 +4603,7 @@ func (k DjangoSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-session", DjangoSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -3212,6 +4611,21 @@ func (k DjangoSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (DjangoSessionKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("django-session", DjangoSessionMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (DjangoSessionKey) encode(key string, v json.RawMessage) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -3243,13 +4657,13 @@ func (k DjangoSessionKey) Set(ctx context.Context, c redis.Cmdable, v json.RawMe
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("django-session", DjangoSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, _, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -3363,6 +4777,9 @@ func (EmailVerificationKey) Encoding() string { return EmailVerificationEncoding
 // TTLPolicy returns EmailVerificationTTLPolicy.
 func (EmailVerificationKey) TTLPolicy() TTLPolicy { return EmailVerificationTTLPolicy }
 
+// keyregSchemaEmailVerification is the compiled JSON Schema of email-verification values.
+var keyregSchemaEmailVerification = keyregCompile("{\"additionalProperties\":false,\"properties\":{\"email\":{\"format\":\"email\",\"maxLength\":254,\"type\":\"string\"},\"user_id\":{\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"email\"],\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k EmailVerificationKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -3383,7 +4800,7 @@ func (k EmailVerificationKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("email-verification", EmailVerificationMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -3391,6 +4808,26 @@ func (k EmailVerificationKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (EmailVerificationKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("email-verification", EmailVerificationMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (EmailVerificationKey) encode(key string, v EmailVerificationValue) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -3416,18 +4853,24 @@ func (k EmailVerificationKey) Get(ctx context.Context, c redis.Cmdable) (EmailVe
 // The key expires after EmailVerificationMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds EmailVerificationMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k EmailVerificationKey) Set(ctx context.Context, c redis.Cmdable, v EmailVerificationValue, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("email-verification", EmailVerificationMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaEmailVerification, "email-verification", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -3539,6 +4982,9 @@ func (FeatureFlagsKey) Encoding() string { return FeatureFlagsEncoding }
 // TTLPolicy returns FeatureFlagsTTLPolicy.
 func (FeatureFlagsKey) TTLPolicy() TTLPolicy { return FeatureFlagsTTLPolicy }
 
+// keyregSchemaFeatureFlags is the compiled JSON Schema of feature-flags values.
+var keyregSchemaFeatureFlags = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/feature-flags.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"allow_user_ids\":{\"description\":\"Users who always see the flag.\",\"items\":{\"minimum\":1,\"type\":\"integer\"},\"type\":\"array\",\"uniqueItems\":true},\"enabled\":{\"description\":\"Master switch.\",\"type\":\"boolean\"},\"rollout_percent\":{\"default\":100,\"description\":\"Share of users (by user ID hash) who see the flag when enabled.\",\"maximum\":100,\"minimum\":0,\"type\":\"integer\"},\"updated_at\":{\"description\":\"When the flag was last changed.\",\"format\":\"date-time\",\"type\":\"string\"},\"updated_by\":{\"description\":\"Who last changed the flag.\",\"type\":\"string\"}},\"required\":[\"enabled\"],\"title\":\"Flag\",\"type\":\"object\"},\"description\":\"Hash v1:flags:{service}: one field per flag name, each value a JSON flag definition.\",\"propertyNames\":{\"description\":\"Flag names are snake_case.\",\"maxLength\":64,\"pattern\":\"^[a-z][a-z0-9_]*$\"},\"title\":\"Feature flags of one service (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k FeatureFlagsKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -3558,11 +5004,34 @@ func (k FeatureFlagsKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (FeatureFlagsKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (FeatureFlagsKey) encode(key string, v FeatureFlagsField) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // HGetAll reads and decodes every field of the hash. A missing key gives
@@ -3600,6 +5069,9 @@ func (FeatureFlagsKey) decodeField(key, s string) (FeatureFlagsField, error) {
 //
 // The family is persistent, so the key is left without an expiry (an
 // existing TTL is removed).
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k FeatureFlagsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[string]FeatureFlagsField) error {
 	key, err := k.Build()
 	if err != nil {
@@ -3608,12 +5080,21 @@ func (k FeatureFlagsKey) HSet(ctx context.Context, c redis.Cmdable, fields map[s
 	if len(fields) == 0 {
 		return fmt.Errorf("%w: %s: HSet needs at least one field", ErrInvalidValue, "feature-flags")
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	args := make([]any, 0, 2*len(fields))
-	for field, v := range fields {
-		data, err := json.Marshal(v)
+	for _, field := range slices.Sorted(maps.Keys(fields)) {
+		data, val, err := k.encode(key, fields[field])
 		if err != nil {
-			return fmt.Errorf("encoding %s: %w", key, err)
+			return fmt.Errorf("field %q: %w", field, err)
+		}
+		if err := keyregSchemaFeatureFlags.fieldName("feature-flags", key, field); err != nil {
+			return fmt.Errorf("field %q: %w", field, err)
+		}
+		if err := keyregCheck(keyregSchemaFeatureFlags.field(field), "feature-flags", key, val); err != nil {
+			return fmt.Errorf("field %q: %w", field, err)
 		}
 		args = append(args, field, data)
 	}
@@ -3765,7 +5246,7 @@ func (k HTMLFragmentCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("html-fragment-cache", HTMLFragmentCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -3773,6 +5254,17 @@ func (k HTMLFragmentCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (HTMLFragmentCacheKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("html-fragment-cache", HTMLFragmentCacheMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (HTMLFragmentCacheKey) encode(key string, v string) (data, val any, err error) {
+	return v, nil, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -3801,11 +5293,14 @@ func (k HTMLFragmentCacheKey) Set(ctx context.Context, c redis.Cmdable, v string
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("html-fragment-cache", HTMLFragmentCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data := v
+	data, _, err := k.encode(key, v)
+	if err != nil {
+		return err
+	}
 	return c.Set(ctx, key, data, exp).Err()
 }
 
@@ -3926,6 +5421,9 @@ func (IdempotencyKeyKey) Encoding() string { return IdempotencyKeyEncoding }
 // TTLPolicy returns IdempotencyKeyTTLPolicy.
 func (IdempotencyKeyKey) TTLPolicy() TTLPolicy { return IdempotencyKeyTTLPolicy }
 
+// keyregSchemaIdempotencyKey is the compiled JSON Schema of idempotency-key values.
+var keyregSchemaIdempotencyKey = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/idempotency-record.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:idempotency:{client_id}:{key}. Created with SET NX when a request starts, completed with the stored response.\",\"if\":{\"properties\":{\"state\":{\"const\":\"done\"}}},\"properties\":{\"created_at\":{\"description\":\"When the first request arrived.\",\"format\":\"date-time\",\"type\":\"string\"},\"request_hash\":{\"description\":\"SHA-256 of method, path and body; a retry with a different body gets 422.\",\"pattern\":\"^[0-9a-f]{64}$\",\"type\":\"string\"},\"response\":{\"additionalProperties\":false,\"description\":\"The stored response, replayed to retries. Present when state is done.\",\"properties\":{\"body\":{\"contentEncoding\":\"base64\",\"description\":\"Response body, base64.\",\"maxLength\":65536,\"type\":\"string\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Response headers worth replaying.\",\"type\":\"object\"},\"status\":{\"description\":\"HTTP status code.\",\"maximum\":599,\"minimum\":100,\"type\":\"integer\"}},\"required\":[\"status\",\"body\"],\"type\":\"object\"},\"state\":{\"description\":\"in_flight while the first request runs, done afterwards.\",\"enum\":[\"in_flight\",\"done\"],\"type\":\"string\"}},\"required\":[\"state\",\"request_hash\",\"created_at\"],\"then\":{\"required\":[\"response\"]},\"title\":\"Idempotency record (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k IdempotencyKeyKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -3946,7 +5444,7 @@ func (k IdempotencyKeyKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ..
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("idempotency-key", IdempotencyKeyMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -3954,6 +5452,26 @@ func (k IdempotencyKeyKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ..
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (IdempotencyKeyKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("idempotency-key", IdempotencyKeyMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (IdempotencyKeyKey) encode(key string, v IdempotencyKeyValue) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -3979,18 +5497,24 @@ func (k IdempotencyKeyKey) Get(ctx context.Context, c redis.Cmdable) (Idempotenc
 // The key expires after IdempotencyKeyMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds IdempotencyKeyMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k IdempotencyKeyKey) Set(ctx context.Context, c redis.Cmdable, v IdempotencyKeyValue, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("idempotency-key", IdempotencyKeyMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaIdempotencyKey, "idempotency-key", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -4103,6 +5627,9 @@ func (LeaderboardKey) Encoding() string { return LeaderboardEncoding }
 // TTLPolicy returns LeaderboardTTLPolicy.
 func (LeaderboardKey) TTLPolicy() TTLPolicy { return LeaderboardTTLPolicy }
 
+// keyregSchemaLeaderboard is the compiled JSON Schema of leaderboard values.
+var keyregSchemaLeaderboard = keyregCompile("{\"minimum\":1,\"type\":\"integer\"}")
+
 // Delete deletes the key.
 func (k LeaderboardKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -4122,11 +5649,70 @@ func (k LeaderboardKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (LeaderboardKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (LeaderboardKey) encode(key string, v int64) (data, val any, err error) {
+	return strconv.FormatInt(v, 10), float64(v), nil
+}
+
+// ZAdd encodes the members and adds them with their scores to the sorted
+// set (updating the scores of members already in it), then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k LeaderboardKey) ZAdd(ctx context.Context, c redis.Cmdable, members []ZMember[int64]) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: ZAdd needs at least one member", ErrInvalidValue, "leaderboard")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	zs := make([]redis.Z, 0, len(members))
+	for i, m := range members {
+		data, val, err := k.encode(key, m.Member)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		if err := keyregCheck(keyregSchemaLeaderboard, "leaderboard", key, val); err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		zs = append(zs, redis.Z{Score: m.Score, Member: data})
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ZAdd(ctx, key, zs...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family lock.
@@ -4239,68 +5825,57 @@ func (LockKey) Encoding() string { return LockEncoding }
 // TTLPolicy returns LockTTLPolicy.
 func (LockKey) TTLPolicy() TTLPolicy { return LockTTLPolicy }
 
-// Delete deletes the key.
-func (k LockKey) Delete(ctx context.Context, c redis.Cmdable) error {
-	key, err := k.Build()
-	if err != nil {
-		return err
-	}
-	return c.Del(ctx, key).Err()
+// Lock is a held lock lock, with the fence value its
+// acquisition drew from lock-fence.
+type Lock struct {
+	keyregLock
 }
 
-// ApplyTTL applies the family's TTL policy to an existing key, for writes
-// made with other commands.
-//
-// The key expires after LockMaxTTL, or after ttl when one is passed;
-// a ttl that is not positive or exceeds LockMaxTTL is an error
-// wrapping ErrTTL, and nothing is written.
-func (k LockKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) error {
+// Fence returns the fence value (fencing token) of this acquisition. Every
+// acquisition increments it in the same script that takes the lock, so it
+// is greater than that of every earlier holder: pass it to the resource
+// the lock protects, which refuses writes with a lower value than one it
+// has seen.
+func (l *Lock) Fence() int64 { return l.fence }
+
+// TryAcquireLock makes one attempt to acquire the lock lock
+// for the given values. It returns an error wrapping ErrLockHeld when another holder
+// has it, and one wrapping ErrTTL when opts.Lease exceeds LockMaxTTL.
+// The lock and its fence are taken in one script, so on a Redis Cluster
+// both keys must hash to one slot (a shared {hash tag}).
+func TryAcquireLock(ctx context.Context, c redis.Scripter, resource string, opts LockOptions) (*Lock, error) {
+	k := LockKey{Resource: resource}
 	key, err := k.Build()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	exp, err := keyregExpiry("lock", LockMaxTTL, ttl)
+	fence, err := k.FenceKey()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if exp > 0 {
-		return c.PExpire(ctx, key, exp).Err()
+	l, err := keyregTryLock(ctx, c, "lock", key, fence, LockMaxTTL, opts)
+	if err != nil {
+		return nil, err
 	}
-	return c.Persist(ctx, key).Err()
+	return &Lock{l}, nil
 }
 
-// Get reads and decodes the value of the key. A missing key returns
-// redis.Nil.
-func (k LockKey) Get(ctx context.Context, c redis.Cmdable) (string, error) {
-	var v string
-	key, err := k.Build()
-	if err != nil {
-		return v, err
-	}
-	s, err := c.Get(ctx, key).Result()
-	if err != nil {
-		return v, err
-	}
-	v = s
-	return v, nil
+// AcquireLock acquires the lock lock for the given values,
+// retrying with jittered backoff while another holder has it, until ctx ends (the
+// error then wraps ErrLockHeld and the context's cause).
+func AcquireLock(ctx context.Context, c redis.Scripter, resource string, opts LockOptions) (*Lock, error) {
+	var l *Lock
+	err := keyregLockWait(ctx, opts, func() (err error) {
+		l, err = TryAcquireLock(ctx, c, resource, opts)
+		return err
+	})
+	return l, err
 }
 
-// Set encodes v and writes it to the key.
-//
-// The key expires after LockMaxTTL, or after ttl when one is passed;
-// a ttl that is not positive or exceeds LockMaxTTL is an error
-// wrapping ErrTTL, and nothing is written.
-func (k LockKey) Set(ctx context.Context, c redis.Cmdable, v string, ttl ...time.Duration) error {
-	key, err := k.Build()
-	if err != nil {
-		return err
-	}
-	exp, err := keyregExpiry("lock", LockMaxTTL, ttl)
-	if err != nil {
-		return err
-	}
-	data := v
-	return c.Set(ctx, key, data, exp).Err()
+// FenceKey returns the key of the lock's fencing counter: the
+// lock-fence key with the same values.
+func (k LockKey) FenceKey() (string, error) {
+	return LockFenceKey{Resource: k.Resource}.Build()
 }
 
 // Constants of the family lock-fence.
@@ -4411,64 +5986,16 @@ func (LockFenceKey) Encoding() string { return LockFenceEncoding }
 // TTLPolicy returns LockFenceTTLPolicy.
 func (LockFenceKey) TTLPolicy() TTLPolicy { return LockFenceTTLPolicy }
 
-// Delete deletes the key.
-func (k LockFenceKey) Delete(ctx context.Context, c redis.Cmdable) error {
-	key, err := k.Build()
-	if err != nil {
-		return err
-	}
-	return c.Del(ctx, key).Err()
-}
-
-// ApplyTTL applies the family's TTL policy to an existing key, for writes
-// made with other commands.
-//
-// The family is persistent, so the key is left without an expiry (an
-// existing TTL is removed).
-func (k LockFenceKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
-	key, err := k.Build()
-	if err != nil {
-		return err
-	}
-	exp := time.Duration(0)
-	if exp > 0 {
-		return c.PExpire(ctx, key, exp).Err()
-	}
-	return c.Persist(ctx, key).Err()
-}
-
-// Get reads and decodes the value of the key. A missing key returns
-// redis.Nil.
+// Get reads the fence: the fence value of the latest acquisition of its
+// lock. A fence that was never incremented returns redis.Nil. Fences have
+// no writer: only the lock's acquire script may change one, and a fence
+// that went backwards would let a stale holder's writes through.
 func (k LockFenceKey) Get(ctx context.Context, c redis.Cmdable) (int64, error) {
-	var v int64
 	key, err := k.Build()
 	if err != nil {
-		return v, err
+		return 0, err
 	}
-	s, err := c.Get(ctx, key).Result()
-	if err != nil {
-		return v, err
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return v, fmt.Errorf("decoding %s: %w", key, err)
-	}
-	v = n
-	return v, nil
-}
-
-// Set encodes v and writes it to the key.
-//
-// The family is persistent, so the key is left without an expiry (an
-// existing TTL is removed).
-func (k LockFenceKey) Set(ctx context.Context, c redis.Cmdable, v int64) error {
-	key, err := k.Build()
-	if err != nil {
-		return err
-	}
-	exp := time.Duration(0)
-	data := strconv.FormatInt(v, 10)
-	return c.Set(ctx, key, data, exp).Err()
+	return c.Get(ctx, key).Int64()
 }
 
 // Constants of the family mail-outbox.
@@ -4572,6 +6099,9 @@ func (MailOutboxKey) Encoding() string { return MailOutboxEncoding }
 // TTLPolicy returns MailOutboxTTLPolicy.
 func (MailOutboxKey) TTLPolicy() TTLPolicy { return MailOutboxTTLPolicy }
 
+// keyregSchemaMailOutbox is the compiled JSON Schema of mail-outbox values.
+var keyregSchemaMailOutbox = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/mail-job.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"One member of the list v1:mail:outbox (LPUSH by producers, BLMOVE by mailer workers).\",\"properties\":{\"attempts\":{\"default\":0,\"description\":\"Delivery attempts so far.\",\"minimum\":0,\"type\":\"integer\"},\"enqueued_at\":{\"description\":\"When the job was queued.\",\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"description\":\"Job ULID, used to de-duplicate sends.\",\"pattern\":\"^[0-9A-HJKMNP-TV-Z]{26}$\",\"type\":\"string\"},\"locale\":{\"default\":\"en\",\"description\":\"BCP 47 locale for the template.\",\"type\":\"string\"},\"template\":{\"description\":\"Mail template name.\",\"pattern\":\"^[a-z][a-z0-9_]*$\",\"type\":\"string\"},\"to\":{\"description\":\"Recipient address.\",\"format\":\"email\",\"maxLength\":254,\"type\":\"string\"},\"vars\":{\"description\":\"Template variables.\",\"maxProperties\":50,\"type\":\"object\"}},\"required\":[\"id\",\"template\",\"to\",\"enqueued_at\"],\"title\":\"Outgoing mail job (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k MailOutboxKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -4591,11 +6121,98 @@ func (k MailOutboxKey) ApplyTTL(ctx context.Context, c redis.Cmdable) error {
 	if err != nil {
 		return err
 	}
-	exp := time.Duration(0)
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
 	if exp > 0 {
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (MailOutboxKey) expiry() (time.Duration, error) {
+	return 0, nil
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (MailOutboxKey) encode(key string, v MailOutboxItem) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
+}
+
+// RPush encodes the items and appends them to the tail of the list, then
+// applies the TTL policy, in one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k MailOutboxKey) RPush(ctx context.Context, c redis.Cmdable, items []MailOutboxItem) error {
+	return k.push(ctx, c, false, items)
+}
+
+// LPush encodes the items and prepends them to the head of the list (the
+// last item ends up first, as with LPUSH), then applies the TTL policy, in
+// one MULTI/EXEC transaction.
+//
+// The family is persistent, so the key is left without an expiry (an
+// existing TTL is removed).
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k MailOutboxKey) LPush(ctx context.Context, c redis.Cmdable, items []MailOutboxItem) error {
+	return k.push(ctx, c, true, items)
+}
+
+func (k MailOutboxKey) push(ctx context.Context, c redis.Cmdable, left bool, items []MailOutboxItem) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(items) == 0 {
+		return fmt.Errorf("%w: %s: a push needs at least one item", ErrInvalidValue, "mail-outbox")
+	}
+	exp, err := k.expiry()
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(items))
+	for i, v := range items {
+		data, val, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		if err := keyregCheck(keyregSchemaMailOutbox, "mail-outbox", key, val); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		if left {
+			p.LPush(ctx, key, args...)
+		} else {
+			p.RPush(ctx, key, args...)
+		}
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family product-cache.
@@ -4708,6 +6325,9 @@ func (ProductCacheKey) Encoding() string { return ProductCacheEncoding }
 // TTLPolicy returns ProductCacheTTLPolicy.
 func (ProductCacheKey) TTLPolicy() TTLPolicy { return ProductCacheTTLPolicy }
 
+// keyregSchemaProductCache is the compiled JSON Schema of product-cache values.
+var keyregSchemaProductCache = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/product-cache.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:cache:product:{product_id}: the catalog-api product read model, denormalised for product pages.\",\"properties\":{\"category_ids\":{\"description\":\"Categories the product is listed in.\",\"items\":{\"minimum\":1,\"type\":\"integer\"},\"type\":\"array\"},\"id\":{\"description\":\"Product ID; equals the key's product_id.\",\"minimum\":1,\"type\":\"integer\"},\"images\":{\"description\":\"Image URLs, primary first.\",\"items\":{\"format\":\"uri\",\"type\":\"string\"},\"maxItems\":20,\"type\":\"array\"},\"in_stock\":{\"description\":\"Whether any warehouse has stock.\",\"type\":\"boolean\"},\"price\":{\"additionalProperties\":false,\"description\":\"Current price in minor units.\",\"properties\":{\"amount\":{\"description\":\"Price in minor units (cents).\",\"minimum\":0,\"type\":\"integer\"},\"currency\":{\"description\":\"ISO 4217 currency code.\",\"pattern\":\"^[A-Z]{3}$\",\"type\":\"string\"}},\"required\":[\"amount\",\"currency\"],\"type\":\"object\"},\"sku\":{\"description\":\"Stock-keeping unit.\",\"maxLength\":64,\"minLength\":1,\"type\":\"string\"},\"title\":{\"description\":\"Display title in the default locale.\",\"minLength\":1,\"type\":\"string\"},\"updated_at\":{\"description\":\"When catalog-api last changed the product.\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"id\",\"sku\",\"title\",\"price\",\"in_stock\",\"updated_at\"],\"title\":\"Cached product (v1)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k ProductCacheKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -4728,7 +6348,7 @@ func (k ProductCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...t
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("product-cache", ProductCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -4736,6 +6356,26 @@ func (k ProductCacheKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...t
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (ProductCacheKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("product-cache", ProductCacheMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (ProductCacheKey) encode(key string, v ProductCacheValue) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -4761,18 +6401,24 @@ func (k ProductCacheKey) Get(ctx context.Context, c redis.Cmdable) (ProductCache
 // The key expires after ProductCacheMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds ProductCacheMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k ProductCacheKey) Set(ctx context.Context, c redis.Cmdable, v ProductCacheValue, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("product-cache", ProductCacheMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaProductCache, "product-cache", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -4914,7 +6560,7 @@ func (k RateLimitKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("rate-limit", RateLimitMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -4922,6 +6568,17 @@ func (k RateLimitKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...time
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (RateLimitKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("rate-limit", RateLimitMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it.
+func (RateLimitKey) encode(key string, v int64) (data, val any, err error) {
+	return strconv.FormatInt(v, 10), nil, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -4954,11 +6611,14 @@ func (k RateLimitKey) Set(ctx context.Context, c redis.Cmdable, v int64, ttl ...
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("rate-limit", RateLimitMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data := strconv.FormatInt(v, 10)
+	data, _, err := k.encode(key, v)
+	if err != nil {
+		return err
+	}
 	return c.Set(ctx, key, data, exp).Err()
 }
 
@@ -5071,6 +6731,9 @@ func (UserSessionKey) Encoding() string { return UserSessionEncoding }
 // TTLPolicy returns UserSessionTTLPolicy.
 func (UserSessionKey) TTLPolicy() TTLPolicy { return UserSessionTTLPolicy }
 
+// keyregSchemaUserSession is the compiled JSON Schema of user-session values.
+var keyregSchemaUserSession = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/user-session.v2.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v2:user:session:{session_id}. Written by auth-api on login, read by every web service on each request.\",\"properties\":{\"auth_method\":{\"description\":\"How the user authenticated.\",\"enum\":[\"password\",\"sso\",\"passkey\",\"magic_link\"],\"type\":\"string\"},\"created_at\":{\"description\":\"When the session was created (RFC 3339).\",\"format\":\"date-time\",\"type\":\"string\"},\"csrf_token\":{\"description\":\"Per-session CSRF token, 32 random bytes in hex.\",\"pattern\":\"^[0-9a-f]{64}$\",\"type\":\"string\"},\"expires_at\":{\"description\":\"Absolute expiry; the key TTL is refreshed on activity but never past this.\",\"format\":\"date-time\",\"type\":\"string\"},\"ip\":{\"description\":\"Client IP at login, for the security page.\",\"maxLength\":45,\"type\":\"string\"},\"mfa\":{\"default\":false,\"description\":\"Whether a second factor was verified in this session.\",\"type\":\"boolean\"},\"roles\":{\"description\":\"Role names cached at login so services need not call auth-api.\",\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":64,\"type\":\"array\",\"uniqueItems\":true},\"user_agent\":{\"description\":\"User-Agent at login, truncated.\",\"maxLength\":512,\"type\":\"string\"},\"user_id\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"created_at\",\"expires_at\",\"csrf_token\",\"auth_method\"],\"title\":\"User session (v2)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k UserSessionKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -5091,7 +6754,7 @@ func (k UserSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...ti
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("user-session", UserSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -5099,6 +6762,26 @@ func (k UserSessionKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...ti
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (UserSessionKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("user-session", UserSessionMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (UserSessionKey) encode(key string, v UserSessionValue) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -5124,18 +6807,24 @@ func (k UserSessionKey) Get(ctx context.Context, c redis.Cmdable) (UserSessionVa
 // The key expires after UserSessionMaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds UserSessionMaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k UserSessionKey) Set(ctx context.Context, c redis.Cmdable, v UserSessionValue, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("user-session", UserSessionMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaUserSession, "user-session", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -5251,6 +6940,9 @@ func (UserSessionIndexKey) Encoding() string { return UserSessionIndexEncoding }
 // TTLPolicy returns UserSessionIndexTTLPolicy.
 func (UserSessionIndexKey) TTLPolicy() TTLPolicy { return UserSessionIndexTTLPolicy }
 
+// keyregSchemaUserSessionIndex is the compiled JSON Schema of user-session-index values.
+var keyregSchemaUserSessionIndex = keyregCompile("{\"pattern\":\"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$\",\"type\":\"string\"}")
+
 // Delete deletes the key.
 func (k UserSessionIndexKey) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -5271,7 +6963,7 @@ func (k UserSessionIndexKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl 
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("user-session-index", UserSessionIndexMaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -5279,6 +6971,62 @@ func (k UserSessionIndexKey) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl 
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (UserSessionIndexKey) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("user-session-index", UserSessionIndexMaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (UserSessionIndexKey) encode(key string, v string) (data, val any, err error) {
+	return v, v, nil
+}
+
+// SAdd encodes the members and adds them to the set, then applies the TTL
+// policy, in one MULTI/EXEC transaction.
+//
+// The key expires after UserSessionIndexMaxTTL, or after ttl when one is passed;
+// a ttl that is not positive or exceeds UserSessionIndexMaxTTL is an error
+// wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
+func (k UserSessionIndexKey) SAdd(ctx context.Context, c redis.Cmdable, members []string, ttl ...time.Duration) error {
+	key, err := k.Build()
+	if err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return fmt.Errorf("%w: %s: SAdd needs at least one member", ErrInvalidValue, "user-session-index")
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(members))
+	for i, v := range members {
+		data, val, err := k.encode(key, v)
+		if err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		if err := keyregCheck(keyregSchemaUserSessionIndex, "user-session-index", key, val); err != nil {
+			return fmt.Errorf("member %d: %w", i, err)
+		}
+		args = append(args, data)
+	}
+	_, err = c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SAdd(ctx, key, args...)
+		if exp > 0 {
+			p.PExpire(ctx, key, exp)
+		} else {
+			p.Persist(ctx, key)
+		}
+		return nil
+	})
+	return err
 }
 
 // Constants of the family user-session-v1.
@@ -5392,6 +7140,9 @@ func (UserSessionV1Key) Encoding() string { return UserSessionV1Encoding }
 // TTLPolicy returns UserSessionV1TTLPolicy.
 func (UserSessionV1Key) TTLPolicy() TTLPolicy { return UserSessionV1TTLPolicy }
 
+// keyregSchemaUserSessionV1 is the compiled JSON Schema of user-session-v1 values.
+var keyregSchemaUserSessionV1 = keyregCompile("{\"$id\":\"https://keyreg.dev/schemas/payload/user-session.v1.json\",\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:user:session:{token}. Kept only until the v1 sessions sunset; see user-session.v2.json.\",\"properties\":{\"remember\":{\"description\":\"Legacy \\\"remember me\\\" flag; such sessions were written without a TTL.\",\"type\":\"boolean\"},\"ts\":{\"description\":\"Login time, Unix seconds.\",\"type\":\"integer\"},\"uid\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"uid\",\"ts\"],\"title\":\"User session (v1, deprecated)\",\"type\":\"object\"}")
+
 // Delete deletes the key.
 func (k UserSessionV1Key) Delete(ctx context.Context, c redis.Cmdable) error {
 	key, err := k.Build()
@@ -5412,7 +7163,7 @@ func (k UserSessionV1Key) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("user-session-v1", UserSessionV1MaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
@@ -5420,6 +7171,26 @@ func (k UserSessionV1Key) ApplyTTL(ctx context.Context, c redis.Cmdable, ttl ...
 		return c.PExpire(ctx, key, exp).Err()
 	}
 	return c.Persist(ctx, key).Err()
+}
+
+// expiry returns the expiry a write sets under the family's TTL policy
+// (0: none), or an error wrapping ErrTTL.
+func (UserSessionV1Key) expiry(ttl ...time.Duration) (time.Duration, error) {
+	return keyregExpiry("user-session-v1", UserSessionV1MaxTTL, ttl)
+}
+
+// encode encodes v as the family's encoding stores it, and returns
+// it decoded as JSON for the schema check.
+func (UserSessionV1Key) encode(key string, v UserSessionV1Value) (data, val any, err error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding %s: %w", key, err)
+	}
+	val, err = keyregJSONValue(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decoding %s: %w", key, err)
+	}
+	return b, val, nil
 }
 
 // Get reads and decodes the value of the key. A missing key returns
@@ -5445,18 +7216,24 @@ func (k UserSessionV1Key) Get(ctx context.Context, c redis.Cmdable) (UserSession
 // The key expires after UserSessionV1MaxTTL, or after ttl when one is passed;
 // a ttl that is not positive or exceeds UserSessionV1MaxTTL is an error
 // wrapping ErrTTL, and nothing is written.
+//
+// Every value is checked against the family's schema first; a value that
+// breaks it is an error wrapping ErrSchema, and nothing is written.
 func (k UserSessionV1Key) Set(ctx context.Context, c redis.Cmdable, v UserSessionV1Value, ttl ...time.Duration) error {
 	key, err := k.Build()
 	if err != nil {
 		return err
 	}
-	exp, err := keyregExpiry("user-session-v1", UserSessionV1MaxTTL, ttl)
+	exp, err := k.expiry(ttl...)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(v)
+	data, val, err := k.encode(key, v)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", key, err)
+		return err
+	}
+	if err := keyregCheck(keyregSchemaUserSessionV1, "user-session-v1", key, val); err != nil {
+		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
 }
@@ -5648,6 +7425,27 @@ func (e *IdempotencyKeyState) UnmarshalJSON(b []byte) error {
 		*e = IdempotencyKeyStateUnknown
 	}
 	return nil
+}
+
+// MailOutboxItem is a payload of the family mail-outbox.
+//
+// Outgoing mail job (v1). One member of the list v1:mail:outbox (LPUSH by
+// producers, BLMOVE by mailer workers).
+type MailOutboxItem struct {
+	// Delivery attempts so far. Optional.
+	Attempts *int64 `json:"attempts,omitempty"`
+	// When the job was queued. Format: date-time.
+	EnqueuedAt string `json:"enqueued_at"`
+	// Job ULID, used to de-duplicate sends.
+	ID string `json:"id"`
+	// BCP 47 locale for the template. Optional.
+	Locale *string `json:"locale,omitempty"`
+	// Mail template name.
+	Template string `json:"template"`
+	// Recipient address. Format: email.
+	To string `json:"to"`
+	// Template variables. Optional.
+	Vars map[string]json.RawMessage `json:"vars,omitempty"`
 }
 
 // ProductCacheValue is a payload of the family product-cache.

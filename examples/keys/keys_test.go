@@ -91,15 +91,14 @@ func TestAccessorsAudit(t *testing.T) {
 	check(rate.Set(ctx, c, 3))
 	written = append(written, rate)
 
-	lock := LockKey{Resource: "invoice-run/2026-03"}
-	check(lock.Set(ctx, c, "holder-token", 10*time.Second))
-	written = append(written, lock)
-
-	// A persistent family's Set removes a TTL some other writer left.
-	fence := LockFenceKey{Resource: "invoice-run/2026-03"}
-	check(c.Set(ctx, fence.String(), "1", time.Hour).Err())
-	check(fence.Set(ctx, c, 2))
-	written = append(written, fence)
+	// A lock and its fence are written only by the generated acquire: one
+	// script sets the lock with its lease and increments the fence.
+	held, err := TryAcquireLock(ctx, c, "invoice-run/2026-03", LockOptions{})
+	check(err)
+	if held.Fence() != 1 {
+		t.Fatalf("first acquisition: fence %d, want 1", held.Fence())
+	}
+	written = append(written, LockKey{Resource: "invoice-run/2026-03"}, LockFenceKey{Resource: "invoice-run/2026-03"})
 
 	cart := CartItemsKey{UserID: 42}
 	check(cart.HSet(ctx, c, map[string]CartItemsField{
@@ -114,35 +113,35 @@ func TestAccessorsAudit(t *testing.T) {
 	check(flags.HSet(ctx, c, map[string]FeatureFlagsField{"new_checkout": {Enabled: true, AllowUserIDs: []int64{1, 2}}}))
 	written = append(written, flags)
 
-	// Other types are written with go-redis directly; ApplyTTL then applies
-	// the family's policy.
+	// Collections through their typed writers, which apply the TTL in the
+	// same transaction.
 	index := UserSessionIndexKey{UserID: 42}
-	check(c.SAdd(ctx, MustBuildUserSessionIndex(42), sessionID).Err())
-	check(index.ApplyTTL(ctx, c))
+	check(index.SAdd(ctx, c, []string{sessionID}))
 	written = append(written, index)
 
 	room := ChatMessagesKey{RoomID: roomID}
-	check(c.XAdd(ctx, &redis.XAddArgs{Stream: room.String(), Values: []any{"user_id", "42", "kind", "text", "body", "hi"}}).Err())
+	_, err = room.XAdd(ctx, c, map[string]string{"user_id": "42", "kind": "text", "body": "hi"}, 0)
+	check(err)
 	for _, g := range []string{"push", "search"} { // the consumer groups keys.yaml declares
 		check(c.XGroupCreate(ctx, room.String(), g, "$").Err())
 	}
-	check(room.ApplyTTL(ctx, c, 0))
 	written = append(written, room)
 
 	presence := ChatPresenceKey{RoomID: roomID}
-	check(c.SAdd(ctx, presence.String(), "42").Err())
-	check(presence.ApplyTTL(ctx, c, 2*time.Minute))
+	check(presence.SAdd(ctx, c, []int64{42}, 2*time.Minute))
 	written = append(written, presence)
 
 	board := LeaderboardKey{Season: 2026}
-	check(c.ZAdd(ctx, board.String(), redis.Z{Score: 10, Member: "42"}).Err())
-	check(board.ApplyTTL(ctx, c))
+	check(board.ZAdd(ctx, c, []ZMember[int64]{{Score: 10, Member: 42}}))
 	written = append(written, board)
 
 	outbox := MailOutboxKey{}
-	check(c.LPush(ctx, outbox.String(), `{"id":"`+roomID+`","template":"welcome","to":"ada@example.com","enqueued_at":"`+when+`"}`).Err())
-	check(outbox.ApplyTTL(ctx, c))
+	check(outbox.LPush(ctx, c, []MailOutboxItem{{ID: roomID, Template: "welcome", To: "ada@example.com", EnqueuedAt: when}}))
 	written = append(written, outbox)
+
+	// ApplyTTL applies the policy after a write made with go-redis directly.
+	check(c.SAdd(ctx, index.String(), taskID).Err())
+	check(index.ApplyTTL(ctx, c))
 
 	// Every written key obeys its family's TTL policy.
 	for _, k := range written {
@@ -171,8 +170,11 @@ func TestAccessorsAudit(t *testing.T) {
 	if d := ttlOf(short); d > time.Hour {
 		t.Errorf("user-session written with ttl 1h has TTL %v", d)
 	}
-	if d := ttlOf(fence); d != -1 {
+	if d := ttlOf(LockFenceKey{Resource: "invoice-run/2026-03"}); d != -1 {
 		t.Errorf("persistent lock-fence has TTL %v, want none", d)
+	}
+	if d := ttlOf(LockKey{Resource: "invoice-run/2026-03"}); d <= 0 || d > LockMaxTTL {
+		t.Errorf("lock has TTL %v, want its lease of at most %v", d, LockMaxTTL)
 	}
 	if d := ttlOf(flags); d != -1 {
 		t.Errorf("persistent feature-flags has TTL %v after HSet, want none", d)
@@ -222,10 +224,10 @@ func TestAccessorsAudit(t *testing.T) {
 		t.Error("the audit sampled no payloads")
 	}
 
-	// Deleting works, and refused writes write nothing.
-	check(lock.Delete(ctx, c))
-	if n := c.Exists(ctx, lock.String()).Val(); n != 0 {
-		t.Errorf("lock still exists after Delete")
+	// Releasing works, and refused writes write nothing.
+	check(held.Release(ctx, c))
+	if n := c.Exists(ctx, held.Key()).Val(); n != 0 {
+		t.Errorf("lock still exists after Release")
 	}
 	long := UserSessionKey{SessionID: strings.Replace(sessionID, "0e5b", "2e5b", 1)}
 	if err := long.Set(ctx, c, got, 25*time.Hour); !errors.Is(err, ErrTTL) {
@@ -240,8 +242,8 @@ func TestAccessorsAudit(t *testing.T) {
 	if n := c.Exists(ctx, long.String()).Val(); n != 0 {
 		t.Errorf("a refused Set wrote the key")
 	}
-	if err := (LockKey{Resource: "a:b"}).Set(ctx, c, "x"); !errors.Is(err, ErrInvalidKey) {
-		t.Errorf("Set of an invalid key: %v, want ErrInvalidKey", err)
+	if _, err := TryAcquireLock(ctx, c, "a:b", LockOptions{}); !errors.Is(err, ErrInvalidKey) {
+		t.Errorf("acquiring a lock of an invalid key: %v, want ErrInvalidKey", err)
 	}
 }
 
@@ -291,4 +293,92 @@ func TestBuildValidates(t *testing.T) {
 		}
 	}()
 	MustBuildLock("a:b")
+}
+
+// TestCollectionWriters: every write re-applies the family's TTL, and a
+// value that breaks the family's schema is refused with ErrSchema before
+// anything is written, for every collection type, a string and a hash.
+func TestCollectionWriters(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	check := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The TTL is re-armed by every write, not only by the first.
+	presence := ChatPresenceKey{RoomID: roomID}
+	check(presence.SAdd(ctx, c, []int64{1, 2}))
+	check(c.PExpire(ctx, presence.String(), time.Second).Err())
+	check(presence.SAdd(ctx, c, []int64{3}))
+	if d := c.PTTL(ctx, presence.String()).Val(); d <= time.Second || d > ChatPresenceMaxTTL {
+		t.Errorf("chat-presence PTTL %v after a second SAdd, want about %v", d, ChatPresenceMaxTTL)
+	}
+	if err := presence.SAdd(ctx, c, []int64{4}, ChatPresenceMaxTTL+time.Second); !errors.Is(err, ErrTTL) {
+		t.Errorf("SAdd with a ttl above the maximum: %v, want ErrTTL", err)
+	}
+	// A persistent family's write removes a TTL another writer left.
+	board := LeaderboardKey{Season: 2025}
+	check(c.ZAdd(ctx, board.String(), redis.Z{Score: 1, Member: "9"}).Err())
+	check(c.Expire(ctx, board.String(), time.Hour).Err())
+	check(board.ZAdd(ctx, c, []ZMember[int64]{{Score: 5, Member: 9}, {Score: 2, Member: 10}}))
+	if d := c.PTTL(ctx, board.String()).Val(); d != -1 {
+		t.Errorf("persistent leaderboard has PTTL %v after ZAdd, want none", d)
+	}
+	if s := c.ZScore(ctx, board.String(), "9").Val(); s != 5 {
+		t.Errorf("ZAdd left member 9 at score %v, want 5", s)
+	}
+	outbox := MailOutboxKey{}
+	job := func(id string) MailOutboxItem {
+		return MailOutboxItem{ID: id, Template: "welcome", To: "ada@example.com", EnqueuedAt: when}
+	}
+	check(outbox.RPush(ctx, c, []MailOutboxItem{job("01ARZ3NDEKTSV4RRFFQ69G5FA1"), job("01ARZ3NDEKTSV4RRFFQ69G5FA2")}))
+	check(outbox.LPush(ctx, c, []MailOutboxItem{job("01ARZ3NDEKTSV4RRFFQ69G5FA0")}))
+	if l := c.LRange(ctx, outbox.String(), 0, -1).Val(); len(l) != 3 || !strings.Contains(l[0], "FA0") || !strings.Contains(l[2], "FA2") {
+		t.Errorf("outbox holds %q", l)
+	}
+
+	// Refused writes: each breaks one constraint of its family's schema
+	// and nothing of the batch is written.
+	room := ChatMessagesKey{RoomID: "01ARZ3NDEKTSV4RRFFQ69G5FB0"}
+	_, roomErr := room.XAdd(ctx, c, map[string]string{"user_id": "042", "kind": "text", "body": "hi"}, 0)
+	minusOne := int64(-1)
+	for name, err := range map[string]error{
+		"set member below minimum":  (ChatPresenceKey{RoomID: "01ARZ3NDEKTSV4RRFFQ69G5FB1"}).SAdd(ctx, c, []int64{5, 0}),
+		"set member not a uuid":     (UserSessionIndexKey{UserID: 5}).SAdd(ctx, c, []string{"SECRET-NOT-A-UUID"}),
+		"zset member below minimum": (LeaderboardKey{Season: 1999}).ZAdd(ctx, c, []ZMember[int64]{{Score: 1, Member: 1}, {Score: 1, Member: -3}}),
+		"list item bad pattern":     (MailOutboxKey{}).LPush(ctx, c, []MailOutboxItem{job("not-a-ulid")}),
+		"list item bad minimum":     (MailOutboxKey{}).RPush(ctx, c, []MailOutboxItem{{ID: roomID, Template: "welcome", To: "a@example.com", EnqueuedAt: when, Attempts: &minusOne}}),
+		"stream entry bad pattern":  roomErr,
+		"hash field name":           (CartItemsKey{UserID: 77}).HSet(ctx, c, map[string]CartItemsField{"sku-1": {Qty: 1, UnitPrice: 1, AddedAt: when}}),
+		"hash field value":          (CartItemsKey{UserID: 77}).HSet(ctx, c, map[string]CartItemsField{"1": {Qty: 1000, UnitPrice: 1, AddedAt: when}}),
+		"string value":              (EmailVerificationKey{Token: hexToken}).Set(ctx, c, EmailVerificationValue{UserID: 0, Email: "ada@example.com"}),
+	} {
+		if !errors.Is(err, ErrSchema) {
+			t.Errorf("%s: %v, want ErrSchema", name, err)
+		} else if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: the error quotes the value: %v", name, err)
+		}
+	}
+	for _, k := range []string{"v1:chat:room:01ARZ3NDEKTSV4RRFFQ69G5FB0:messages", "v1:chat:room:01ARZ3NDEKTSV4RRFFQ69G5FB1:online",
+		MustBuildUserSessionIndex(5), MustBuildLeaderboard(1999), MustBuildCartItems(77), MustBuildEmailVerification(hexToken)} {
+		if c.Exists(ctx, k).Val() != 0 {
+			t.Errorf("a refused write created %q", k)
+		}
+	}
+	if l := c.LLen(ctx, outbox.String()).Val(); l != 3 {
+		t.Errorf("outbox has %d items after refused pushes, want 3", l)
+	}
+	// MAXLEN ~ keeps the stream near max_len.
+	pipe := ChatMessagesKey{RoomID: "01ARZ3NDEKTSV4RRFFQ69G5FB2"}
+	for i := range ChatMessagesMaxLen + 500 {
+		if _, err := pipe.XAdd(ctx, c, map[string]string{"user_id": "1", "kind": "text", "body": "x"}, 0); err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+	}
+	if l := c.XLen(ctx, pipe.String()).Val(); l < ChatMessagesMaxLen || l >= ChatMessagesMaxLen+500 {
+		t.Errorf("XLEN %d after %d appends, want trimmed to about %d", l, ChatMessagesMaxLen+500, ChatMessagesMaxLen)
+	}
 }
