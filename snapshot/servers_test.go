@@ -290,45 +290,18 @@ func writeServerFixture(t *testing.T, bin string) {
 		}
 		do(c0, "HPEXPIRE", "hash:fttl-big", 3600000, "FIELDS", 2, "f1", "f2")
 	}
-	for db, c := range map[int]*redis.Client{0: c0, 2: c2} {
+	for db, c := range []*redis.Client{0: c0, 2: c2} {
+		if c == nil {
+			continue
+		}
 		keys := c.Keys(ctx, "*").Val()
 		slices.Sort(keys)
 		for _, k := range keys {
-			f := fixtureKey{DB: db, Key: k, Type: c.Type(ctx, k).Val(), Encoding: c.ObjectEncoding(ctx, k).Val(), PTTL: c.PTTL(ctx, k).Val().Milliseconds()}
-			switch f.Type {
-			case "string":
-				f.String = []byte(c.Get(ctx, k).Val())
-				f.Len = c.StrLen(ctx, k).Val()
-			case "list":
-				for _, m := range c.LRange(ctx, k, 0, -1).Val() {
-					f.Members = append(f.Members, []byte(m))
-				}
-				f.Len = c.LLen(ctx, k).Val()
-			case "set":
-				for _, m := range c.SMembers(ctx, k).Val() {
-					f.Members = append(f.Members, []byte(m))
-				}
-				f.Len = c.SCard(ctx, k).Val()
-			case "zset":
-				for _, m := range c.ZRange(ctx, k, 0, -1).Val() {
-					f.Members = append(f.Members, []byte(m))
-				}
-				f.Len = c.ZCard(ctx, k).Val()
-			case "hash":
-				f.Fields = map[string][]byte{}
-				for fk, v := range c.HGetAll(ctx, k).Val() {
-					f.Fields[fk] = []byte(v)
-				}
-				f.Len = c.HLen(ctx, k).Val()
-			case "stream":
-				for _, m := range c.XRange(ctx, k, "-", "+").Val() {
-					e := map[string][]byte{}
-					for fk, v := range m.Values {
-						e[fk] = []byte(fmt.Sprint(v))
-					}
-					f.Entries = append(f.Entries, e)
-				}
-				f.Len = c.XLen(ctx, k).Val()
+			lf := live(t, c, k)
+			f := fixtureKey{DB: db, Key: k, Type: lf.typ, Encoding: lf.enc, PTTL: lf.pttl.Milliseconds(), Len: lf.length,
+				String: lf.sample.String, Members: lf.sample.Members, Fields: lf.sample.Fields, Entries: lf.sample.Entries}
+			if lf.pttl < 0 {
+				f.PTTL = -1
 			}
 			fx.Keys = append(fx.Keys, f)
 		}
