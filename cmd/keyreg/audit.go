@@ -316,28 +316,9 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 // writeAudit writes the report to every output: the same report, rendered
 // once per format, from the one scan.
 func (a *app) writeAudit(outs outputs, rep *audit.Report, comp *audit.Comparison) error {
-	step, err := outs.stepSummary()
-	if err != nil {
-		return err
-	}
-	if step != nil {
-		defer step.Close()
-	}
-	infos := ruleInfos()
-	return outs.write(a.stdout, func(w io.Writer, format report.Format, first bool) error {
-		o := report.Options{
-			Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
-			Rules:      infos,
-			Automation: "keyreg/audit/",
-		}
-		if format == report.Table {
-			o.Width, o.Color = terminalWidth(w), useColor(w)
-		}
+	return a.render(outs, "keyreg/audit/", func(w io.Writer, format report.Format, o report.Options, first bool) error {
 		if first && format == report.Text {
 			o.Summary = a.stderr
-		}
-		if first && step != nil && format == report.GitHub {
-			o.StepSummary = step
 		}
 		return report.AuditBaseline(w, format, rep, comp, o)
 	})

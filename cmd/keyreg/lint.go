@@ -121,6 +121,20 @@ func (a *app) reportDiagnostics(outs outputs, l diag.List, automation string, ch
 // stderr and, for github, the job summary to $GITHUB_STEP_SUMMARY (once
 // each, however many outputs have the format).
 func (a *app) writeDiagnostics(outs outputs, l diag.List, automation string, checked *report.Checked) error {
+	return a.render(outs, automation, func(w io.Writer, format report.Format, o report.Options, first bool) error {
+		o.Checked = checked
+		if first {
+			o.Summary = a.stderr
+		}
+		return report.Diagnostics(w, format, l, o)
+	})
+}
+
+// render writes to every output with the options every document shares:
+// the tool and its rules, the automation id, the table's width and colour
+// for where it goes, and $GITHUB_STEP_SUMMARY (opened once) for the first
+// github output.
+func (a *app) render(outs outputs, automation string, fn func(w io.Writer, format report.Format, o report.Options, first bool) error) error {
 	step, err := outs.stepSummary()
 	if err != nil {
 		return err
@@ -134,15 +148,14 @@ func (a *app) writeDiagnostics(outs outputs, l diag.List, automation string, che
 			Tool:       report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"},
 			Rules:      infos,
 			Automation: automation,
-			Checked:    checked,
 		}
-		if first {
-			o.Summary = a.stderr
-			if step != nil {
-				o.StepSummary = step
-			}
+		if format == report.Table {
+			o.Width, o.Color = terminalWidth(w), useColor(w)
 		}
-		return report.Diagnostics(w, format, l, o)
+		if first && step != nil && format == report.GitHub {
+			o.StepSummary = step
+		}
+		return fn(w, format, o, first)
 	})
 }
 
