@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -89,6 +90,8 @@ func drainWith(b []byte, o Options) error {
 		if err != nil {
 			return err
 		}
+		// The groups of the test dumps, so that their reading is fuzzed too.
+		e.WantGroups([]source.GroupQuery{{Name: "g", Consumers: true}, {Name: "g1", Consumers: true}})
 		if i%2 == 0 {
 			if _, err := e.Value(10, 1<<16); err != nil && !isTooLarge(err) {
 				return err

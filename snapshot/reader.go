@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/keyreg/keyreg/source"
 )
 
 // Options bound what the reader allocates.
@@ -136,7 +138,12 @@ type Entry struct {
 	// value, set both (Len stays -1 only when no header gives it).
 	Size int64
 	Len  int64
+	// Groups are the consumer groups WantGroups asked for that a stream
+	// has, read with its value (Skip or Value); valid when HasGroups.
+	Groups    []StreamGroup
+	HasGroups bool
 
+	want     []source.GroupQuery
 	r        *Reader
 	start    int64 // offset of the value
 	module   uint64

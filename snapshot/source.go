@@ -52,9 +52,9 @@ type Source struct {
 	kept   map[keptKey]kept
 	files  []FileInfo
 	noIdle int64 // keys whose idle time was planned but is not in the file
-	// noFence and noGroups count the locks whose fence key and the
-	// streams whose consumer groups were planned: a snapshot has neither.
-	noFence, noGroups int64
+	// noFence counts the locks whose fence key was planned: a snapshot
+	// audit does not look it up.
+	noFence int64
 }
 
 type keptKey struct {
@@ -91,8 +91,7 @@ func (s *Source) Files() []FileInfo {
 // Notes says, for the report, what the audit read and how it differs from
 // a live audit: each file with its RDB version, server version and
 // creation time; that TTLs are as of that time; that sizes are those in
-// the file; and which keys had no idle time, fence or consumer groups to
-// check.
+// the file; and which keys had no idle time or fence to check.
 func (s *Source) Notes() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -116,9 +115,6 @@ func (s *Source) Notes() []string {
 	}
 	if s.noFence > 0 {
 		out = append(out, fmt.Sprintf("fence-missing not checked on %d locks: a snapshot audit does not look their fence keys up", s.noFence))
-	}
-	if s.noGroups > 0 {
-		out = append(out, fmt.Sprintf("stream-group-missing, stream-group-lag, stream-pending and stream-consumer-idle not checked on %d streams: a snapshot audit does not read consumer groups", s.noGroups))
 	}
 	return out
 }
@@ -297,6 +293,9 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			s.noIdle++
 			s.mu.Unlock()
 		}
+		if p.Groups != nil && e.Type == "stream" {
+			e.WantGroups(p.Groups) // read with the value, below
+		}
 		if want := p.Sample; want != "" && (want == "*" || want == e.Type) && quota[p.Family] < s.o.Sample {
 			quota[p.Family]++
 			v, err := e.Value(s.o.SampleLen, s.o.MaxValueBytes)
@@ -319,21 +318,20 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		if e.Len >= 0 && e.Type != "string" {
 			k.Len, k.HasLen = e.Len, true
 		}
-		// A string's encoding, as OBJECT ENCODING says it, too. Fence keys
-		// and consumer groups (fence-missing and the stream group rules)
-		// are not read from a snapshot: a lock's fence may come anywhere
-		// in the file, and groups are left unset, so those rules are
-		// silent on a snapshot, and a note counts the keys.
+		// A string's encoding, as OBJECT ENCODING says it, too. A stream's
+		// consumer groups are in the file, as XINFO would have given them
+		// when it was saved. Fence keys are not looked up (fence-missing):
+		// a lock's fence may come anywhere in the file, so the rule is
+		// silent on a snapshot, and a note counts the locks.
 		if p.Encoding && e.Type == "string" {
 			k.Encoding = e.Encoding
 		}
-		if p.Fence != "" || (p.Groups != nil && e.Type == "stream") {
+		if e.HasGroups {
+			k.Groups, k.HasGroups = groupInfos(e.Groups, ctime), true
+		}
+		if p.Fence != "" {
 			s.mu.Lock()
-			if p.Fence != "" {
-				s.noFence++
-			} else {
-				s.noGroups++
-			}
+			s.noFence++
 			s.mu.Unlock()
 		}
 		batch = append(batch, k)
@@ -344,6 +342,25 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		}
 	}
 	return fs, send()
+}
+
+// groupInfos turns a stream's groups as the file holds them into the facts
+// a live probe gives, with idle times as of the save: ctime has second
+// precision, so, as for TTLs, at the end of that second (now when the file
+// has no ctime).
+func groupInfos(gs []StreamGroup, ctime time.Time) []source.GroupInfo {
+	saved := ctime.Add(time.Second - time.Millisecond)
+	if ctime.IsZero() {
+		saved = time.Now()
+	}
+	out := make([]source.GroupInfo, len(gs))
+	for i, g := range gs {
+		out[i] = source.GroupInfo{Name: g.Name, Consumers: g.Consumers, Pending: g.Pending, Lag: g.Lag, HasLag: g.HasLag}
+		if g.HasIdle {
+			out[i].IdlePending, out[i].IdleConsumer, out[i].HasIdle = max(0, saved.Sub(g.SeenAt)), g.IdleConsumer, true
+		}
+	}
+	return out
 }
 
 // keyArena holds key names in blocks of a few KiB instead of one allocation

@@ -669,72 +669,22 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 		return err
 	}
 	e.Len = length
-	ids := 2 // last id
-	if t >= tStreamListpacks2 {
-		ids += 5 // first id, max deleted id, entries added
-	}
-	for range ids {
-		if _, err := r.readLen("a stream id or counter"); err != nil {
-			return err
-		}
-	}
-	groups, err := r.readCount("a consumer group count")
-	if err != nil {
+	m := streamMeta{length: length, v2: t >= tStreamListpacks2}
+	if m.last, err = r.readID("a stream's last id"); err != nil {
 		return err
 	}
-	for range groups {
-		if err := r.skipString("a consumer group name"); err != nil {
+	if m.v2 {
+		if m.first, err = r.readID("a stream's first id"); err != nil {
 			return err
 		}
-		ids := 2
-		if t >= tStreamListpacks2 {
-			ids++ // entries read
-		}
-		for range ids {
-			if _, err := r.readLen("a consumer group id"); err != nil {
-				return err
-			}
-		}
-		pel, err := r.readCount("a pending entries count")
-		if err != nil {
+		if m.maxDeleted, err = r.readID("a stream's max deleted id"); err != nil {
 			return err
 		}
-		for range pel {
-			if err := r.in.discard(16+8, "a pending entry"); err != nil {
-				return err
-			}
-			if _, err := r.readLen("a delivery count"); err != nil {
-				return err
-			}
-		}
-		consumers, err := r.readCount("a consumer count")
-		if err != nil {
+		if m.entriesAdded, err = r.readLen("a stream's entries added"); err != nil {
 			return err
-		}
-		for range consumers {
-			if err := r.skipString("a consumer name"); err != nil {
-				return err
-			}
-			times := int64(8)
-			if t >= tStreamListpacks3 {
-				times = 16
-			}
-			if err := r.in.discard(times, "a consumer's seen time"); err != nil {
-				return err
-			}
-			cp, err := r.readCount("a consumer's pending count")
-			if err != nil {
-				return err
-			}
-			if cp > 1<<40 {
-				return &FormatError{Offset: r.in.offset(), Expected: "a consumer's pending count", Found: fmt.Sprint(cp)}
-			}
-			if err := r.in.discard(cp*16, "a consumer's pending ids"); err != nil {
-				return err
-			}
 		}
 	}
-	return nil
+	return r.readGroups(e, t, &m)
 }
 
 // sampleStreamNode samples the live entries of one stream listpack.
