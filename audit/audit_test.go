@@ -535,7 +535,9 @@ func dial(t testing.TB, reg *registry.Registry, so scanner.Options) *scanner.Con
 		so.Count = 50
 	}
 	if so.Timeout == 0 {
-		so.Timeout = 2 * time.Second
+		// A command timeout, not a synchronisation: under -race with the
+		// other packages' tests running, a sample read once took over 2 s.
+		so.Timeout = 10 * time.Second
 	}
 	so.Plan = audit.Plan(reg, false)
 	// These tests check what sampling and length reads find on a primary
