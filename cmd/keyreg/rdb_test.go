@@ -14,6 +14,7 @@ import (
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
+	"github.com/redis/go-redis/v9"
 )
 
 // rdbReport is the part of the json audit report compared between a live
@@ -386,5 +387,80 @@ func TestAuditRDBOldServers(t *testing.T) {
 				t.Errorf("notes %q: want the file's RDB version", r.Scan.Notes)
 			}
 		})
+	}
+}
+
+// TestAuditRDBCluster audits a 3-master Cluster live and through one
+// --rdb per master, each file SAVEd by its master: the families, TTL
+// counts and findings agree, and the snapshot report counts three files.
+func TestAuditRDBCluster(t *testing.T) {
+	cs := redistest.Cluster(t)
+	ctx := context.Background()
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cs.Addrs[:3], DisableIdentity: true})
+	defer c.Close()
+	for i := range 300 {
+		var err error
+		switch i % 3 {
+		case 0:
+			err = c.Set(ctx, fmt.Sprintf("c:user:%d", i), `{"id":1}`, time.Hour).Err()
+		case 1:
+			err = c.HSet(ctx, fmt.Sprintf("c:cart:{%d}:items", i), "sku", "1").Err() // no TTL: ttl-missing
+		default:
+			err = c.Set(ctx, fmt.Sprintf("tmp:%d", i), "x", 0).Err() // unregistered
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(`version: 1
+owners: {t: {contact: t@example.com}}
+families:
+  - {name: user, description: d, pattern: "c:user:{id:int}", owner: t, type: string, encoding: json, ttl: {max: 2h}}
+  - {name: cart, description: d, pattern: "c:cart:{{id:int}}:items", owner: t, type: hash, ttl: {max: 1d}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i, m := range cs.Masters {
+		mc := m.Client(t)
+		if err := mc.Save(ctx).Err(); err != nil {
+			t.Fatal(err)
+		}
+		d := mc.ConfigGet(ctx, "dir").Val()["dir"]
+		name := mc.ConfigGet(ctx, "dbfilename").Val()["dbfilename"]
+		files = append(files, "--rdb", filepath.Join(d, name))
+		if n := mc.DBSize(ctx).Val(); n == 0 {
+			t.Fatalf("master %d holds no key", i)
+		}
+	}
+	audit := func(args ...string) *rdbReport {
+		t.Helper()
+		code, out, errb := cli(t, append([]string{"audit", "--registry", reg, "--format", "json"}, args...)...)
+		var r rdbReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != exitFindings {
+			t.Fatalf("audit %v: exit %d, %v\n%s", args, code, err, errb)
+		}
+		return &r
+	}
+	live := audit("--url", "redis://"+cs.Addrs[0], "--allow-touch")
+	snap := audit(files...)
+	lf, lx := live.lines()
+	sf, sx := snap.lines()
+	if !slices.Equal(lf, sf) || !slices.Equal(lx, sx) || live.Scan.Keys != 300 || snap.Scan.Keys != 300 {
+		t.Errorf("live: %d keys %q %q\nrdb:  %d keys %q %q", live.Scan.Keys, lf, lx, snap.Scan.Keys, sf, sx)
+	}
+	if !slices.Contains(lx, "cart ttl-missing x100") {
+		t.Errorf("the planted finding is missing: %q", lx)
+	}
+	files3 := 0
+	for _, n := range snap.Scan.Notes {
+		if strings.HasPrefix(n, "snapshot ") && strings.Contains(n, "RDB version") {
+			files3++
+		}
+	}
+	if files3 != 3 {
+		t.Errorf("notes name %d files, want 3: %q", files3, snap.Scan.Notes)
 	}
 }
