@@ -15,6 +15,10 @@
 // hashtable, intset, listpack, skiplist, zipmap, stream, hash_metadata and
 // hash_listpack_ex (7.4 hash field TTLs), hash2 (Valkey 9) or module.
 //
+// Entry.WantGroups keeps, while a stream is skipped, what XINFO GROUPS and
+// XINFO CONSUMERS would have said of its consumer groups when the file was
+// saved (pending entries, lag, the longest idle consumer holding entries).
+//
 // The tests read files saved by real servers: Redis 7.0 (the tests' own
 // redis-server, every encoding it writes, under LFU and LRU policies) and
 // the fixtures in testdata/servers, saved by Redis 2.8 (RDB 6: ziplist

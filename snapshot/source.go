@@ -177,9 +177,9 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 	idx := len(s.files) - 1
 	s.mu.Unlock()
 
-	// The file is read on its own goroutine, at most readAhead batches
-	// ahead of fn: parsing and checksumming on one core, the audit on
-	// another. fn runs on the caller's goroutine, one batch at a time.
+	// The file is parsed on its own goroutine, at most readAhead batches
+	// ahead of fn, and checksummed on another (ParallelCRC); fn, the
+	// audit, runs on the caller's goroutine, one batch at a time.
 	batches := make(chan []source.KeyInfo, readAhead)
 	stop := make(chan struct{})
 	var (
