@@ -44,14 +44,14 @@ func (c *Conn) readGroups(ctx context.Context, rc *rawConn, keys []string, kps [
 	gr := newGroupReader(rc.r)
 	for j := 0; j < len(streams); j += 2 {
 		plan, ki := &kps[streams[j]].plan, &infos[streams[j+1]]
-		gr.reply = nil
+		gr.cr.reply = nil
 		groups, err := gr.groups(plan.Groups)
 		if err != nil {
 			return rc.ctxErr(err)
 		}
-		ki.Groups, ki.HasGroups = groups, gr.reply == nil
-		if gr.reply != nil {
-			note("xinfo groups", gr.reply)
+		ki.Groups, ki.HasGroups = groups, gr.cr.reply == nil
+		if gr.cr.reply != nil {
+			note("xinfo groups", gr.cr.reply)
 		}
 		for _, q := range plan.Groups {
 			if !q.Consumers {
@@ -63,13 +63,13 @@ func (c *Conn) readGroups(ctx context.Context, rc *rawConn, keys []string, kps [
 					g = &ki.Groups[i]
 				}
 			}
-			gr.reply = nil
+			gr.cr.reply = nil
 			if err := gr.consumers(g); err != nil {
 				return rc.ctxErr(err)
 			}
 			// NOGROUP: the group does not exist, which the groups say.
-			if gr.reply != nil && g != nil {
-				note("xinfo consumers", gr.reply)
+			if gr.cr.reply != nil && g != nil {
+				note("xinfo consumers", gr.cr.reply)
 			}
 		}
 	}
@@ -79,10 +79,9 @@ func (c *Conn) readGroups(ctx context.Context, rc *rawConn, keys []string, kps [
 // groupReader parses XINFO replies on a probe connection, with the
 // header, skip and discard of the sample reader.
 type groupReader struct {
-	cr    capReader
-	reply error     // an error reply
-	buf   [800]byte // a group name: keys.yaml allows 200 characters, 800 bytes of UTF-8
-	name  [32]byte  // a field name: longer ones are no field read
+	cr   capReader
+	buf  [800]byte // a group name: keys.yaml allows 200 characters, 800 bytes of UTF-8
+	name [32]byte  // a field name: longer ones are no field read
 }
 
 func newGroupReader(r *bufio.Reader) *groupReader {
@@ -159,30 +158,11 @@ func (gr *groupReader) rest(cr *capReader, m int64) error {
 	return cr.skip(kind, n)
 }
 
-// list reads the header of a reply that should be an array: its size, or
-// -1 with gr.reply set for an error reply.
-func (gr *groupReader) list(cr *capReader) (int64, error) {
-	kind, n, msg, err := cr.header()
-	switch {
-	case err != nil:
-		return 0, err
-	case kind == '*':
-		return n, nil
-	case kind == '-':
-		gr.reply = replyError(msg)
-		return -1, nil
-	}
-	if err := cr.skip(kind, n); err != nil {
-		return 0, err
-	}
-	return 0, errProtocol
-}
-
 // groups parses an XINFO GROUPS reply and returns the planned groups it
 // lists.
 func (gr *groupReader) groups(plan []source.GroupQuery) ([]source.GroupInfo, error) {
 	cr := &gr.cr
-	size, err := gr.list(cr)
+	size, err := cr.array()
 	if err != nil || size < 0 {
 		return nil, err
 	}
@@ -247,7 +227,7 @@ func (gr *groupReader) groups(plan []source.GroupQuery) ([]source.GroupInfo, err
 // consumer that holds pending entries.
 func (gr *groupReader) consumers(g *source.GroupInfo) error {
 	cr := &gr.cr
-	size, err := gr.list(cr)
+	size, err := cr.array()
 	if err != nil || size < 0 {
 		return err
 	}

@@ -39,8 +39,8 @@ func TestGroupReaderHostile(t *testing.T) {
 	gr := newGroupReader(bufio.NewReaderSize(strings.NewReader(b.String()), 32<<10))
 	plan := []source.GroupQuery{{Name: "delivery", Consumers: true}, {Name: "g1999"}, {Name: "absent"}}
 	got, err := gr.groups(plan)
-	if err != nil || gr.reply != nil {
-		t.Fatalf("groups: %v, reply %v", err, gr.reply)
+	if err != nil || gr.cr.reply != nil {
+		t.Fatalf("groups: %v, reply %v", err, gr.cr.reply)
 	}
 	if len(got) != 2 || got[0].Name != "g1999" || got[0].Pending != 1999 || got[1].Name != "delivery" {
 		t.Fatalf("groups %+v, want g1999 and delivery", got)
@@ -49,8 +49,8 @@ func TestGroupReaderHostile(t *testing.T) {
 	if d.Consumers != 3 || d.Pending != 12 || !d.HasLag || d.Lag != 40 {
 		t.Errorf("delivery %+v", d)
 	}
-	if err := gr.consumers(d); err != nil || gr.reply != nil {
-		t.Fatalf("consumers: %v, reply %v", err, gr.reply)
+	if err := gr.consumers(d); err != nil || gr.cr.reply != nil {
+		t.Fatalf("consumers: %v, reply %v", err, gr.cr.reply)
 	}
 	if !d.HasIdle || d.IdlePending.Milliseconds() != 60000 || d.IdleConsumer != long[:source.MaxConsumerName] {
 		t.Errorf("idlest consumer with entries %q idle %v (read %v)", d.IdleConsumer, d.IdlePending, d.HasIdle)
@@ -62,11 +62,11 @@ func TestGroupReaderHostile(t *testing.T) {
 
 	// An error reply (the key changed type) is a reply, not a failure.
 	gr = newGroupReader(bufio.NewReader(strings.NewReader("-WRONGTYPE Operation against a key\r\n-NOGROUP no such group\r\n")))
-	if got, err := gr.groups(plan); err != nil || got != nil || gr.reply == nil {
-		t.Errorf("groups of an error reply: %+v, %v, reply %v", got, err, gr.reply)
+	if got, err := gr.groups(plan); err != nil || got != nil || gr.cr.reply == nil {
+		t.Errorf("groups of an error reply: %+v, %v, reply %v", got, err, gr.cr.reply)
 	}
-	gr.reply = nil
-	if err := gr.consumers(nil); err != nil || gr.reply == nil {
-		t.Errorf("consumers of an error reply: %v, reply %v", err, gr.reply)
+	gr.cr.reply = nil
+	if err := gr.consumers(nil); err != nil || gr.cr.reply == nil {
+		t.Errorf("consumers of an error reply: %v, reply %v", err, gr.cr.reply)
 	}
 }
