@@ -142,8 +142,8 @@ func (r *Reader) readGroups(e *Entry, t byte, m *streamMeta) error {
 	if err != nil {
 		return err
 	}
-	var found []StreamGroup
-	var at []int // the want index of each found group
+	// The wanted groups the stream has, by their index in e.want.
+	found := make([]*StreamGroup, len(e.want))
 	var buf [maxGroupName]byte
 	for range groups {
 		h, err := r.readStrHdr("a consumer group name")
@@ -232,20 +232,17 @@ func (r *Reader) readGroups(e *Entry, t byte, m *streamMeta) error {
 				g.IdleConsumer, g.SeenAt, g.HasIdle = string(cn), time.UnixMilli(seen), true
 			}
 		}
-		if want >= 0 {
-			found, at = append(found, g), append(at, want)
+		if want >= 0 && found[want] == nil {
+			found[want] = &g
 		}
 	}
 	if e.want == nil {
 		return nil
 	}
-	e.Groups, e.HasGroups = found[:0:0], true
-	for i := range e.want {
-		for j, w := range at {
-			if w == i {
-				e.Groups = append(e.Groups, found[j])
-				break
-			}
+	e.Groups, e.HasGroups = nil, true
+	for _, g := range found {
+		if g != nil {
+			e.Groups = append(e.Groups, *g)
 		}
 	}
 	return nil
