@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
 )
@@ -83,8 +82,8 @@ func (a *app) runDocs(o docsOptions) error {
 	}
 	co := report.CatalogueOptions{Format: f, RepoURL: o.repoURL, GoPackage: o.goPackage}
 	if o.audit != "" {
-		if co.Audit, err = readAudit(o.audit); err != nil {
-			return usageError(err, "write one with keyreg audit --format json > "+o.audit)
+		if co.Audit, err = readReport(o.audit); err != nil {
+			return usageError(fmt.Errorf("%s: reading audit report: %w", o.audit, err), "write one with keyreg audit --format json > "+o.audit)
 		}
 	}
 	files, err := report.Catalogue(reg, co)
@@ -102,20 +101,6 @@ func (a *app) runDocs(o docsOptions) error {
 	}
 	fmt.Fprintf(a.stderr, "keyreg docs: wrote %d %s to %s\n", len(files), plural(len(files), "file"), filepath.Join(o.out, files[0].Name))
 	return nil
-}
-
-// readAudit reads a json audit report (report.ReadAudit bounds its size).
-func readAudit(p string) (*audit.Report, error) {
-	fh, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("reading audit report: %w", err)
-	}
-	defer fh.Close()
-	r, err := report.ReadAudit(fh)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading audit report: %w", p, err)
-	}
-	return r, nil
 }
 
 func plural(n int, word string) string {
