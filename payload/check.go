@@ -44,7 +44,7 @@ type Result struct {
 
 // Check decodes a sample per the family's encoding and validates it
 // against the family's compiled schema, if any. The value the schema sees
-// depends on the type (DESIGN.md §1):
+// depends on the type (docs/registry.md, "Encodings and payload schemas"):
 //
 //   - string and json: the decoded value.
 //   - hash: an object of field to decoded value.

@@ -1,5 +1,5 @@
 // Package source holds the key facts that every source of keys hands to the
-// audit: the live scanner today, a snapshot reader later. A source yields
+// audit: the live scanner (scanner.Conn) and the RDB reader (snapshot.Source). A source yields
 // KeyInfo batches and Stats, measures what a per-key Plan asks for, and
 // reports its eviction-state policy in a TouchState. The interface itself
 // is audit.Source, defined where it is consumed; this package has no
