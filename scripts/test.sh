@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one command that passes the tests on a fresh machine (README, "Run the tests").
+# The one command that passes the tests on a fresh machine (README, "Two commands").
 # It installs what the tests need (redis-server and chromium from Debian's
 # packages) when they are missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
 # the project's own keys.yaml through keyreg lint, and go test.
