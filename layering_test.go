@@ -18,9 +18,10 @@ var layer = map[string]int{
 	"schemas":              0,
 	"internal/gitfs":       0,
 	"internal/synth":       0,
-	"internal/redistest":   0,
+	"internal/redistest":   1, // above internal/testenv
 	"internal/secret":      0,
-	"internal/browsertest": 0, // headless Chromium for the tests of HTML pages
+	"internal/browsertest": 1, // headless Chromium for the tests of HTML pages; above internal/testenv
+	"internal/testenv":     0, // what a test does when a tool is missing
 	"source":               0, // the key facts every audit.Source yields
 	"registry":             1,
 	"compat":               2,

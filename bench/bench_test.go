@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/keyreg/keyreg/internal/testenv"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -33,13 +33,7 @@ func TestMain(m *testing.M) {
 func needRedis(t *testing.T) {
 	t.Helper()
 	for _, bin := range []string{"redis-server", "redis-cli"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			msg := bin + " not found on PATH; install it (apt-get install redis-server redis-tools)"
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg + " (CI=true, not skipping)")
-			}
-			t.Skip(msg)
-		}
+		testenv.LookPath(t, bin+" not found on PATH; install it (apt-get install redis-server redis-tools)", bin)
 	}
 }
 

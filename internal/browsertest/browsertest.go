@@ -13,7 +13,6 @@ package browsertest
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -26,6 +25,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/keyreg/keyreg/internal/testenv"
 )
 
 // Timeout bounds one browser session: a guard against a hung browser, not a
@@ -36,17 +37,8 @@ const Timeout = 60 * time.Second
 // test when there is none.
 func ExecPath(t testing.TB) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const hint = "chromium not found on PATH; install it (apt-get install chromium)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(hint + " (CI=true, not skipping)")
-	}
-	t.Skip(hint)
-	return ""
+	return testenv.LookPath(t, "chromium not found on PATH; install it (apt-get install chromium)",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 }
 
 // Browser is one headless Chromium with one tab.

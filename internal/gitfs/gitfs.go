@@ -136,15 +136,6 @@ func resolve(ctx context.Context, dir, ref string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Resolve returns the full commit ID that ref names in the repository
-// containing repoDir.
-func Resolve(ctx context.Context, repoDir, ref string) (string, error) {
-	if err := repo(ctx, repoDir); err != nil {
-		return "", err
-	}
-	return resolve(ctx, repoDir, ref)
-}
-
 // MergeBase returns the commit ID of the best common ancestor of a and b,
 // as `git merge-base a b` finds it. When either ref or the merge base is
 // missing it returns a *RefError, marked Shallow when the repository is a

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/keyreg/keyreg/internal/testenv"
 )
 
 // git runs git in dir and fails the test on error.
@@ -42,12 +44,7 @@ func write(t *testing.T, dir, name, data string) {
 // commit IDs.
 func newRepo(t *testing.T) (dir, first, second string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("git not installed (CI=true, not skipping)")
-		}
-		t.Skip("git not installed")
-	}
+	testenv.LookPath(t, "git not installed", "git")
 	dir = t.TempDir()
 	git(t, dir, "init", "-q", "-b", "main")
 	git(t, dir, "config", "user.name", "Test")

@@ -31,6 +31,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/keyreg/keyreg/internal/testenv"
 )
 
 // startTimeout bounds how long a single server may take to answer PING.
@@ -41,15 +43,7 @@ const startTimeout = 10 * time.Second
 // environment variable CI is "true".
 func RedisServerPath(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("redis-server")
-	if err != nil {
-		const hint = "redis-server not found on PATH; install it (apt-get install redis-server, brew install redis)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(hint + " (CI=true, not skipping)")
-		}
-		t.Skip(hint)
-	}
-	return p
+	return testenv.LookPath(t, "redis-server not found on PATH; install it (apt-get install redis-server, brew install redis)", "redis-server")
 }
 
 // Server is one redis-server process started by this package.
