@@ -50,7 +50,7 @@ bounded reads of sampled values; rate cap, replicas, Cluster and Sentinel) and
 writes a first registry: families with patterns inferred from the key names,
 their Redis types, TTL policies, encodings and JSON Schemas inferred from
 sampled values (in schemas/), and presets: entries for the frameworks it
-recognises (Celery, Sidekiq, RQ, Django, Bull, BullMQ, ...).
+recognises. The presets: ` + presetNames(len("recognises. The presets: ")) + `.
 
 Every family is owned by "unknown" (contact TODO): find the owners, then
 review the patterns and policies, run keyreg lint and keyreg audit. The

@@ -17,9 +17,9 @@ func (a *app) presetsCmd() *cobra.Command {
 		Use:   "presets",
 		Short: "List the framework presets, their parameters and the families they expand into",
 		Long: `Presets lists the framework presets that keys.yaml can use under presets:
-(Celery, Sidekiq, RQ, Django, Bull, BullMQ, ...): for each, the library
-versions it was tested against, its parameters with their defaults, and the
-families it expands into with those defaults.
+for each, the library versions it was tested against, its parameters with
+their defaults, and the families it expands into with those defaults. The
+presets: ` + presetNames(len("presets: ")) + `.
 
 keyreg presets show <name> prints the families of one preset as keys.yaml,
 with --with for its parameters, so that it can be ejected into hand-written
@@ -111,4 +111,27 @@ from there on.
 	c.Flags().StringArrayVar(&with, "with", nil, "set a parameter: name=value, the value in YAML (repeatable)")
 	c.Flags().StringVar(&owner, "owner", "your-team", "the owner the families get")
 	return c
+}
+
+// presetNames lists the built-in presets for --help, from the registry's
+// table, so that the help never names one that does not exist or misses one.
+// The list starts at column col and breaks its lines before column 76.
+func presetNames(col int) string {
+	var b strings.Builder
+	for i, p := range registry.Presets() {
+		if i > 0 {
+			b.WriteString(",")
+			col++
+			if col+1+len(p.Name) > 76 {
+				b.WriteString("\n")
+				col = 0
+			} else {
+				b.WriteString(" ")
+				col++
+			}
+		}
+		b.WriteString(p.Name)
+		col += len(p.Name)
+	}
+	return b.String()
 }
