@@ -72,10 +72,21 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The file is rendered importing every package the templates may use,
+	// then again importing those it refers to: which code a registry makes
+	// the templates write decides the imports, not a second list of rules.
+	v.Imports, v.Modules = importSpecs(func(string) bool { return true })
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
 		return nil, fmt.Errorf("rendering: %w", err)
 	}
+	if used, err := referencedNames(b.Bytes()); err == nil {
+		v.Imports, v.Modules = importSpecs(func(name string) bool { return used[name] })
+		b.Reset()
+		if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
+			return nil, fmt.Errorf("rendering: %w", err)
+		}
+	} // else format.Source reports the syntax error, with every import.
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return b.Bytes(), fmt.Errorf("formatting generated code (returned unformatted): %w", err)
@@ -253,10 +264,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			fv.TTLKind = "TTLUnset"
 		}
 		fields := newNamer(keyMethods...)
-		args := map[string]bool{}
-		for _, n := range []string{"c", "context", "ctx", "err", "errors", "fmt", "json", "k", "key", "p", "redis", "strconv", "strings", "time", "ttl", "v"} {
-			args[n] = true
-		}
+		args := argScope()
 		for _, pt := range f.Pattern.Parts {
 			if !pt.IsPlaceholder() {
 				fv.Parts = append(fv.Parts, partView{Lit: strconv.Quote(pt.Lit)})
@@ -306,17 +314,6 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	}
 	for _, f := range v.Families {
 		v.HasLock = v.HasLock || f.Lock != nil
-	}
-	for _, imp := range imports(v) {
-		spec := strconv.Quote(imp)
-		if imp == "math/rand/v2" {
-			spec = "mathrand " + spec // beside crypto/rand
-		}
-		if strings.Contains(imp, ".") {
-			v.Modules = append(v.Modules, spec)
-		} else {
-			v.Imports = append(v.Imports, spec)
-		}
 	}
 	return v, nil
 }
@@ -547,56 +544,6 @@ func durationExpr(d time.Duration) string {
 		}
 	}
 	return strconv.FormatInt(int64(d), 10)
-}
-
-func imports(v *fileView) []string {
-	set := map[string]bool{"errors": true, "fmt": true, "strings": true, "time": true}
-	for _, f := range v.Families {
-		for _, p := range f.Params {
-			if p.Int {
-				set["strconv"] = true
-			}
-		}
-		if v.Client && f.Codec == "json" {
-			set["encoding/json"] = true
-		}
-		if v.Client && (f.Codec == "int" || f.Codec == "float") {
-			set["strconv"] = true
-		}
-		if v.Client && (f.Access == "hash" || f.Access == "stream") {
-			set["maps"], set["slices"] = true, true
-		}
-		if f.Lock != nil {
-			set["cmp"], set["crypto/rand"], set["math/rand/v2"] = true, true, true
-			for _, a := range f.Lock.FenceArgs {
-				if strings.HasPrefix(a.Expr, "strconv.") {
-					set["strconv"] = true
-				}
-			}
-		}
-	}
-	if v.HasSchema {
-		for _, imp := range []string{"encoding/json", "maps", "math", "reflect", "regexp", "slices", "strconv", "unicode/utf8"} {
-			set[imp] = true
-		}
-	}
-	// Enums marshal through encoding/json; structs use it only when a
-	// field is (or holds) a json.RawMessage.
-	for _, t := range v.Types {
-		if !t.Struct || slices.ContainsFunc(t.Fields, func(f fieldDecl) bool { return strings.Contains(f.Type, "json.") }) {
-			set["encoding/json"] = true
-		}
-	}
-	if v.Client {
-		set["context"] = true
-		set["github.com/redis/go-redis/v9"] = true
-	}
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // Digest returns "sha256:<hex>" of the normalized registry: every family's
