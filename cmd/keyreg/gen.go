@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -49,8 +51,10 @@ against its schema, typed locks for kind: lock families (docs/locks.md) and
 consumer helpers for streams with groups.
 
 With --check nothing is written: the file is generated in memory and
-compared with --out. A stale or missing file prints a unified diff and exits
-1, so CI can keep generated code fresh.
+compared with --out. A stale or missing file prints a unified diff of the
+changed hunks (3 lines of context; patch -p1 and git apply take it), at most
+48 KiB with a last line saying what was left out, and exits 1, so CI can keep
+generated code fresh.
 
 Exit codes: 0 written or fresh, 1 stale under --check, 2 invalid registry
 or usage error, 3 runtime error.`,
@@ -90,15 +94,23 @@ func (a *app) runGenGo(o genOptions) error {
 		}
 		return nil
 	}
-	old, err := os.ReadFile(o.out)
+	// A file far larger than the new one is stale without a diff.
+	limit := max(4*int64(len(src)), 16<<20)
+	old, big, err := readBounded(o.out, limit)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return runtimeError(fmt.Errorf("reading generated code: %w", err), "")
 	}
-	if bytes.Equal(old, src) {
+	if !big && bytes.Equal(old, src) {
 		return nil
 	}
-	name := filepath.ToSlash(o.out)
-	if _, werr := a.stdout.Write(codegen.UnifiedDiff("a/"+name, "b/"+name, old, src)); werr != nil {
+	name := diffName(o.out)
+	var diff []byte
+	if big {
+		diff = fmt.Appendf(nil, "--- a/%s\n+++ b/%s\n[keyreg: the file is over %d bytes, so it is not diffed]\n", name, name, limit)
+	} else {
+		diff = codegen.UnifiedDiff("a/"+name, "b/"+name, old, src, checkDiffBytes)
+	}
+	if _, werr := a.stdout.Write(diff); werr != nil {
 		return runtimeError(werr, "")
 	}
 	what := "stale"
@@ -108,4 +120,34 @@ func (a *app) runGenGo(o genOptions) error {
 	fmt.Fprintf(a.stderr, "keyreg: error: %q is %s: regenerate it from %q\n", o.out, what, o.registry)
 	fmt.Fprintf(a.stderr, "hint: run keyreg gen go --registry %s --out %s --package %s\n", o.registry, o.out, o.pkg)
 	return errFindings
+}
+
+// checkDiffBytes bounds the diff gen go --check prints, so that a CI log
+// (GitHub keeps about 60 KB of a step summary) shows it whole or says
+// what it left out.
+const checkDiffBytes = 48 << 10
+
+// diffName is the path of a file in a diff's --- and +++ lines, after
+// "a/" and "b/": slashes, cleaned, and without a leading slash, as git
+// diff --no-index writes an absolute path ("a/tmp/x", not "a//tmp/x").
+func diffName(p string) string {
+	return strings.TrimLeft(path.Clean(filepath.ToSlash(p)), "/")
+}
+
+// readBounded reads the file at name, or reports that it is larger than
+// limit bytes without reading more.
+func readBounded(name string, limit int64) (data []byte, tooBig bool, err error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > limit {
+		return nil, true, nil
+	}
+	return data, false, nil
 }
