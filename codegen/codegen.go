@@ -46,6 +46,10 @@ type Options struct {
 	// Client selects the Redis client the accessors are written for:
 	// "go-redis" (the default when empty) or "none".
 	Client string
+	// Scope selects the families; the zero Scope is those declared by
+	// hand. Identifiers are chosen over the whole registry, so a family's
+	// names do not change with the scope.
+	Scope Scope
 }
 
 //go:embed templates/*.tmpl
@@ -68,10 +72,15 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 	if opts.Client != ClientGoRedis && opts.Client != ClientNone {
 		return nil, fmt.Errorf("unknown client %q (want %s or %s)", opts.Client, ClientGoRedis, ClientNone)
 	}
+	in, err := opts.Scope.selected(reg)
+	if err != nil {
+		return nil, err
+	}
 	v, err := newView(reg, opts)
 	if err != nil {
 		return nil, err
 	}
+	v.scope(reg, in)
 	// The file is rendered importing every package the templates may use,
 	// then again importing those it refers to: which code a registry makes
 	// the templates write decides the imports, not a second list of rules.
@@ -104,6 +113,7 @@ type fileView struct {
 	// schema, which needs the schema runtime.
 	HasSchema bool
 	HasLock   bool     // a family is a lock: the lock runtime
+	HasIncr   bool     // a family has Incr: its script
 	Imports   []string // standard library, as import specs
 	Modules   []string // third-party
 	Families  []*famView
@@ -147,6 +157,11 @@ type famView struct {
 	Lock   *lockView // for a lock with a maximum TTL (its lease) and a client
 	Groups []groupView
 	Claim  bool // a group declares max_consumer_idle, so Claim is generated
+	// Incr is set for an int-encoded string: Incr and IncrBy.
+	Incr bool
+
+	family *registry.Family
+	types  []*typeDecl // the payload types of the family
 }
 
 // lockView is what the lock template needs beyond the family.
@@ -196,7 +211,7 @@ var reservedNames = []string{
 // keyMethods are the methods of every key type; key fields avoid them.
 var keyMethods = []string{
 	"Ack", "ApplyTTL", "Build", "Claim", "Delete", "Encoding", "Family", "FenceKey", "Get", "Glob",
-	"HGetAll", "HSet", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
+	"HGetAll", "HSet", "Incr", "IncrBy", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
 	"String", "TTLPolicy", "Validate", "XAdd", "ZAdd",
 }
 
@@ -241,6 +256,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		}
 		names.take(derived(id, f)...)
 		fv := &famView{
+			family:     f,
 			Name:       f.Name,
 			Ident:      id,
 			Doc:        wrap(sentence(f.Description), 76),
@@ -299,23 +315,49 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	// Payload types, in family order.
 	for i, f := range fams {
 		fv := v.Families[i]
-		if d := f.Deprecated; d != nil {
-			fv.Deprecated = deprecation(d, idents)
-		}
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
+		fv.types = g.decls
 		v.Types = append(v.Types, g.decls...)
 		if err := kinds(fv, f, v, idents, names); err != nil {
 			return nil, err
 		}
-		if v.Client && fv.Schema != "" {
-			v.HasSchema = true
-		}
-	}
-	for _, f := range v.Families {
-		v.HasLock = v.HasLock || f.Lock != nil
 	}
 	return v, nil
+}
+
+// scope keeps the families named in in (all of them for nil), and what
+// the file needs for them: their payload types, the runtimes they use,
+// the digest of their definitions, and deprecation notes that name only
+// types the file declares.
+func (v *fileView) scope(reg *registry.Registry, in map[string]bool) {
+	var fams []*famView
+	var defs []*registry.Family
+	v.Types = nil
+	for _, fv := range v.Families {
+		if in != nil && !in[fv.Name] {
+			continue
+		}
+		fams = append(fams, fv)
+		defs = append(defs, fv.family)
+		v.Types = append(v.Types, fv.types...)
+	}
+	v.Families = fams
+	idents := map[string]string{}
+	for _, fv := range fams {
+		idents[fv.Name] = fv.Ident
+	}
+	v.HasSchema, v.HasLock, v.HasIncr = false, false, false
+	for _, fv := range fams {
+		if d := fv.family.Deprecated; d != nil {
+			fv.Deprecated = deprecation(d, idents)
+		}
+		fv.Incr = v.Client && fv.Kind == "" && fv.Access == "string" && fv.Codec == "int"
+		v.HasSchema = v.HasSchema || v.Client && fv.Schema != ""
+		v.HasLock = v.HasLock || fv.Lock != nil
+		v.HasIncr = v.HasIncr || fv.Incr
+	}
+	v.Digest = digest(reg.Separator, defs)
 }
 
 // lockType is the Go type of a held lock of the family named id.
@@ -550,6 +592,11 @@ func durationExpr(d time.Duration) string {
 // name, pattern, separator, owner, type, encoding, TTL policy, schema, kind
 // and fencing, and a stream's max_len and consumer groups, in name order. Comments, positions and descriptions do not change it.
 func Digest(reg *registry.Registry) string {
+	return digest(reg.Separator, reg.Families)
+}
+
+// digest is the Digest of the given families of a registry.
+func digest(sep byte, families []*registry.Family) string {
 	type group struct {
 		Name    string `json:"name"`
 		MaxIdle int64  `json:"max_consumer_idle"`
@@ -572,8 +619,8 @@ func Digest(reg *registry.Registry) string {
 	doc := struct {
 		Separator string `json:"separator"`
 		Families  []fam  `json:"families"`
-	}{Separator: string(reg.Separator)}
-	for _, f := range reg.Families {
+	}{Separator: string(sep)}
+	for _, f := range families {
 		x := fam{Name: f.Name, Owner: f.Owner, Type: f.Type, Encoding: f.Encoding, TTL: f.TTL.String()}
 		if f.Pattern != nil {
 			x.Pattern = f.Pattern.Source

@@ -223,7 +223,7 @@ func TestUnifiedDiffOfATTLChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := Generate(reg, Options{Package: "keys"})
+		out, err := Generate(reg, Options{Package: "keys", Scope: Scope{IncludePresets: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

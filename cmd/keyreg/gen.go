@@ -21,6 +21,7 @@ type genOptions struct {
 	pkg      string
 	client   string
 	check    bool
+	scope    codegen.Scope
 }
 
 func (a *app) genCmd() *cobra.Command {
@@ -48,7 +49,17 @@ and parser, its pattern, SCAN glob, owner, Redis type and TTL policy, payload
 types from its JSON Schema, and (with --client go-redis, the default)
 accessors whose writes always apply the family's TTL policy and check values
 against its schema, typed locks for kind: lock families (docs/locks.md) and
-consumer helpers for streams with groups.
+consumer helpers for streams with groups. An int-encoded string also gets
+Incr and IncrBy, which apply the TTL policy in the same script.
+
+By default the file covers the families declared by hand: a preset's
+families (celery, bullmq, …) are the framework's internals, which the
+library writes. --family names families (a preset family named is
+included), --owner takes every family of an owner, and --include-presets
+adds preset families: all of them, or those of --owner's owners. A lock's
+fence comes with the lock. Names do not depend on the scope: a family's
+identifiers are the same whatever else is generated. RegistryDigest covers
+the families generated only.
 
 With --check nothing is written: the file is generated in memory and
 compared with --out. A stale or missing file prints a unified diff of the
@@ -66,6 +77,9 @@ or usage error, 3 runtime error.`,
 	c.Flags().StringVarP(&o.pkg, "package", "p", "", "the Go package name (default: the name of --out's directory)")
 	c.Flags().StringVar(&o.client, "client", codegen.ClientGoRedis, "Redis client of the accessors: go-redis or none")
 	c.Flags().BoolVar(&o.check, "check", false, "do not write; exit 1 with a diff when --out is stale")
+	c.Flags().StringSliceVar(&o.scope.Families, "family", nil, "generate these families (repeatable, comma-separated; default: every family declared by hand)")
+	c.Flags().StringSliceVar(&o.scope.Owners, "owner", nil, "generate the families of these owners (repeatable, comma-separated)")
+	c.Flags().BoolVar(&o.scope.IncludePresets, "include-presets", false, "generate preset families too (of --owner's owners, or all of them)")
 	return c
 }
 
@@ -84,9 +98,9 @@ func (a *app) runGenGo(o genOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := codegen.Generate(reg, codegen.Options{Package: o.pkg, Client: o.client})
+	src, err := codegen.Generate(reg, codegen.Options{Package: o.pkg, Client: o.client, Scope: o.scope})
 	if err != nil {
-		return usageError(fmt.Errorf("generating Go: %w", err), "")
+		return usageError(fmt.Errorf("generating Go: %w", err), "choose families with --family, --owner and --include-presets: run keyreg gen go --help")
 	}
 	if !o.check {
 		if err := os.WriteFile(o.out, src, 0o644); err != nil {
