@@ -49,8 +49,12 @@ func UnifiedDiff(oldName, newName string, old, new []byte, maxBytes int) []byte 
 		}
 		// Print the longest prefix of the hunk that fits, if it holds a
 		// change, and count what is left out.
-		cut := h[0]
-		for cut < h[1] && out.Len()+len(renderHunk(ops[h[0]:cut+1])) <= maxBytes {
+		cut, size := h[0], 0
+		for cut < h[1] {
+			size += lineSize(ops[cut])
+			if out.Len()+headerSize(ops[h[0]:cut+1])+size > maxBytes {
+				break
+			}
 			cut++
 		}
 		for cut > h[0] && ops[cut-1].kind == ' ' {
@@ -115,19 +119,31 @@ func hunksOf(ops []diffOp) [][2]int {
 	return hunks
 }
 
+// header writes the @@ line of a hunk.
+func header(ops []diffOp) string {
+	last := ops[len(ops)-1]
+	// The lines of old and new the hunk spans, from the first op's
+	// position to the last's, which an added line does not advance in old
+	// nor a removed one in new.
+	aN := last.a - ops[0].a + boolInt(last.kind != '+')
+	bN := last.b - ops[0].b + boolInt(last.kind != '-')
+	return fmt.Sprintf("@@ -%s +%s @@\n", hunkRange(ops[0].a, aN), hunkRange(ops[0].b, bN))
+}
+
+func headerSize(ops []diffOp) int { return len(header(ops)) }
+
+// lineSize is the bytes renderHunk writes for op.
+func lineSize(op diffOp) int {
+	if strings.HasSuffix(op.line, "\n") {
+		return 1 + len(op.line)
+	}
+	return 1 + len(op.line) + len("\n\\ No newline at end of file\n")
+}
+
 // renderHunk writes one hunk: its @@ header and its lines.
 func renderHunk(ops []diffOp) []byte {
-	aN, bN := 0, 0
-	for _, op := range ops {
-		if op.kind != '+' {
-			aN++
-		}
-		if op.kind != '-' {
-			bN++
-		}
-	}
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(ops[0].a, aN), hunkRange(ops[0].b, bN))
+	out.WriteString(header(ops))
 	for _, op := range ops {
 		out.WriteByte(op.kind)
 		out.WriteString(op.line)

@@ -19,8 +19,8 @@ type Scope struct {
 	// Owners select every family of these owners (preset families only
 	// with IncludePresets).
 	Owners []string
-	// IncludePresets adds preset families: all of them with no Families
-	// and no Owners, else those of Owners.
+	// IncludePresets adds preset families: those of Owners, or all of
+	// them when no Owners are given.
 	IncludePresets bool
 }
 
@@ -71,9 +71,11 @@ func (s Scope) selected(reg *registry.Registry) (map[string]bool, error) {
 			return nil, fmt.Errorf("owner %q owns no family", o)
 		}
 	}
-	if len(s.Families) == 0 && len(s.Owners) == 0 {
+	if len(s.Owners) == 0 {
+		// Without owners: the families declared by hand unless families
+		// are named, and every preset family when presets are included.
 		for _, f := range reg.Families {
-			if f.Preset == "" || s.IncludePresets {
+			if f.Preset == "" && len(s.Families) == 0 || f.Preset != "" && s.IncludePresets {
 				in[f.Name] = true
 			}
 		}

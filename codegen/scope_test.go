@@ -78,6 +78,7 @@ func TestScope(t *testing.T) {
 		{"an owner", Scope{Owners: []string{"checkout"}}, []string{"Cart", "InvoiceFence", "InvoiceLock"}},
 		{"an owner with presets", Scope{Owners: []string{"checkout"}, IncludePresets: true}, with(append([]string{"Cart", "InvoiceFence", "InvoiceLock"}, celery...)...)},
 		{"families and owners add up", Scope{Owners: []string{"identity"}, Families: []string{"cart"}}, []string{"Cart", "InvoiceFence", "Session", "SessionV0"}},
+		{"families and presets add up", Scope{Families: []string{"cart"}, IncludePresets: true}, with(append([]string{"Cart"}, celery...)...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := Generate(reg, Options{Package: "keys", Scope: c.scope})
