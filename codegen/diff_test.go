@@ -338,3 +338,131 @@ func BenchmarkUnifiedDiffUnrelated(b *testing.B) {
 		UnifiedDiff("a", "b", old, new, 0)
 	}
 }
+
+// applyUnified applies a unified diff to old as patch would, checking
+// that every hunk's header counts its lines and that its context and
+// removed lines are those of old.
+func applyUnified(old, diff []byte) ([]byte, error) {
+	a := splitLines(old)
+	d := splitLines(diff)
+	if len(d) < 2 || !strings.HasPrefix(d[0], "--- ") || !strings.HasPrefix(d[1], "+++ ") {
+		return nil, fmt.Errorf("no --- and +++ lines")
+	}
+	header := regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@\n$`)
+	var out []string
+	pos := 0 // lines of a copied or consumed
+	atoi := func(s string, def int) int {
+		if s == "" {
+			return def
+		}
+		n, _ := strconv.Atoi(s)
+		return n
+	}
+	for i := 2; i < len(d); {
+		m := header.FindStringSubmatch(d[i])
+		if m == nil {
+			return nil, fmt.Errorf("line %d: %q is not a hunk header", i+1, d[i])
+		}
+		aStart, aN, bN := atoi(m[1], 0), atoi(m[2], 1), atoi(m[4], 1)
+		if aN > 0 {
+			aStart-- // 1-based, or the line before an empty range
+		}
+		if aStart < pos || aStart > len(a) {
+			return nil, fmt.Errorf("hunk at %d overlaps or is out of range", aStart)
+		}
+		out = append(out, a[pos:aStart]...)
+		pos = aStart
+		i++
+		for aN > 0 || bN > 0 {
+			if i >= len(d) {
+				return nil, fmt.Errorf("hunk ends early")
+			}
+			l := d[i]
+			i++
+			body := l[1:]
+			if i < len(d) && d[i] == "\\ No newline at end of file\n" {
+				body = strings.TrimSuffix(body, "\n")
+				i++
+			}
+			switch l[0] {
+			case ' ', '-':
+				if pos >= len(a) || a[pos] != body || aN == 0 {
+					return nil, fmt.Errorf("line %q does not match old line %d", body, pos+1)
+				}
+				pos++
+				aN--
+				if l[0] == ' ' {
+					out = append(out, body)
+					bN--
+				}
+			case '+':
+				out = append(out, body)
+				bN--
+			default:
+				return nil, fmt.Errorf("bad line %q", l)
+			}
+			if aN < 0 || bN < 0 {
+				return nil, fmt.Errorf("a hunk holds more lines than its header counts")
+			}
+		}
+	}
+	out = append(out, a[pos:]...)
+	return []byte(strings.Join(out, "")), nil
+}
+
+// FuzzUnifiedDiff checks that the diff of any two texts applies and gives
+// the new text, and that a cut diff stays within its bound and still
+// applies: go test ./codegen -run '^$' -fuzz FuzzUnifiedDiff -fuzztime 30s
+func FuzzUnifiedDiff(f *testing.F) {
+	for _, c := range diffCases()[:10] {
+		f.Add([]byte(c.old), []byte(c.new), 0)
+	}
+	f.Add([]byte("a\nb"), []byte("a\nb\n"), 30)
+	f.Fuzz(func(t *testing.T, old, new []byte, limit int) {
+		if len(old) > 1024 || len(new) > 1024 {
+			return
+		}
+		// Lines of few distinct values, so that they repeat.
+		shrink := func(b []byte) []byte {
+			for i := range b {
+				if b[i] != '\n' {
+					b[i] = 'a' + b[i]%4
+				}
+			}
+			return b
+		}
+		old, new = shrink(old), shrink(new)
+		d := UnifiedDiff("a/f", "b/f", old, new, 0)
+		if bytes.Equal(old, new) {
+			if d != nil {
+				t.Fatal("a diff of equal texts")
+			}
+			return
+		}
+		got, err := applyUnified(old, d)
+		if err != nil || !bytes.Equal(got, new) {
+			t.Fatalf("applied: %q, %v; want %q\n%s", got, err, new, d)
+		}
+		limit = 64 + abs(limit)%2048
+		cut := UnifiedDiff("a/f", "b/f", old, new, limit)
+		body, last, _ := cutLastLine(cut)
+		if strings.HasPrefix(last, "[keyreg: the diff is cut") {
+			if len(body) > limit {
+				t.Fatalf("cut at %d: %d bytes", limit, len(body))
+			}
+			cut = body
+		} else if !bytes.Equal(cut, d) {
+			t.Fatal("a diff within the bound differs from the whole one")
+		}
+		if _, err := applyUnified(old, cut); err != nil {
+			t.Fatalf("the cut diff does not apply: %v\n%s", err, cut)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
