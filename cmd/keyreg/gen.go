@@ -132,8 +132,24 @@ func (a *app) runGenGo(o genOptions) error {
 		what = "missing"
 	}
 	fmt.Fprintf(a.stderr, "keyreg: error: %q is %s: regenerate it from %q\n", o.out, what, o.registry)
-	fmt.Fprintf(a.stderr, "hint: run keyreg gen go --registry %s --out %s --package %s\n", o.registry, o.out, o.pkg)
+	fmt.Fprintf(a.stderr, "hint: run keyreg gen go --registry %s --out %s --package %s%s\n", o.registry, o.out, o.pkg, o.scopeFlags())
 	return errFindings
+}
+
+// scopeFlags writes the scope flags of o as a command line takes them,
+// so that the hint regenerates the same families.
+func (o genOptions) scopeFlags() string {
+	var b strings.Builder
+	if len(o.scope.Families) > 0 {
+		b.WriteString(" --family " + strings.Join(o.scope.Families, ","))
+	}
+	if len(o.scope.Owners) > 0 {
+		b.WriteString(" --owner " + strings.Join(o.scope.Owners, ","))
+	}
+	if o.scope.IncludePresets {
+		b.WriteString(" --include-presets")
+	}
+	return b.String()
 }
 
 // checkDiffBytes bounds the diff gen go --check prints, so that a CI log
