@@ -134,6 +134,17 @@ func TestScopeNames(t *testing.T) {
 			}
 		}
 	}
+	// No argument takes a keyword or a predeclared name, as Go lists them.
+	for tok := token.Token(0); tok < 128; tok++ {
+		if n := tok.String(); tok.IsKeyword() && localName(n, argScope()) == n {
+			t.Errorf("a placeholder {%s} gets the keyword as its argument", n)
+		}
+	}
+	for _, n := range types.Universe.Names() {
+		if ph := snake(n); placeholderName.MatchString(ph) && localName(ph, argScope()) == n {
+			t.Errorf("a placeholder {%s} gets the predeclared %q as its argument", ph, n)
+		}
+	}
 	// Per client Build and MustBuild of 4 families and Parse of the 2 with
 	// int values (which it declares as locals); with go-redis, 2 locks'
 	// TryAcquire and Acquire.
