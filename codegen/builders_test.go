@@ -15,7 +15,13 @@ func TestBuilders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Generate(reg, Options{Package: "keys"})
+	src, err := Generate(reg, Options{Package: "keys", Scope: Scope{IncludePresets: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The names do not depend on the scope: the default one (no preset
+	// families) declares its families' builders under the same names.
+	own, err := Generate(reg, Options{Package: "keys"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +32,21 @@ func TestBuilders(t *testing.T) {
 	if len(bs) != len(reg.Families) {
 		t.Errorf("%d builders for %d families", len(bs), len(reg.Families))
 	}
-	for name, b := range bs {
+	presets := 0
+	for _, f := range reg.Families {
+		b := bs[f.Name]
 		decl := "func " + b.Func + "(" + strings.Join(b.Params, ", ") + ") (string, error) {"
 		if !strings.Contains(string(src), decl) {
-			t.Errorf("family %q: generated code has no %q", name, decl)
+			t.Errorf("family %q: generated code has no %q", f.Name, decl)
 		}
+		if got := strings.Contains(string(own), decl); got != (f.Preset == "") {
+			t.Errorf("family %q (preset %q): the default scope declares %q: %v", f.Name, f.Preset, decl, got)
+		}
+		if f.Preset != "" {
+			presets++
+		}
+	}
+	if presets == 0 {
+		t.Error("the example registry has no preset family: the scope is not tested")
 	}
 }

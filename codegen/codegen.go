@@ -46,6 +46,10 @@ type Options struct {
 	// Client selects the Redis client the accessors are written for:
 	// "go-redis" (the default when empty) or "none".
 	Client string
+	// Scope selects the families; the zero Scope is those declared by
+	// hand. Identifiers are chosen over the whole registry, so a family's
+	// names do not change with the scope.
+	Scope Scope
 }
 
 //go:embed templates/*.tmpl
@@ -68,14 +72,30 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 	if opts.Client != ClientGoRedis && opts.Client != ClientNone {
 		return nil, fmt.Errorf("unknown client %q (want %s or %s)", opts.Client, ClientGoRedis, ClientNone)
 	}
+	in, err := opts.Scope.selected(reg)
+	if err != nil {
+		return nil, err
+	}
 	v, err := newView(reg, opts)
 	if err != nil {
 		return nil, err
 	}
+	v.scope(reg, in)
+	// The file is rendered importing every package the templates may use,
+	// then again importing those it refers to: which code a registry makes
+	// the templates write decides the imports, not a second list of rules.
+	v.Imports, v.Modules = importSpecs(func(string) bool { return true })
 	var b bytes.Buffer
 	if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
 		return nil, fmt.Errorf("rendering: %w", err)
 	}
+	if used, err := referencedNames(b.Bytes()); err == nil {
+		v.Imports, v.Modules = importSpecs(func(name string) bool { return used[name] })
+		b.Reset()
+		if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
+			return nil, fmt.Errorf("rendering: %w", err)
+		}
+	} // else format.Source reports the syntax error, with every import.
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		return b.Bytes(), fmt.Errorf("formatting generated code (returned unformatted): %w", err)
@@ -93,6 +113,7 @@ type fileView struct {
 	// schema, which needs the schema runtime.
 	HasSchema bool
 	HasLock   bool     // a family is a lock: the lock runtime
+	HasIncr   bool     // a family has Incr: its script
 	Imports   []string // standard library, as import specs
 	Modules   []string // third-party
 	Families  []*famView
@@ -136,6 +157,11 @@ type famView struct {
 	Lock   *lockView // for a lock with a maximum TTL (its lease) and a client
 	Groups []groupView
 	Claim  bool // a group declares max_consumer_idle, so Claim is generated
+	// Incr is set for an int-encoded string: Incr and IncrBy.
+	Incr bool
+
+	family *registry.Family
+	types  []*typeDecl // the payload types of the family
 }
 
 // lockView is what the lock template needs beyond the family.
@@ -185,7 +211,7 @@ var reservedNames = []string{
 // keyMethods are the methods of every key type; key fields avoid them.
 var keyMethods = []string{
 	"Ack", "ApplyTTL", "Build", "Claim", "Delete", "Encoding", "Family", "FenceKey", "Get", "Glob",
-	"HGetAll", "HSet", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
+	"HGetAll", "HSet", "Incr", "IncrBy", "LPush", "Owner", "Pattern", "RPush", "ReadGroup", "RedisType", "SAdd", "Set",
 	"String", "TTLPolicy", "Validate", "XAdd", "ZAdd",
 }
 
@@ -230,6 +256,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		}
 		names.take(derived(id, f)...)
 		fv := &famView{
+			family:     f,
 			Name:       f.Name,
 			Ident:      id,
 			Doc:        wrap(sentence(f.Description), 76),
@@ -253,10 +280,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			fv.TTLKind = "TTLUnset"
 		}
 		fields := newNamer(keyMethods...)
-		args := map[string]bool{}
-		for _, n := range []string{"c", "context", "ctx", "err", "errors", "fmt", "json", "k", "key", "p", "redis", "strconv", "strings", "time", "ttl", "v"} {
-			args[n] = true
-		}
+		args := argScope()
 		for _, pt := range f.Pattern.Parts {
 			if !pt.IsPlaceholder() {
 				fv.Parts = append(fv.Parts, partView{Lit: strconv.Quote(pt.Lit)})
@@ -291,34 +315,49 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	// Payload types, in family order.
 	for i, f := range fams {
 		fv := v.Families[i]
-		if d := f.Deprecated; d != nil {
-			fv.Deprecated = deprecation(d, idents)
-		}
 		g := &typeGen{names: names, family: f.Name, base: fv.Ident}
 		payloadTypes(fv, f, g)
+		fv.types = g.decls
 		v.Types = append(v.Types, g.decls...)
 		if err := kinds(fv, f, v, idents, names); err != nil {
 			return nil, err
 		}
-		if v.Client && fv.Schema != "" {
-			v.HasSchema = true
-		}
-	}
-	for _, f := range v.Families {
-		v.HasLock = v.HasLock || f.Lock != nil
-	}
-	for _, imp := range imports(v) {
-		spec := strconv.Quote(imp)
-		if imp == "math/rand/v2" {
-			spec = "mathrand " + spec // beside crypto/rand
-		}
-		if strings.Contains(imp, ".") {
-			v.Modules = append(v.Modules, spec)
-		} else {
-			v.Imports = append(v.Imports, spec)
-		}
 	}
 	return v, nil
+}
+
+// scope keeps the families named in in (all of them for nil), and what
+// the file needs for them: their payload types, the runtimes they use,
+// the digest of their definitions, and deprecation notes that name only
+// types the file declares.
+func (v *fileView) scope(reg *registry.Registry, in map[string]bool) {
+	var fams []*famView
+	var defs []*registry.Family
+	v.Types = nil
+	for _, fv := range v.Families {
+		if in != nil && !in[fv.Name] {
+			continue
+		}
+		fams = append(fams, fv)
+		defs = append(defs, fv.family)
+		v.Types = append(v.Types, fv.types...)
+	}
+	v.Families = fams
+	idents := map[string]string{}
+	for _, fv := range fams {
+		idents[fv.Name] = fv.Ident
+	}
+	v.HasSchema, v.HasLock, v.HasIncr = false, false, false
+	for _, fv := range fams {
+		if d := fv.family.Deprecated; d != nil {
+			fv.Deprecated = deprecation(d, idents)
+		}
+		fv.Incr = v.Client && fv.Kind == "" && fv.Access == "string" && fv.Codec == "int"
+		v.HasSchema = v.HasSchema || v.Client && fv.Schema != ""
+		v.HasLock = v.HasLock || fv.Lock != nil
+		v.HasIncr = v.HasIncr || fv.Incr
+	}
+	v.Digest = digest(reg.Separator, defs)
 }
 
 // lockType is the Go type of a held lock of the family named id.
@@ -549,60 +588,15 @@ func durationExpr(d time.Duration) string {
 	return strconv.FormatInt(int64(d), 10)
 }
 
-func imports(v *fileView) []string {
-	set := map[string]bool{"errors": true, "fmt": true, "strings": true, "time": true}
-	for _, f := range v.Families {
-		for _, p := range f.Params {
-			if p.Int {
-				set["strconv"] = true
-			}
-		}
-		if v.Client && f.Codec == "json" {
-			set["encoding/json"] = true
-		}
-		if v.Client && (f.Codec == "int" || f.Codec == "float") {
-			set["strconv"] = true
-		}
-		if v.Client && (f.Access == "hash" || f.Access == "stream") {
-			set["maps"], set["slices"] = true, true
-		}
-		if f.Lock != nil {
-			set["cmp"], set["crypto/rand"], set["math/rand/v2"] = true, true, true
-			for _, a := range f.Lock.FenceArgs {
-				if strings.HasPrefix(a.Expr, "strconv.") {
-					set["strconv"] = true
-				}
-			}
-		}
-	}
-	if v.HasSchema {
-		for _, imp := range []string{"encoding/json", "maps", "math", "reflect", "regexp", "slices", "strconv", "unicode/utf8"} {
-			set[imp] = true
-		}
-	}
-	// Enums marshal through encoding/json; structs use it only when a
-	// field is (or holds) a json.RawMessage.
-	for _, t := range v.Types {
-		if !t.Struct || slices.ContainsFunc(t.Fields, func(f fieldDecl) bool { return strings.Contains(f.Type, "json.") }) {
-			set["encoding/json"] = true
-		}
-	}
-	if v.Client {
-		set["context"] = true
-		set["github.com/redis/go-redis/v9"] = true
-	}
-	var out []string
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // Digest returns "sha256:<hex>" of the normalized registry: every family's
 // name, pattern, separator, owner, type, encoding, TTL policy, schema, kind
 // and fencing, and a stream's max_len and consumer groups, in name order. Comments, positions and descriptions do not change it.
 func Digest(reg *registry.Registry) string {
+	return digest(reg.Separator, reg.Families)
+}
+
+// digest is the Digest of the given families of a registry.
+func digest(sep byte, families []*registry.Family) string {
 	type group struct {
 		Name    string `json:"name"`
 		MaxIdle int64  `json:"max_consumer_idle"`
@@ -625,8 +619,8 @@ func Digest(reg *registry.Registry) string {
 	doc := struct {
 		Separator string `json:"separator"`
 		Families  []fam  `json:"families"`
-	}{Separator: string(reg.Separator)}
-	for _, f := range reg.Families {
+	}{Separator: string(sep)}
+	for _, f := range families {
 		x := fam{Name: f.Name, Owner: f.Owner, Type: f.Type, Encoding: f.Encoding, TTL: f.TTL.String()}
 		if f.Pattern != nil {
 			x.Pattern = f.Pattern.Source

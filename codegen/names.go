@@ -83,14 +83,45 @@ var predeclared = map[string]bool{
 	"uint": true, "uint16": true, "uint32": true, "uint64": true, "uint8": true, "uintptr": true,
 }
 
+// scopeNames are the identifiers, besides the placeholder arguments, that
+// the generated functions taking placeholder values as arguments declare
+// or refer to: Build<F>, MustBuild<F> and Parse<F>, and a lock's
+// TryAcquire and Acquire functions. An argument named like one of them
+// would be declared twice, or would hide it. TestScopeNames derives them
+// from the generated code and fails when one is missing here. ("p" and
+// "ttl" were reserved before and stay reserved, so that no generated name
+// changes.)
+var scopeNames = []string{"c", "ctx", "err", "fence", "k", "key", "l", "opts", "p", "ttl", "v"}
+
+// runtimePrefix starts every unexported package-level name of the
+// generated runtime (keyregMatch, keyregParts<F>, …), which the functions
+// above call.
+const runtimePrefix = "keyreg"
+
+// argScope returns the names a placeholder argument may not take: the
+// scope's own names and the name of every package generated code may
+// import, whether or not this file imports it, so that an argument's name
+// never depends on what else the registry holds.
+func argScope() map[string]bool {
+	taken := map[string]bool{}
+	for _, n := range scopeNames {
+		taken[n] = true
+	}
+	for _, p := range goPackages {
+		taken[p.name] = true
+	}
+	return taken
+}
+
 // localName returns a parameter name for s that is not a keyword, a
-// predeclared identifier, an imported package name, or in taken.
+// predeclared identifier, a runtime name (runtimePrefix), or in taken, and
+// marks it taken. This is the one place placeholder arguments are named.
 func localName(s string, taken map[string]bool) string {
 	id := unexported(s)
 	if id == "" {
 		id = "p"
 	}
-	if token.IsKeyword(id) || predeclared[id] || taken[id] {
+	if token.IsKeyword(id) || predeclared[id] || strings.HasPrefix(id, runtimePrefix) || taken[id] {
 		id += "_"
 	}
 	for base, i := id, 2; taken[id]; i++ {

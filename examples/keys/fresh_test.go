@@ -27,7 +27,7 @@ func loadRegistry(t testing.TB) *registry.Registry {
 // repository's keys.yaml. Refresh it with go test ./examples/keys -update
 // (or go generate ./examples/keys).
 func TestFresh(t *testing.T) {
-	want, err := codegen.Generate(loadRegistry(t), codegen.Options{Package: "keys"})
+	want, err := codegen.Generate(loadRegistry(t), codegen.Options{Package: "keys", Scope: codegen.Scope{IncludePresets: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestFresh(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("keys_gen.go is stale: run go test ./examples/keys -run TestFresh -update\n%s",
-			codegen.UnifiedDiff("a/keys_gen.go", "b/keys_gen.go", got, want))
+			codegen.UnifiedDiff("a/keys_gen.go", "b/keys_gen.go", got, want, 64<<10))
 	}
 	if RegistryDigest != codegen.Digest(loadRegistry(t)) {
 		t.Errorf("RegistryDigest %s is not the digest of %s", RegistryDigest, registryFile)

@@ -770,6 +770,37 @@ func keyregLockWait(ctx context.Context, opts LockOptions, try func() error) err
 	}
 }
 
+// keyregIncrScript increments a counter and applies its TTL policy in one
+// step. KEYS[1] the counter; ARGV[1] the increment, ARGV[2] the expiry:
+// a positive number of milliseconds is the latest the key may expire, 0
+// keeps the key's expiry, -1 removes it. It returns the new value as
+// the string Redis stores (a Lua number would round values above 2^53).
+const keyregIncrScript = `redis.call("INCRBY", KEYS[1], ARGV[1])
+local ms = tonumber(ARGV[2])
+if ms > 0 then
+	local t = redis.call("PTTL", KEYS[1])
+	if t < 0 or t > ms then
+		redis.call("PEXPIRE", KEYS[1], ms)
+	end
+elseif ms < 0 then
+	redis.call("PERSIST", KEYS[1])
+end
+return redis.call("GET", KEYS[1])`
+
+var keyregIncr = redis.NewScript(keyregIncrScript)
+
+// keyregIncrExpiry encodes the expiry of an increment for
+// keyregIncrScript, in whole milliseconds, at least 1.
+func keyregIncrExpiry(exp time.Duration, persistent bool) int64 {
+	switch {
+	case persistent:
+		return -1
+	case exp <= 0:
+		return 0
+	}
+	return max(exp.Milliseconds(), 1)
+}
+
 // Constants of the family cart-items.
 const (
 	// CartItemsPattern is the pattern of cart-items keys in keys.yaml.
@@ -1386,6 +1417,43 @@ func (k CeleryChordCounterKey) Set(ctx context.Context, c redis.Cmdable, v int64
 	return c.Set(ctx, key, data, exp).Err()
 }
 
+// Incr adds 1 to the counter (INCR) and returns its new value; a missing
+// key counts from 0. It is IncrBy with n 1.
+//
+// The key expires within CeleryChordCounterMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds CeleryChordCounterMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k CeleryChordCounterKey) Incr(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) (int64, error) {
+	return k.IncrBy(ctx, c, 1, ttl...)
+}
+
+// IncrBy adds n to the counter (INCRBY) and returns its new value; a
+// missing key counts from 0. The increment and the TTL policy are one
+// script, so no key is left with an expiry the policy does not allow.
+//
+// The key expires within CeleryChordCounterMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds CeleryChordCounterMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k CeleryChordCounterKey) IncrBy(ctx context.Context, c redis.Cmdable, n int64, ttl ...time.Duration) (int64, error) {
+	key, err := k.Build()
+	if err != nil {
+		return 0, err
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return 0, err
+	}
+	v, err := keyregIncr.Run(ctx, c, []string{key}, n, keyregIncrExpiry(exp, false)).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("incrementing %s: %w", key, err)
+	}
+	return v, nil
+}
+
 // Constants of the family celery-chord-join.
 const (
 	// CeleryChordJoinPattern is the pattern of celery-chord-join keys in keys.yaml.
@@ -1769,6 +1837,43 @@ func (k CeleryChordSizeKey) Set(ctx context.Context, c redis.Cmdable, v int64, t
 		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Incr adds 1 to the counter (INCR) and returns its new value; a missing
+// key counts from 0. It is IncrBy with n 1.
+//
+// The key expires within CeleryChordSizeMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds CeleryChordSizeMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k CeleryChordSizeKey) Incr(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) (int64, error) {
+	return k.IncrBy(ctx, c, 1, ttl...)
+}
+
+// IncrBy adds n to the counter (INCRBY) and returns its new value; a
+// missing key counts from 0. The increment and the TTL policy are one
+// script, so no key is left with an expiry the policy does not allow.
+//
+// The key expires within CeleryChordSizeMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds CeleryChordSizeMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k CeleryChordSizeKey) IncrBy(ctx context.Context, c redis.Cmdable, n int64, ttl ...time.Duration) (int64, error) {
+	key, err := k.Build()
+	if err != nil {
+		return 0, err
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return 0, err
+	}
+	v, err := keyregIncr.Run(ctx, c, []string{key}, n, keyregIncrExpiry(exp, false)).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("incrementing %s: %w", key, err)
+	}
+	return v, nil
 }
 
 // Constants of the family celery-group-result.
@@ -6620,6 +6725,43 @@ func (k RateLimitKey) Set(ctx context.Context, c redis.Cmdable, v int64, ttl ...
 		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Incr adds 1 to the counter (INCR) and returns its new value; a missing
+// key counts from 0. It is IncrBy with n 1.
+//
+// The key expires within RateLimitMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds RateLimitMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k RateLimitKey) Incr(ctx context.Context, c redis.Cmdable, ttl ...time.Duration) (int64, error) {
+	return k.IncrBy(ctx, c, 1, ttl...)
+}
+
+// IncrBy adds n to the counter (INCRBY) and returns its new value; a
+// missing key counts from 0. The increment and the TTL policy are one
+// script, so no key is left with an expiry the policy does not allow.
+//
+// The key expires within RateLimitMaxTTL, or within ttl when one is
+// passed: a key without an expiry, or with a later one, gets that expiry,
+// and an earlier one is kept, so a counter's window does not slide. A ttl
+// that is not positive or exceeds RateLimitMaxTTL is an error wrapping
+// ErrTTL, and nothing is written.
+func (k RateLimitKey) IncrBy(ctx context.Context, c redis.Cmdable, n int64, ttl ...time.Duration) (int64, error) {
+	key, err := k.Build()
+	if err != nil {
+		return 0, err
+	}
+	exp, err := k.expiry(ttl...)
+	if err != nil {
+		return 0, err
+	}
+	v, err := keyregIncr.Run(ctx, c, []string{key}, n, keyregIncrExpiry(exp, false)).Int64()
+	if err != nil {
+		return 0, fmt.Errorf("incrementing %s: %w", key, err)
+	}
+	return v, nil
 }
 
 // Constants of the family user-session.

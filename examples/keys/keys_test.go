@@ -91,6 +91,13 @@ func TestAccessorsAudit(t *testing.T) {
 	check(rate.Set(ctx, c, 3))
 	written = append(written, rate)
 
+	// A counter created by Incr gets its family's TTL in the same script.
+	counted := RateLimitKey{APIKey: "cafe02", Window: 29_500_000}
+	if _, err := counted.Incr(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	written = append(written, counted)
+
 	// A lock and its fence are written only by the generated acquire: one
 	// script sets the lock with its lease and increments the fence.
 	held, err := TryAcquireLock(ctx, c, "invoice-run/2026-03", LockOptions{})

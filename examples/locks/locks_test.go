@@ -45,7 +45,7 @@ func TestFresh(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("locks_gen.go is stale: run go generate ./examples/locks\n%s",
-			codegen.UnifiedDiff("a/locks_gen.go", "b/locks_gen.go", got, want))
+			codegen.UnifiedDiff("a/locks_gen.go", "b/locks_gen.go", got, want, 64<<10))
 	}
 }
 

@@ -1,0 +1,140 @@
+package codegen
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/keyreg/keyreg/registry"
+)
+
+// Scope selects the families Generate writes code for. The zero Scope is
+// every family declared by hand: a preset's families (celery, bullmq, …)
+// are the framework's internals, written by the library, not by the
+// application.
+type Scope struct {
+	// Families are families by name; a preset family named here is
+	// generated without IncludePresets.
+	Families []string
+	// Owners select every family of these owners (preset families only
+	// with IncludePresets).
+	Owners []string
+	// IncludePresets adds preset families: those of Owners, or all of
+	// them when no Owners are given.
+	IncludePresets bool
+}
+
+// selected returns the names of the families of reg in scope, with the
+// fence of every lock in scope (its FenceKey needs the fence's key type).
+// It fails on a name or owner the registry does not have, on an owner
+// whose families are all left out, and when families exist but none is
+// in scope.
+func (s Scope) selected(reg *registry.Registry) (map[string]bool, error) {
+	in := map[string]bool{}
+	byName := map[string]*registry.Family{}
+	for _, f := range reg.Families {
+		byName[f.Name] = f
+	}
+	for _, name := range s.Families {
+		if byName[name] == nil {
+			return nil, fmt.Errorf("family %q is not in the registry%s", name, nearest(name, slices.Collect(maps.Keys(byName))))
+		}
+		in[name] = true
+	}
+	owners := map[string]bool{}
+	for _, f := range reg.Families {
+		owners[f.Owner] = true
+	}
+	for _, o := range reg.Owners {
+		owners[o.Name] = true
+	}
+	for _, o := range s.Owners {
+		if o == "" || !owners[o] {
+			return nil, fmt.Errorf("owner %q is not in the registry%s", o, nearest(o, slices.Collect(maps.Keys(owners))))
+		}
+		n, presets := 0, 0
+		for _, f := range reg.Families {
+			if f.Owner != o {
+				continue
+			}
+			if f.Preset != "" && !s.IncludePresets {
+				presets++
+				continue
+			}
+			in[f.Name] = true
+			n++
+		}
+		if n == 0 {
+			if presets > 0 {
+				return nil, fmt.Errorf("owner %q: its %s from presets, which are generated only when included", o, pluralVerb(presets, "family comes", "families come"))
+			}
+			return nil, fmt.Errorf("owner %q owns no family", o)
+		}
+	}
+	if len(s.Owners) == 0 {
+		// Without owners: the families declared by hand unless families
+		// are named, and every preset family when presets are included.
+		for _, f := range reg.Families {
+			if f.Preset == "" && len(s.Families) == 0 || f.Preset != "" && s.IncludePresets {
+				in[f.Name] = true
+			}
+		}
+		if len(in) == 0 && len(reg.Families) > 0 {
+			return nil, fmt.Errorf("every family of the registry comes from a preset, and preset families are generated only when included or named")
+		}
+	}
+	for _, f := range reg.Families {
+		if in[f.Name] && f.Kind == registry.KindLock && f.FencingFamily != nil {
+			in[f.FencingFamily.Name] = true
+		}
+	}
+	return in, nil
+}
+
+// pluralVerb writes n with the singular or plural phrase.
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// nearest returns ` (did you mean "x"?)` for the candidate closest to s
+// by edit distance, when it is close enough to be a typo, or "".
+func nearest(s string, candidates []string) string {
+	slices.Sort(candidates) // ties go to the first name, deterministically
+	best, bestD := "", len(s)/3+2
+	for _, c := range candidates {
+		if len(c) > 256 || len(s) > 256 {
+			continue
+		}
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
