@@ -108,7 +108,7 @@ const (
 	vUUID
 	vULID
 	vHex
-	sULID // valid ULID with a digit and a letter
+	sULID // valid ULID with a digit and a letter that is not a hex digit
 	sHex  // valid hex of 8 or more bytes, with a digit and a letter
 
 	validBits  = vInt | vUUID | vULID | vHex
@@ -436,6 +436,7 @@ const (
 	fSomeDigit     // a digit
 	fSomeHexLetter // a-f, A-F
 	fSomeLetter    // an ASCII letter
+	fSomeBase32    // a Crockford letter that is not a hex digit (g-z)
 )
 
 var byteFlags = func() (t [256]uint8) {
@@ -449,7 +450,7 @@ var byteFlags = func() (t [256]uint8) {
 		case isLetter(b):
 			t[c] = fSomeLetter
 			if isCrockford(b) {
-				t[c] |= fCrock
+				t[c] |= fCrock | fSomeBase32
 			}
 		}
 	}
@@ -485,9 +486,11 @@ func valueMask(v string) uint8 {
 			m |= sHex
 		}
 	}
-	if all&fCrock != 0 && n == 26 {
+	// A ULID's 128 bits leave its first character at most 7. Only a letter
+	// beyond f is evidence of base32: 26 hex digits are hex.
+	if all&fCrock != 0 && n == 26 && '0' <= v[0] && v[0] <= '7' {
 		m |= vULID
-		if some&fSomeDigit != 0 && some&fSomeLetter != 0 {
+		if some&fSomeDigit != 0 && some&fSomeBase32 != 0 {
 			m |= sULID
 		}
 	}

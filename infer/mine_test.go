@@ -808,3 +808,59 @@ func BenchmarkMinerFamilies(b *testing.B) {
 		m.Families()
 	}
 }
+
+// TestMinerGluedHexIDs: a hex ID glued to a literal head ("sess_" and 32
+// hex digits) is one family, not one per key: the last 26 digits are hex,
+// not a ULID, whatever the head.
+func TestMinerGluedHexIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	hex := func(k int) string {
+		b := make([]byte, k)
+		for i := range b {
+			b[i] = "0123456789abcdef"[r.IntN(16)]
+		}
+		return string(b)
+	}
+	var keys []string
+	for i := range 2500 {
+		keys = append(keys, "sess_"+hex(32))
+		if i%2 == 0 {
+			keys = append(keys, "v1:user:"+strconv.Itoa(i), "token_"+hex(26), "sessions:"+strconv.Itoa(i))
+		}
+	}
+	cands := mine(keys, MinerOptions{})
+	checkInvariants(t, keys, cands, ':')
+	want := []string{"sess_{:hex}", "v1:user:{:int}", "token_{:hex}", "sessions:{:int}"}
+	got := patternsOf(cands)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates %v, want %v", got, want)
+	}
+}
+
+// TestMinerULIDRange: 26 Crockford characters whose first is above 7 are
+// not a ULID (they would overflow 128 bits), so they are not typed ulid;
+// a true ULID still is.
+func TestMinerULIDRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const crock = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	base32 := func(first string) string {
+		b := []byte(first)
+		for len(b) < 26 {
+			b = append(b, crock[r.IntN(32)])
+		}
+		return string(b)
+	}
+	var keys []string
+	for i := range 300 {
+		keys = append(keys, "room:"+base32(string("89ABCDEFGHJKMNPQRSTVWXYZ"[i%24])), "chat:"+base32("01"))
+	}
+	cands := mine(keys, MinerOptions{})
+	checkInvariants(t, keys, cands, ':')
+	got := patternsOf(cands)
+	slices.Sort(got)
+	if want := []string{"chat:{:ulid}", "room:{:word}"}; !slices.Equal(got, want) {
+		t.Errorf("candidates %v, want %v", got, want)
+	}
+}
