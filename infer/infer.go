@@ -224,6 +224,10 @@ type candidate struct {
 	// (sess:{sid} could be anyone's) is kept only then.
 	tentative *entry
 	fit       int // sampled values that fit the tentative entry's family
+	// leftover: the keys fit no shared shape (a pattern without a
+	// placeholder is one key; one without a literal byte would register
+	// every key of its form), so they are listed, not proposed.
+	leftover bool
 }
 
 // entry is a proposed presets: entry.
@@ -251,9 +255,12 @@ func (in *Inference) Candidates(n int) []Target {
 	}
 	in.detectPresets()
 	in.dropOverlaps()
+	for _, c := range in.cands {
+		c.leftover = c.covered == nil && c.tentative == nil && isLeftover(c.Candidate, in.o.Separator)
+	}
 	var out []Target
 	for i, c := range in.cands {
-		if c.covered != nil {
+		if c.covered != nil || c.leftover {
 			continue
 		}
 		ex := c.Stats.Examples
@@ -752,7 +759,8 @@ type Summary struct {
 	Registered int64 // keys the draft's families and presets hold
 	Families   int
 	Presets    int
-	Dropped    int // proposals left out because they overlap existing families
+	Dropped    int   // proposals left out because they overlap existing families
+	Leftovers  int64 // keys of no shared shape, listed in the draft's footer, not registered
 }
 
 // Draft writes the inference out: a registry and its schema files (by path
@@ -794,8 +802,14 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 			total += c.Stats.Memory
 		}
 	}
+	var leftovers []*candidate
 	for _, c := range in.cands {
 		if c.covered != nil {
+			continue
+		}
+		if c.leftover || c.tentative != nil && isLeftover(c.Candidate, in.o.Separator) {
+			leftovers = append(leftovers, c)
+			sum.Leftovers += c.Stats.Keys
 			continue
 		}
 		c.name = uniqueName(familyName(c.Pattern, in.o.Separator), used)
@@ -843,6 +857,7 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 		sum.Registered += keys
 	}
 	sum.Dropped = len(in.dropped)
+	d.Footer = leftoverLines(leftovers)
 	in.ignoreOverlaps(d, schemas)
 	sum.Families, sum.Presets = len(d.Families), len(d.Presets)
 	return d, schemas, sum
@@ -909,6 +924,68 @@ func (in *Inference) ignoreOverlaps(d *registry.Draft, schemas map[string][]byte
 			}
 		}
 	}
+}
+
+// isLeftover reports whether a mined candidate is no family to propose:
+// its keys share no shape. It is one key, or has no placeholder (so it is
+// one key, of a shape of its own: "foo", "v2:user:session:12345" beside
+// the sessions' uuids), or has no literal byte but separators
+// ({name:word}, {a:word}:{b:int}), so that it would register every key of
+// its form, future junk included.
+func isLeftover(c Candidate, sep byte) bool {
+	p, err := registry.ParsePattern(c.Pattern, sep)
+	if err != nil || c.Stats.Keys < 2 || len(p.Placeholders()) == 0 {
+		return true
+	}
+	for _, part := range p.Parts {
+		if strings.Trim(part.Lit, string([]byte{sep})) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounds of the leftovers list.
+const (
+	maxLeftoverLines = 100 // keys and shapes listed
+	leftoverExamples = 3   // example keys per shape
+)
+
+// leftoverLines lists the leftovers for the draft's footer: each key of a
+// shape of its own, and each shape without a literal byte with its count
+// and a few example keys, sorted, at most maxLeftoverLines of them. Key
+// names only, never a value; comment escapes them.
+func leftoverLines(cs []*candidate) []string {
+	if len(cs) == 0 {
+		return nil
+	}
+	var keys int64
+	var items []string
+	for _, c := range cs {
+		keys += c.Stats.Keys
+		ex := slices.Clone(c.Stats.Examples)
+		slices.Sort(ex)
+		if c.Stats.Keys == 1 && len(ex) == 1 {
+			items = append(items, "  - "+strconv.Quote(clipKey(ex[0])))
+			continue
+		}
+		quoted := make([]string, 0, leftoverExamples)
+		for _, k := range ex[:min(len(ex), leftoverExamples)] {
+			quoted = append(quoted, strconv.Quote(clipKey(k)))
+		}
+		items = append(items, fmt.Sprintf("  - %d keys like %s, e.g. %s", c.Stats.Keys, c.Pattern, strings.Join(quoted, ", ")))
+	}
+	slices.Sort(items)
+	lines := []string{
+		fmt.Sprintf("unregistered leftovers: %d keys that share no shape with other keys, so no family is", keys),
+		"proposed for them (keyreg audit reports them as unregistered-key). Register the ones meant",
+		"to stay by hand; the others are candidates for removal.",
+	}
+	if len(items) > maxLeftoverLines {
+		more := len(items) - maxLeftoverLines
+		items = append(items[:maxLeftoverLines], fmt.Sprintf("  ... and %d more", more))
+	}
+	return append(lines, items...)
 }
 
 // comment describes a family's keys in the lines above it: how many, their

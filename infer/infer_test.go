@@ -1,12 +1,18 @@
 package infer
 
 import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/keyreg/keyreg/payload"
+	"github.com/keyreg/keyreg/registry"
 )
 
 func TestTTLPolicy(t *testing.T) {
@@ -78,5 +84,149 @@ func TestInferenceDraft(t *testing.T) {
 	}
 	if _, err := d.Marshal(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// draftOf runs an inference over keys (every key a string with a TTL of
+// an hour, no values sampled) and returns the draft, its bytes and the
+// registry they load into.
+func draftOf(t *testing.T, keys []string, types ...string) (*registry.Draft, []byte, *registry.Registry, Summary) {
+	t.Helper()
+	in := New(Options{})
+	for i, k := range keys {
+		typ := "string"
+		if len(types) > 0 {
+			typ = types[i%len(types)]
+		}
+		in.Add(Fact{Key: k, Type: typ, TTL: time.Hour, Memory: -1, Len: -1})
+	}
+	in.Candidates(0)
+	d, schemas, sum := in.Draft()
+	data, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{"keys.yaml": {Data: data}}
+	for name, b := range schemas {
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	reg, err := registry.Parse(fsys, "keys.yaml", data)
+	if err != nil {
+		t.Fatalf("the draft does not load: %v\n%s", err, data)
+	}
+	return d, data, reg, sum
+}
+
+func hexString(r *rand.Rand, k int) string {
+	b := make([]byte, k)
+	for i := range b {
+		b[i] = "0123456789abcdef"[r.IntN(16)]
+	}
+	return string(b)
+}
+
+// TestLeftovers: keys of no shared shape are listed in a commented
+// leftovers list, never proposed as families: not one-off literal keys,
+// and not a catch-all without a literal byte, which would register every
+// future key of its form.
+func TestLeftovers(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	oneOffs := []string{"foo", "x", "test", "asdf"}
+	word := func() string {
+		b := make([]byte, 3+r.IntN(6))
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		return string(b)
+	}
+	small := slices.Clone(oneOffs)
+	for range 500 {
+		small = append(small, "sess_"+hexString(r, 32))
+	}
+	// Enough one-segment junk for the miner to generalise it, beside
+	// keys that have a shape.
+	var shapeless []string
+	for range 40 {
+		shapeless = append(shapeless, word())
+	}
+	for i := range 300 {
+		shapeless = append(shapeless, "v1:order:"+strconv.Itoa(i))
+	}
+	for _, tc := range []struct {
+		name     string
+		keys     []string
+		families []string // the patterns proposed
+		listed   []string // lines of the leftovers list, in part
+		left     int64
+	}{
+		{"one-offs and glued hex ids", small, []string{"sess_{sess_id:hex}"}, []string{`  - "asdf"`, `  - "foo"`, `  - "test"`, `  - "x"`}, 4},
+		{"shapeless junk", shapeless, []string{"v1:order:{order_id:int}"}, []string{"  - 40 keys like {name:word}, e.g. "}, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, data, reg, sum := draftOf(t, tc.keys)
+			var pats []string
+			for _, f := range d.Families {
+				pats = append(pats, f.Pattern)
+			}
+			if !slices.Equal(pats, tc.families) {
+				t.Errorf("families %v, want %v\n%s", pats, tc.families, data)
+			}
+			if sum.Leftovers != tc.left || sum.Registered+sum.Leftovers != int64(len(tc.keys)) {
+				t.Errorf("summary %+v, want %d leftovers of %d keys", sum, tc.left, len(tc.keys))
+			}
+			text := string(data)
+			if !strings.Contains(text, "\n# unregistered leftovers: ") {
+				t.Errorf("no leftovers list:\n%s", data)
+			}
+			for _, l := range tc.listed {
+				if !strings.Contains(text, "\n# "+l) {
+					t.Errorf("the leftovers list lacks %q:\n%s", l, data)
+				}
+			}
+			// The leftovers stay unregistered: the audit reports them.
+			m := reg.Matcher()
+			unreg := 0
+			for _, k := range tc.keys {
+				if m.Match(k) == nil {
+					unreg++
+				}
+			}
+			if int64(unreg) != tc.left {
+				t.Errorf("%d keys unregistered, want the %d leftovers", unreg, tc.left)
+			}
+		})
+	}
+}
+
+// TestLeftoversBounded: the leftovers list holds at most
+// maxLeftoverLines keys and shapes, with the count of the rest, and a
+// hostile key name reaches the file only escaped.
+func TestLeftoversBounded(t *testing.T) {
+	var cs []*candidate
+	for i := range 300 {
+		st := &Stats{}
+		st.Add(Fact{Key: fmt.Sprintf("junk-%03d", i), Type: "string", TTL: -1, Memory: -1, Len: -1})
+		cs = append(cs, &candidate{Candidate: Candidate{Pattern: fmt.Sprintf("junk-%03d", i), Stats: st}})
+	}
+	lines := leftoverLines(cs)
+	if n := len(lines); n != 3+maxLeftoverLines+1 || lines[3] != `  - "junk-000"` || lines[n-1] != "  ... and 200 more" {
+		t.Errorf("%d lines: %q ... %q", n, lines[3], lines[n-1])
+	}
+	var keys []string
+	for i := range 5000 {
+		keys = append(keys, "v1:user:"+strconv.Itoa(i))
+	}
+	keys = append(keys, "evil\u202e\nversion: 2", "bin\xff\x00\nowners:")
+	d, data, _, sum := draftOf(t, keys)
+	if len(d.Families) != 1 || sum.Leftovers != 2 {
+		t.Fatalf("%d families, %d leftovers, want 1 and 2:\n%s", len(d.Families), sum.Leftovers, data)
+	}
+	if bytes.Contains(data, []byte("\u202e")) || bytes.Contains(data, []byte("\nversion: 2")) || bytes.Contains(data, []byte("\xff")) || bytes.Count(data, []byte("\nowners:")) != 1 {
+		t.Errorf("hostile key names reach the file raw:\n%s", data)
+	}
+	for _, want := range []string{`#   - "bin\xff\x00\nowners:"`, `#   - "evil\u202e\nversion: 2"`} {
+		if !bytes.Contains(data, []byte(want)) {
+			t.Errorf("the leftovers lack %s:\n%s", want, data)
+		}
 	}
 }
