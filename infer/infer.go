@@ -139,10 +139,10 @@ func (in *Inference) Add(f Fact) {
 		in.existing++
 		return
 	}
-	if in.detector != nil && in.claim(f) {
-		return
+	claimed := in.detector != nil && in.claim(f)
+	if !claimed {
+		in.miner.Add(f)
 	}
-	in.miner.Add(f)
 	if in.probeM == nil {
 		return
 	}
@@ -152,8 +152,13 @@ func (in *Inference) Add(f Fact) {
 		return
 	}
 	pr := in.probes[fam.Index]
+	if claimed && !pr.Sure {
+		// A key of a preset with its defaults tells nothing new, but
+		// a part's own probe (a Celery queue from its binding).
+		return
+	}
 	for _, b := range params {
-		if b.Name != pr.Capture {
+		if b.Name != pr.Capture || slices.Contains(pr.Ignore, b.Value) {
 			continue
 		}
 		k := voteKey{pr.Preset.Name, pr.Param}
@@ -164,6 +169,9 @@ func (in *Inference) Add(f Fact) {
 		}
 		if _, ok := t[b.Value]; ok || len(t) < maxVotes {
 			t[b.Value]++
+			if pr.Sure {
+				t[b.Value]++ // one key is evidence enough (topValues wants two)
+			}
 		}
 	}
 }
@@ -789,12 +797,21 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 	if !declared {
 		d.Owners = []registry.DraftOwner{{Name: in.o.Owner, Contact: "TODO", Comment: []string{"A placeholder (lint warns: owner-placeholder): declare the real owners and move the families to them."}}}
 	}
+	// Names are unique across the registry: the existing families, and the
+	// families the preset entries expand into (a mined "sidekiq-queues"
+	// beside the sidekiq preset's would not load).
 	used := map[string]bool{}
 	if in.o.Existing != nil {
 		for _, f := range in.o.Existing.Families {
 			used[f.Name] = true
 		}
 	}
+	for _, e := range in.entries {
+		for _, f := range e.reg.Families {
+			used[f.Name] = true
+		}
+	}
+	var named []*candidate
 	schemas := map[string][]byte{}
 	var total int64
 	for _, c := range in.cands {
@@ -812,7 +829,10 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 			sum.Leftovers += c.Stats.Keys
 			continue
 		}
-		c.name = uniqueName(familyName(c.Pattern, in.o.Separator), used)
+		named = append(named, c)
+	}
+	nameFamilies(named, in.o.Separator, used)
+	for _, c := range named {
 		f := registry.DraftFamily{Name: c.name, Pattern: c.Pattern, Version: c.Version, Owner: in.o.Owner}
 		typ, all := c.Stats.Type()
 		if all {
@@ -1106,8 +1126,10 @@ func roundBytes(n int64) int64 {
 }
 
 // familyName names a family after the literal words of its pattern:
-// "v2:user:session:{session_id:uuid}" is user-session. Version segments
-// and placeholders are left out.
+// "v2:user:session:{session_id:uuid}" is user-session. Version segments,
+// numbers ("migration:2023:" is migration) and placeholders are left out:
+// a number in a name comes only from a version, when two families would
+// have one name (nameFamilies).
 func familyName(pattern string, sep byte) string {
 	p, err := registry.ParsePattern(pattern, sep)
 	var words []string
@@ -1119,7 +1141,7 @@ func familyName(pattern string, sep byte) string {
 			for _, w := range strings.FieldsFunc(strings.ToLower(part.Lit), func(r rune) bool {
 				return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
 			}) {
-				if isVersionWord(w) {
+				if isVersionWord(w) || allDigits(w) {
 					continue
 				}
 				words = append(words, w)
@@ -1134,6 +1156,74 @@ func familyName(pattern string, sep byte) string {
 		name = "keys-" + name
 	}
 	return strings.TrimSuffix(name, "-")
+}
+
+// nameFamilies names the candidates, unique among used and one another.
+// Candidates whose literal words give one name are told apart by their
+// version ("user-session-v1", "user-session-v2"), then by the types of
+// their placeholders ("cart-int", "cart-uuid"), and last by a letter
+// ("cart-b"): never by a number that is not a version.
+func nameFamilies(cs []*candidate, sep byte, used map[string]bool) {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = familyName(c.Pattern, sep)
+	}
+	for _, more := range []func(c *candidate) string{
+		func(c *candidate) string {
+			if c.Version > 0 {
+				return "-v" + strconv.Itoa(c.Version)
+			}
+			return ""
+		},
+		func(c *candidate) string { return "-" + typeWords(c.Pattern, sep) },
+	} {
+		count := map[string]int{}
+		for _, n := range names {
+			count[n]++
+		}
+		for i, c := range cs {
+			if count[names[i]] > 1 || used[names[i]] {
+				names[i] += more(c)
+			}
+		}
+	}
+	for i, c := range cs {
+		c.name = uniqueWord(names[i], used)
+	}
+}
+
+// typeWords lists the placeholder types of a pattern, "int-word".
+func typeWords(pattern string, sep byte) string {
+	p, err := registry.ParsePattern(pattern, sep)
+	if err != nil {
+		return "keys"
+	}
+	var ws []string
+	for _, ph := range p.Placeholders() {
+		ws = append(ws, ph.Type.String())
+	}
+	if len(ws) > 4 {
+		ws = ws[:4]
+	}
+	return strings.Join(ws, "-")
+}
+
+// uniqueWord returns name, or name-b, name-c... name-z, name-b-b... when
+// it is taken, and marks it used.
+func uniqueWord(name string, used map[string]bool) string {
+	n := name
+	for i := 0; used[n]; i++ {
+		suffix := ""
+		for j := i; ; j = j/25 - 1 {
+			suffix = "-" + string(rune('b'+j%25)) + suffix
+			if j < 25 {
+				break
+			}
+		}
+		n = name + suffix
+	}
+	used[n] = true
+	return n
 }
 
 func isVersionWord(w string) bool {
@@ -1158,13 +1248,3 @@ func kebab(v string) string {
 	return strings.Join(words, "-")
 }
 
-// uniqueName returns name, or name-2, name-3... when it is taken.
-func uniqueName(name string, used map[string]bool) string {
-	n, i := name, 2
-	for used[n] {
-		n = fmt.Sprintf("%s-%d", name, i)
-		i++
-	}
-	used[n] = true
-	return n
-}

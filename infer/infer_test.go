@@ -3,6 +3,7 @@ package infer
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -36,18 +37,41 @@ func TestTTLPolicy(t *testing.T) {
 	}
 }
 
+// TestFamilyName: names come from the literal words of the patterns; a
+// number only from a version, when two families would share a name.
 func TestFamilyName(t *testing.T) {
-	used := map[string]bool{}
-	for _, tc := range []struct{ pattern, want string }{
-		{"v2:user:session:{session_id:uuid}", "user-session"},
+	used := map[string]bool{"sidekiq-queues": true} // a preset entry's family
+	tcs := []struct{ pattern, want string }{
+		{"v2:user:session:{session_id:uuid}", "user-session-v2"},
+		{"v1:user:session:{x:hex}", "user-session-v1"},
 		{"celery-task-meta-{id:uuid}", "celery-task-meta"},
 		{"{a:word}:{b:int}", "keys"},
 		{"v2:user:session:{id:int}:x", "user-session-x"},
-		{"v1:user:session:{x:hex}", "user-session-2"},
 		{"9lives:{n:int}", "keys-9lives"},
-	} {
-		if got := uniqueName(familyName(tc.pattern, ':'), used); got != tc.want {
-			t.Errorf("familyName(%q) = %q, want %q", tc.pattern, got, tc.want)
+		{"migration:2023:{id:int}", "migration"},
+		{"h264:{id:int}", "h264"},
+		{"sidekiq:queues:{n:word}", "sidekiq-queues-word"},
+		{"cart:{id:int}:items", "cart-items-int"},
+		{"cart:{id:uuid}:items", "cart-items-uuid"},
+		{"cart:{{id:uuid}}:items", "cart-items-uuid-b"},
+	}
+	var cs []*candidate
+	for _, tc := range tcs {
+		p, err := registry.ParsePattern(tc.pattern, ':')
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := 0
+		if strings.HasPrefix(tc.pattern, "v") {
+			v = int(tc.pattern[1] - '0')
+		}
+		_ = p
+		cs = append(cs, &candidate{Candidate: Candidate{Pattern: tc.pattern, Version: v}})
+	}
+	nameFamilies(cs, ':', used)
+	for i, tc := range tcs {
+		if cs[i].name != tc.want {
+			t.Errorf("%q is named %q, want %q", tc.pattern, cs[i].name, tc.want)
 		}
 	}
 }
@@ -228,5 +252,76 @@ func TestLeftoversBounded(t *testing.T) {
 		if !bytes.Contains(data, []byte(want)) {
 			t.Errorf("the leftovers lack %s:\n%s", want, data)
 		}
+	}
+}
+
+// TestNamesFromLiterals: the outlier v2:user:session:12345 is a leftover,
+// not a family named after its number, and the real sessions are named
+// from their literal words, with the version only to tell two layouts
+// apart.
+func TestNamesFromLiterals(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	uuid := func() string {
+		h := hexString(r, 32)
+		return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+	}
+	keys := []string{"v2:user:session:12345"}
+	for i := range 1000 {
+		keys = append(keys, "v2:user:session:"+uuid(), "migration:2023:"+strconv.Itoa(i))
+	}
+	d, data, _, sum := draftOf(t, keys)
+	names := map[string]string{}
+	for _, f := range d.Families {
+		names[f.Pattern] = f.Name
+	}
+	want := map[string]string{"v2:user:session:{session_id:uuid}": "user-session", "migration:2023:{migration_id:int}": "migration"}
+	if !maps.Equal(names, want) || sum.Leftovers != 1 || !strings.Contains(string(data), `#   - "v2:user:session:12345"`) {
+		t.Errorf("families %v (want %v), %d leftovers:\n%s", names, want, sum.Leftovers, data)
+	}
+	// Two layouts of one family: their versions tell them apart.
+	for range 1000 {
+		keys = append(keys, "v1:user:session:"+hexString(r, 40))
+	}
+	d, data, _, _ = draftOf(t, keys)
+	clear(names)
+	for _, f := range d.Families {
+		names[f.Pattern] = f.Name
+	}
+	want = map[string]string{"v2:user:session:{session_id:uuid}": "user-session-v2", "v1:user:session:{session_id:hex}": "user-session-v1", "migration:2023:{migration_id:int}": "migration"}
+	if !maps.Equal(names, want) {
+		t.Errorf("families %v, want %v:\n%s", names, want, data)
+	}
+}
+
+// TestCeleryQueueFromBinding: a queue with no message has no list key;
+// its _kombu.binding.<queue> set is all there is of it, and it must be
+// one of the preset's queues, while kombu's own exchanges are not.
+func TestCeleryQueueFromBinding(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	in := New(Options{})
+	add := func(k, typ string, ttl time.Duration) {
+		in.Add(Fact{Key: k, Type: typ, TTL: ttl, Memory: -1, Len: -1})
+	}
+	for _, ex := range []string{"celery", "celery.pidbox", "celeryev", "reply.celery.pidbox", "emails", "reports"} {
+		add("_kombu.binding."+ex, "set", -1)
+	}
+	add("celery", "list", -1)
+	for range 20 {
+		h := hexString(r, 32)
+		add("celery-task-meta-"+h[:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:], "string", time.Hour)
+	}
+	in.Candidates(0)
+	d, _, _ := in.Draft()
+	if len(d.Presets) != 1 || d.Presets[0].Use != "celery" {
+		t.Fatalf("presets %+v", d.Presets)
+	}
+	var queues []string
+	for _, p := range d.Presets[0].With {
+		if p.Name == "queues" {
+			queues = p.Values
+		}
+	}
+	if want := []string{"celery", "emails", "reports"}; !slices.Equal(queues, want) {
+		t.Errorf("queues %v, want %v", queues, want)
 	}
 }
