@@ -1247,4 +1247,3 @@ func kebab(v string) string {
 	}
 	return strings.Join(words, "-")
 }
-
