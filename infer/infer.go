@@ -232,6 +232,10 @@ type candidate struct {
 	// (sess:{sid} could be anyone's) is kept only then.
 	tentative *entry
 	fit       int // sampled values that fit the tentative entry's family
+	// disagree counts, by their own encoding, the sampled keys whose
+	// values do not decode as enc, the majority's: the first audit
+	// reports them (encoding-mismatch), rather than binary hiding them.
+	disagree map[string]int
 	// leftover: the keys fit no shared shape (a pattern without a
 	// placeholder is one key; one without a literal byte would register
 	// every key of its form), so they are listed, not proposed.
@@ -652,6 +656,9 @@ func (in *Inference) AddSamples(candidate int, keys []string, ss []payload.Sampl
 	}
 	c.sampled = len(ss)
 	c.enc, c.share = tally.Encoding()
+	if c.enc == payload.Binary {
+		c.enc, c.disagree = majorityEncoding(ss)
+	}
 	if c.enc != payload.JSON && c.enc != payload.Msgpack {
 		return
 	}
@@ -660,6 +667,55 @@ func (in *Inference) AddSamples(candidate int, keys []string, ss []payload.Sampl
 		eachValue(s, c.enc, si.Add)
 	}
 	c.schema = si.Schema()
+}
+
+// majorityEncoding decides the encoding of a family whose sampled values
+// have no one encoding: the encoding of more than half of the sampled
+// keys, each key's values taken alone (17 json profiles and 3 msgpack are
+// json), and, by their own encoding, the keys whose values do not decode
+// as it. With no majority, or a binary one, it is binary.
+func majorityEncoding(ss []payload.Sample) (string, map[string]int) {
+	keys := map[string]int{}
+	own := make([]string, len(ss))
+	for i, s := range ss {
+		var t EncodingTally
+		units(s, t.Add)
+		own[i], _ = t.Encoding()
+		keys[own[i]]++
+	}
+	best := ""
+	for _, e := range slices.Sorted(maps.Keys(keys)) {
+		if e != "" && (best == "" || keys[e] > keys[best]) {
+			best = e
+		}
+	}
+	if best == "" || best == payload.Binary || keys[best]*2 <= len(ss) {
+		return payload.Binary, nil
+	}
+	off := map[string]int{}
+	for i, s := range ss {
+		ok := true
+		units(s, func(b []byte) {
+			if ok && !decodesAs(best, b) {
+				ok = false
+			}
+		})
+		if !ok {
+			off[own[i]]++
+		}
+	}
+	return best, off
+}
+
+// decodesAs reports whether a unit is a value of the declared encodings
+// enc ("pickle|int": one of them).
+func decodesAs(enc string, b []byte) bool {
+	for _, e := range strings.Split(enc, "|") {
+		if _, err := payload.Decode(e, b); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // units calls fn on each unit of a sample: a string value, hash value,
@@ -1036,6 +1092,13 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 	if c.sampled > 0 {
 		lines = append(lines, fmt.Sprintf("Values of %d sampled keys: %s.", c.sampled, strings.ReplaceAll(c.enc, "|", " or ")))
 	}
+	if n := sumCounts(c.disagree); n > 0 {
+		var parts []string
+		for _, e := range slices.Sorted(maps.Keys(c.disagree)) {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(e, "|", " or "), c.disagree[e]))
+		}
+		lines = append(lines, fmt.Sprintf("%d of them do not decode as %s (%s): the first audit reports them.", n, c.enc, strings.Join(parts, ", ")))
+	}
 	ex := slices.Clone(st.Examples)
 	slices.Sort(ex)
 	if len(ex) > 2 {
@@ -1049,6 +1112,14 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 		lines = append(lines, "e.g. "+strings.Join(quoted, ", "))
 	}
 	return lines
+}
+
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
 }
 
 // clipKey shortens a long example key for a comment.

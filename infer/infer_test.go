@@ -325,3 +325,41 @@ func TestCeleryQueueFromBinding(t *testing.T) {
 		t.Errorf("queues %v, want %v", queues, want)
 	}
 }
+
+// TestMixedEncodingsMajority: 17 JSON and 3 msgpack profiles are json,
+// with a comment that 3 sampled keys disagree, not binary, which would
+// hide the drift from the audit.
+func TestMixedEncodingsMajority(t *testing.T) {
+	in := New(Options{})
+	for i := range 20 {
+		in.Add(Fact{Key: "v1:profile:" + strconv.Itoa(i), Type: "string", TTL: -1, Memory: -1, Len: -1})
+	}
+	targets := in.Candidates(20)
+	var keys []string
+	var ss []payload.Sample
+	for i, tg := range targets {
+		v := []byte(fmt.Sprintf(`{"id":%d,"name":"n%d"}`, i, i))
+		if i%7 == 3 {
+			v = mpack(t, map[string]any{"id": i, "name": "n"})
+		}
+		keys = append(keys, tg.Key)
+		ss = append(ss, payload.Sample{Type: "string", String: v})
+	}
+	if len(ss) != 20 {
+		t.Fatalf("%d targets", len(ss))
+	}
+	in.AddSamples(targets[0].Candidate, keys, ss)
+	d, schemas, _ := in.Draft()
+	f := d.Families[0]
+	if !slices.Equal(f.Encodings, []string{"json"}) || len(schemas) != 1 {
+		t.Fatalf("encodings %v, %d schemas", f.Encodings, len(schemas))
+	}
+	if want := "3 of them do not decode as json (msgpack 3): the first audit reports them."; !slices.Contains(f.Comment, want) {
+		t.Errorf("comment %q lacks %q", f.Comment, want)
+	}
+	// Without a majority, binary.
+	enc, off := majorityEncoding([]payload.Sample{{String: []byte(`{"a":1}`)}, {String: mpack(t, map[string]any{"a": 1})}})
+	if enc != "binary" || off != nil {
+		t.Errorf("no majority: %s %v", enc, off)
+	}
+}
