@@ -1092,6 +1092,17 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 	if c.sampled > 0 {
 		lines = append(lines, fmt.Sprintf("Values of %d sampled keys: %s.", c.sampled, strings.ReplaceAll(c.enc, "|", " or ")))
 	}
+	for _, sw := range c.Saw {
+		vals := make([]string, len(sw.Values))
+		for i, v := range sw.Values {
+			vals[i] = strconv.Quote(clipValue(v))
+		}
+		more := ""
+		if sw.More > 0 {
+			more = fmt.Sprintf(" and %d more", sw.More)
+		}
+		lines = append(lines, fmt.Sprintf("{%s} is one placeholder for %d literal siblings of one shape: %s%s.", sw.Placeholder, len(sw.Values)+sw.More, strings.Join(vals, ", "), more))
+	}
 	if n := sumCounts(c.disagree); n > 0 {
 		var parts []string
 		for _, e := range slices.Sorted(maps.Keys(c.disagree)) {
@@ -1120,6 +1131,14 @@ func sumCounts(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// clipValue shortens a long segment for a comment.
+func clipValue(v string) string {
+	if len(v) <= 32 {
+		return v
+	}
+	return v[:32] + "..."
 }
 
 // clipKey shortens a long example key for a comment.

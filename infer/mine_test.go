@@ -864,3 +864,104 @@ func TestMinerULIDRange(t *testing.T) {
 		t.Errorf("candidates %v, want %v", got, want)
 	}
 }
+
+// TestMinerSiblings: literal siblings of one sub-shape, each with many
+// keys of the same Redis types, are one placeholder that lists the values
+// it took: twelve scratch areas, four locales. Siblings of other types, of
+// another shape, or with few keys stay apart.
+func TestMinerSiblings(t *testing.T) {
+	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november"}
+	for _, tc := range []struct {
+		name  string
+		keys  func(add func(key, typ string))
+		want  []string // normalised patterns
+		saw   []string // the values listed, of the first candidate with any
+		more  int
+	}{
+		{
+			name: "twelve areas of one shape",
+			keys: func(add func(string, string)) {
+				for _, w := range names[:12] {
+					for i := range 550 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "string")
+					}
+				}
+			},
+			want: []string{"scratch:{:word}:{:int}"},
+			saw:  slices.Sorted(slices.Values(names[:12])),
+		},
+		{
+			name: "locales after a placeholder",
+			keys: func(add func(string, string)) {
+				for i := range 400 {
+					for _, l := range []string{"de", "en", "fr", "ja"} {
+						add("cms:page:"+strconv.Itoa(i)+":"+l, "string")
+					}
+				}
+			},
+			want: []string{"cms:page:{:int}:{:word}"},
+			saw:  []string{"de", "en", "fr", "ja"},
+		},
+		{
+			name: "fourteen values, twelve listed",
+			keys: func(add func(string, string)) {
+				for _, w := range names {
+					for i := range 40 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "hash")
+					}
+				}
+			},
+			want: []string{"scratch:{:word}:{:int}"},
+			saw:  slices.Sorted(slices.Values(names))[:12],
+			more: 2,
+		},
+		{
+			name: "different types stay apart",
+			keys: func(add func(string, string)) {
+				for i := range 300 {
+					add("user:"+strconv.Itoa(i)+":profile", "hash")
+					add("user:"+strconv.Itoa(i)+":settings", "string")
+					add("user:"+strconv.Itoa(i)+":sessions", "set")
+					add("user:"+strconv.Itoa(i)+":cart", "list")
+				}
+			},
+			want: []string{"user:{:int}:profile", "user:{:int}:settings", "user:{:int}:sessions", "user:{:int}:cart"},
+		},
+		{
+			name: "few keys each stay apart",
+			keys: func(add func(string, string)) {
+				for _, w := range names[:5] {
+					for i := range 10 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "string")
+					}
+				}
+			},
+			want: []string{"scratch:alpha:{:int}", "scratch:bravo:{:int}", "scratch:charlie:{:int}", "scratch:delta:{:int}", "scratch:echo:{:int}"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewMiner(MinerOptions{})
+			var keys []string
+			tc.keys(func(k, typ string) {
+				keys = append(keys, k)
+				m.Add(Fact{Key: k, Type: typ, TTL: -1, Memory: -1, Len: -1})
+			})
+			cands := m.Families()
+			checkInvariants(t, keys, cands, ':')
+			got := patternsOf(cands)
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(tc.want))) {
+				t.Errorf("candidates %v, want %v", got, tc.want)
+			}
+			var saw []Saw
+			for _, c := range cands {
+				saw = append(saw, c.Saw...)
+			}
+			switch {
+			case tc.saw == nil && len(saw) > 0:
+				t.Errorf("values listed: %+v", saw)
+			case tc.saw != nil && (len(saw) != 1 || !slices.Equal(saw[0].Values, tc.saw) || saw[0].More != tc.more):
+				t.Errorf("values listed %+v, want %v and %d more", saw, tc.saw, tc.more)
+			}
+		})
+	}
+}
