@@ -872,11 +872,11 @@ func TestMinerULIDRange(t *testing.T) {
 func TestMinerSiblings(t *testing.T) {
 	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november"}
 	for _, tc := range []struct {
-		name  string
-		keys  func(add func(key, typ string))
-		want  []string // normalised patterns
-		saw   []string // the values listed, of the first candidate with any
-		more  int
+		name string
+		keys func(add func(key, typ string))
+		want []string // normalised patterns
+		saw  []string // the values listed, of the first candidate with any
+		more int
 	}{
 		{
 			name: "twelve areas of one shape",
