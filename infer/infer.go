@@ -891,10 +891,17 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 	for _, c := range named {
 		f := registry.DraftFamily{Name: c.name, Pattern: c.Pattern, Version: c.Version, Owner: in.o.Owner}
 		typ, all := c.Stats.Type()
-		if all {
-			f.Type = typ // mixed types: the comment says which; no type is declared
+		decl, ok := declarableType(typ)
+		if all && ok {
+			f.Type = decl // mixed types: the comment says which; no type is declared
+		}
+		if !ok {
+			typ = "" // no schema either: the value reads are not of a declarable type
 		}
 		f.Comment = in.comment(c, all, total)
+		if all && !ok {
+			f.Comment = append(f.Comment[:1:1], append([]string{fmt.Sprintf("Redis type %s, a module type keys.yaml cannot declare: no type is declared.", strconv.Quote(clipValue(decl)))}, f.Comment[1:]...)...)
+		}
 		f.TTL, f.TTLComment = ttlPolicy(c.Stats)
 		if c.enc != "" {
 			f.Encodings = strings.Split(c.enc, "|")
@@ -1150,6 +1157,19 @@ func clipKey(k string) string {
 	return k[:max] + "..."
 }
 
+// declarableType returns the keys.yaml type of a TYPE reply: the reply
+// itself for the core types, json for RedisJSON's ReJSON-RL, and false for
+// other module types, which keys.yaml cannot declare.
+func declarableType(t string) (string, bool) {
+	switch t {
+	case "string", "hash", "list", "set", "zset", "stream", "json":
+		return t, true
+	case "ReJSON-RL":
+		return "json", true
+	}
+	return t, false
+}
+
 // ttlPolicy proposes a TTL policy from what the keys have: a max (the
 // longest TTL seen, rounded up to a readable duration) when every key has
 // one, persistent when none has, optional when both.
@@ -1180,12 +1200,14 @@ func roundUp(d time.Duration) time.Duration {
 			return l
 		}
 	}
+	// Whole years, at most 100, computed without overflow: an expiry
+	// set in year 292,277,026 (PEXPIREAT 2^63-1) is still a TTL.
 	year := 365 * 24 * time.Hour
-	n := (d + year - 1) / year
-	if n > 100 {
-		n = 100
+	n := d / year
+	if d%year != 0 {
+		n++
 	}
-	return n * year
+	return min(n, 100) * year
 }
 
 func readable(d time.Duration) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
 )
 
 func TestTTLPolicy(t *testing.T) {
@@ -362,4 +364,130 @@ func TestMixedEncodingsMajority(t *testing.T) {
 	if enc != "binary" || off != nil {
 		t.Errorf("no majority: %s %v", enc, off)
 	}
+}
+
+// TestDraftLoadsHostile: whatever the keyspace, the registry init writes
+// loads (and lints without errors): module types, expiries far in the
+// future, names a preset entry's families already have, binary and
+// YAML-looking keys.
+func TestDraftLoadsHostile(t *testing.T) {
+	type fact struct {
+		key, typ string
+		ttl      time.Duration
+	}
+	r := rand.New(rand.NewPCG(51, 52))
+	gen := func(n int, f func(i int) fact) []fact {
+		out := make([]fact, n)
+		for i := range out {
+			out[i] = f(i)
+		}
+		return out
+	}
+	sidekiq := []fact{{"queues", "set", -1}, {"queue:low", "list", -1}, {"dead", "zset", -1}, {"retry", "zset", -1}, {"schedule", "zset", -1}, {"stat:processed", "string", -1}, {"processes", "set", -1}}
+	for _, tc := range []struct {
+		name  string
+		facts []fact
+		check func(t *testing.T, d *registry.Draft, reg *registry.Registry)
+	}{
+		{"module types", slices.Concat(
+			gen(100, func(i int) fact { return fact{"doc:" + strconv.Itoa(i), "ReJSON-RL", -1} }),
+			gen(100, func(i int) fact { return fact{"ts:" + strconv.Itoa(i), "TSDB-TYPE", -1} }),
+			gen(100, func(i int) fact { return fact{"bf:" + strconv.Itoa(i), "MBbloom--", time.Hour} })),
+			func(t *testing.T, d *registry.Draft, reg *registry.Registry) {
+				types := map[string]string{}
+				for _, f := range reg.Families {
+					types[f.Pattern.Source] = f.Type
+				}
+				if types["doc:{doc_id:int}"] != "json" || types["ts:{ts_id:int}"] != "" || len(types) != 3 {
+					t.Errorf("types %v", types)
+				}
+			}},
+		{"expiries far away", slices.Concat(
+			gen(50, func(i int) fact { return fact{"far:" + strconv.Itoa(i), "string", time.Duration(math.MaxInt64)} }),
+			gen(50, func(i int) fact { return fact{"mixed:" + strconv.Itoa(i), "string", time.Duration(math.MaxInt64 - int64(i))} }),
+			gen(50, func(i int) fact {
+				return fact{"odd:" + strconv.Itoa(i), "string", []time.Duration{-1, 0, time.Nanosecond, time.Duration(math.MaxInt64)}[i%4]}
+			})),
+			func(t *testing.T, d *registry.Draft, reg *registry.Registry) {
+				for _, f := range reg.Families {
+					if f.TTL.Kind == registry.TTLMax && (f.TTL.Max <= 0 || f.TTL.Max > 100*365*24*time.Hour) {
+						t.Errorf("%s: ttl max %v", f.Name, f.TTL.Max)
+					}
+				}
+			}},
+		{"names of a preset's families", slices.Concat(sidekiq,
+			gen(100, func(i int) fact { return fact{"sidekiq:queues:" + strconv.Itoa(i), "hash", -1} }),
+			gen(100, func(i int) fact { return fact{"sidekiq:dead:" + hexString(r, 16), "zset", -1} })),
+			func(t *testing.T, d *registry.Draft, reg *registry.Registry) {
+				if len(d.Presets) != 1 || d.Presets[0].Use != "sidekiq" || len(d.Families) != 2 {
+					t.Errorf("presets %+v, %d families", d.Presets, len(d.Families))
+				}
+			}},
+		{"hostile names", slices.Concat(
+			gen(100, func(i int) fact { return fact{"a: b\n- c: {d}:" + strconv.Itoa(i), "string", -1} }),
+			gen(100, func(i int) fact { return fact{"\xff\x00{}\\:" + strconv.Itoa(i) + ":'\"#", "hash", time.Minute} }),
+			gen(100, func(i int) fact { return fact{"&anchor *alias !tag %:" + strconv.Itoa(i), "list", -1} }),
+			gen(100, func(i int) fact { return fact{strings.Repeat("x:", 40) + strconv.Itoa(i), "set", -1} }),
+			gen(50, func(i int) fact { return fact{"true:" + strconv.Itoa(i) + ":null", "string", -1} })),
+			nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := New(Options{})
+			for _, f := range tc.facts {
+				in.Add(Fact{Key: f.key, Type: f.typ, TTL: f.ttl, Memory: -1, Len: -1})
+			}
+			in.Candidates(0)
+			d, schemas, _ := in.Draft()
+			data, err := d.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys := fstest.MapFS{"keys.yaml": {Data: data}}
+			for name, b := range schemas {
+				fsys[name] = &fstest.MapFile{Data: b}
+			}
+			reg, err := registry.Parse(fsys, "keys.yaml", data)
+			if err != nil {
+				t.Fatalf("the draft does not load: %v\n%s", err, data)
+			}
+			if c := rules.Lint(reg).Active().Count(); c.Error > 0 {
+				t.Errorf("lint errors: %s\n%s", c, data)
+			}
+			if tc.check != nil {
+				tc.check(t, d, reg)
+			}
+		})
+	}
+}
+
+// FuzzDraftLoads: the draft of any keyspace loads.
+func FuzzDraftLoads(f *testing.F) {
+	f.Add([]byte("v1:user:1\nv1:user:2\nfoo\nsess_0123456789abcdef0123456789abcdef\n_kombu.binding.reports\nqueues"), int64(-1))
+	f.Add([]byte("a::b\n{x}:1\n\xff\x00\n- a: b\n"), int64(math.MaxInt64))
+	types := []string{"string", "hash", "ReJSON-RL", "list", "TSDB-TYPE", "set", "zset", "stream"}
+	f.Fuzz(func(t *testing.T, data []byte, ttl int64) {
+		if len(data) > 1<<12 {
+			return
+		}
+		in := New(Options{})
+		for i, k := range strings.Split(string(data), "\n") {
+			for j := range 3 {
+				in.Add(Fact{Key: k + ":" + strconv.Itoa(j), Type: types[(i+j)%len(types)], TTL: time.Duration(ttl) * time.Duration(j), Memory: -1, Len: -1})
+			}
+			in.Add(Fact{Key: k, Type: types[i%len(types)], TTL: time.Duration(ttl), Memory: -1, Len: -1})
+		}
+		in.Candidates(0)
+		d, schemas, _ := in.Draft()
+		data, err := d.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys := fstest.MapFS{"keys.yaml": {Data: data}}
+		for name, b := range schemas {
+			fsys[name] = &fstest.MapFile{Data: b}
+		}
+		if _, err := registry.Parse(fsys, "keys.yaml", data); err != nil {
+			t.Fatalf("the draft does not load: %v\n%s", err, data)
+		}
+	})
 }
