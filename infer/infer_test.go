@@ -404,7 +404,9 @@ func TestDraftLoadsHostile(t *testing.T) {
 			}},
 		{"expiries far away", slices.Concat(
 			gen(50, func(i int) fact { return fact{"far:" + strconv.Itoa(i), "string", time.Duration(math.MaxInt64)} }),
-			gen(50, func(i int) fact { return fact{"mixed:" + strconv.Itoa(i), "string", time.Duration(math.MaxInt64 - int64(i))} }),
+			gen(50, func(i int) fact {
+				return fact{"mixed:" + strconv.Itoa(i), "string", time.Duration(math.MaxInt64 - int64(i))}
+			}),
 			gen(50, func(i int) fact {
 				return fact{"odd:" + strconv.Itoa(i), "string", []time.Duration{-1, 0, time.Nanosecond, time.Duration(math.MaxInt64)}[i%4]}
 			})),
