@@ -77,6 +77,34 @@ type voteKey struct{ preset, param string }
 // maxVotes bounds the distinct values counted per preset parameter.
 const maxVotes = 64
 
+// Bounds of the keys the probes read, as lint bounds patterns: a probe's
+// {name:any} makes matching superlinear in a key's segments (a 40 KB key
+// of 20,000 segments took 21 s), and no longer key can bind a value a
+// preset takes (registry.MaxPresetValueLen bytes, after a pattern of at
+// most registry.MaxPatternLen). The miner bounds its own work (maxSegs,
+// maxTyped).
+const (
+	maxProbeKey  = registry.MaxPatternLen + registry.MaxPresetValueLen
+	maxProbeSegs = 64
+)
+
+// probeable reports whether the probes read key: at most maxProbeKey
+// bytes and maxProbeSegs separators.
+func probeable(key string, sep byte) bool {
+	if len(key) > maxProbeKey {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		if key[i] == sep {
+			if n++; n > maxProbeSegs {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // New starts an inference.
 func New(o Options) *Inference {
 	if o.Separator == 0 {
@@ -143,7 +171,7 @@ func (in *Inference) Add(f Fact) {
 	if !claimed {
 		in.miner.Add(f)
 	}
-	if in.probeM == nil {
+	if in.probeM == nil || !probeable(f.Key, in.o.Separator) {
 		return
 	}
 	fam, params := in.probeM.MatchParams(f.Key, in.params[:0])

@@ -493,3 +493,57 @@ func FuzzDraftLoads(f *testing.F) {
 		}
 	})
 }
+
+// TestProbeBound: the probes read keys of at most maxProbeSegs separators
+// and maxProbeKey bytes, so a long key costs the miner's bounded work
+// only; a Celery queue is still read up to the bound.
+func TestProbeBound(t *testing.T) {
+	queues := func(segs int) []string {
+		r := rand.New(rand.NewPCG(61, 62))
+		in := New(Options{})
+		// A queue known from its binding, of segs separators.
+		in.Add(Fact{Key: "_kombu.binding." + strings.Repeat("q:", segs) + "q", Type: "set", TTL: -1, Memory: -1, Len: -1})
+		for _, k := range []string{"celery", "celery\x06\x166"} {
+			in.Add(Fact{Key: k, Type: "list", TTL: -1, Memory: -1, Len: -1})
+		}
+		for range 10 {
+			h := hexString(r, 32)
+			in.Add(Fact{Key: "celery-task-meta-" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], Type: "string", TTL: time.Hour, Memory: -1, Len: -1})
+		}
+		in.Candidates(0)
+		d, _, _ := in.Draft()
+		for _, p := range d.Presets {
+			for _, w := range p.With {
+				if w.Name == "queues" {
+					return w.Values
+				}
+			}
+		}
+		return nil
+	}
+	if got := queues(maxProbeSegs); len(got) != 2 {
+		t.Errorf("a queue of %d separators: queues %q, want it read", maxProbeSegs, got)
+	}
+	if got := queues(maxProbeSegs + 1); len(got) != 0 {
+		t.Errorf("a queue of %d separators: queues %q, want it past the bound", maxProbeSegs+1, got)
+	}
+	long := strings.Repeat("a:", 20_000)
+	if probeable(long, ':') || probeable(strings.Repeat("a", maxProbeKey+1), ':') || !probeable(strings.Repeat("a", maxProbeKey), ':') {
+		t.Error("probeable does not hold its bounds")
+	}
+}
+
+// BenchmarkInferenceAddLong adds keys of 20,000 segments (40 KB): linear
+// in the key, where the probes alone took 21 s per key before the bound.
+func BenchmarkInferenceAddLong(b *testing.B) {
+	in := New(Options{})
+	keys := make([]string, 64)
+	for i := range keys {
+		keys[i] = strings.Repeat("a:", 20_000) + strconv.Itoa(i)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(keys[0])))
+	for i := 0; b.Loop(); i++ {
+		in.Add(Fact{Key: keys[i%len(keys)], Type: "string", TTL: -1, Memory: -1, Len: -1})
+	}
+}
