@@ -56,7 +56,9 @@ Every family is owned by "unknown" (contact TODO): find the owners, then
 review the patterns and policies, run keyreg lint and keyreg audit. The
 output loads and lints without errors, and the same keyspace gives the same
 file. Comments give each family's key count, TTL range and two example keys;
-payload values never appear in the file.
+payload values never appear in the file. Keys that share no shape with
+others (one-off keys, outliers) get no family: the file lists them at its
+end, under "unregistered leftovers".
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
 
