@@ -70,7 +70,7 @@ func TestREADMEListsEveryPreset(t *testing.T) {
 	sections := readmeSections(t)
 	for _, c := range []struct{ section, marker string }{
 		{"", "lists the framework presets:"},
-		{"Start from an existing Redis", "schemas inferred from\nsampled values go to `schemas/`;"},
+		{"Start from an existing Redis", "keyspaces of the frameworks with a preset"},
 	} {
 		text := sections[c.section]
 		got := listAfter(t, text, c.marker)

@@ -88,6 +88,7 @@ type gen struct {
 	ncmd  int    // commands in buf
 	key   string
 	kind  kind
+	junk  int // junk keys generated
 	stats seedStats
 	// base is the time used in payload timestamps; fixed for determinism.
 	base time.Time
@@ -170,6 +171,17 @@ func (g *gen) broken() bool {
 var authMethods = []string{"password", "sso", "passkey", "magic_link"}
 var locales = []string{"en-us", "en-gb", "de-de", "fr-fr", "es-es", "ja-jp", "pt-br"}
 var junkPrefixes = []string{"tmp:debug:", "legacy_cache_", "sess:", "test:foo:", "scratch/", "migration:2023:"}
+
+// The junk that issue 22 found inference to get wrong, a third of the junk
+// keys: hex ids glued to a literal, siblings of one shape (scratch areas,
+// locales), and one-off keys, the first junk keys written. Each of
+// hostileShapes is one true shape; the one-offs are none.
+var (
+	scratchAreas  = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
+	cmsLocales    = []string{"de", "en", "fr", "ja"}
+	oneOffs       = []string{"foo", "x", "test", "asdf", "v2:user:session:12345"}
+	hostileShapes = []string{"sess_{id:hex}", "scratch:{area}:{n:int}", "v1:cms:page:{page_id:int}:{locale}"}
+)
 
 // next generates key i: it sets g.key and g.kind and fills g.buf.
 func (g *gen) next(i int) {
@@ -276,6 +288,24 @@ func (g *gen) next(i int) {
 		g.key = "v1:stats:views:" + strconv.Itoa(1+i) + ":" + strconv.Itoa(20260101+g.r.IntN(28))
 		g.cmd("SET", g.key, strconv.Itoa(g.r.IntN(100000)), "EX", g.ttlSecs(2*h, 30*d))
 	case kJunk:
+		g.junk++
+		if g.junk <= len(oneOffs) {
+			g.key = oneOffs[g.junk-1]
+			g.cmd("SET", g.key, "1")
+			break
+		}
+		if x := g.r.IntN(3); x == 0 {
+			switch g.r.IntN(3) {
+			case 0:
+				g.key = "sess_" + g.hex(32)
+			case 1:
+				g.key = "scratch:" + scratchAreas[g.r.IntN(len(scratchAreas))] + ":" + strconv.Itoa(i)
+			default:
+				g.key = "v1:cms:page:" + strconv.Itoa(i) + ":" + cmsLocales[g.r.IntN(len(cmsLocales))]
+			}
+			g.cmd("SET", g.key, g.hex(16), "EX", g.ttlSecs(2*h, 24*h))
+			break
+		}
 		p := junkPrefixes[g.r.IntN(len(junkPrefixes))]
 		g.key = p + strconv.Itoa(i)
 		if p == "migration:2023:" {

@@ -17,6 +17,7 @@ var typeProbes = []string{
 	"", "1", "-1", "-", "12-3", "abc", "ABC", "0123abcd", "x y", "a:b", "_", "é",
 	"123e4567-e89b-12d3-a456-426614174000", "123E4567-E89B-12D3-A456-426614174000", "123e4567e89b12d3a456426614174000",
 	"01ARZ3NDEKTSV4RRFFQ69G5FAV", "01arz3ndektsv4rrffq69g5fav", "01ARZ3NDEKTSV4RRFFQ69G5FAI", "01ARZ3NDEKTSV4RRFFQ69G5FA",
+	"7ZZZZZZZZZZZZZZZZZZZZZZZZZ", "81ARZ3NDEKTSV4RRFFQ69G5FAV", "Z1ARZ3NDEKTSV4RRFFQ69G5FAV", // past 7, 26 characters overflow 128 bits
 }
 
 // TestRuntimeTypesAgree generates code for one family per placeholder type

@@ -77,6 +77,34 @@ type voteKey struct{ preset, param string }
 // maxVotes bounds the distinct values counted per preset parameter.
 const maxVotes = 64
 
+// Bounds of the keys the probes read, as lint bounds patterns: a probe's
+// {name:any} makes matching superlinear in a key's segments (a 40 KB key
+// of 20,000 segments took 21 s), and no longer key can bind a value a
+// preset takes (registry.MaxPresetValueLen bytes, after a pattern of at
+// most registry.MaxPatternLen). The miner bounds its own work (maxSegs,
+// maxTyped).
+const (
+	maxProbeKey  = registry.MaxPatternLen + registry.MaxPresetValueLen
+	maxProbeSegs = 64
+)
+
+// probeable reports whether the probes read key: at most maxProbeKey
+// bytes and maxProbeSegs separators.
+func probeable(key string, sep byte) bool {
+	if len(key) > maxProbeKey {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(key); i++ {
+		if key[i] == sep {
+			if n++; n > maxProbeSegs {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // New starts an inference.
 func New(o Options) *Inference {
 	if o.Separator == 0 {
@@ -139,11 +167,11 @@ func (in *Inference) Add(f Fact) {
 		in.existing++
 		return
 	}
-	if in.detector != nil && in.claim(f) {
-		return
+	claimed := in.detector != nil && in.claim(f)
+	if !claimed {
+		in.miner.Add(f)
 	}
-	in.miner.Add(f)
-	if in.probeM == nil {
+	if in.probeM == nil || !probeable(f.Key, in.o.Separator) {
 		return
 	}
 	fam, params := in.probeM.MatchParams(f.Key, in.params[:0])
@@ -152,8 +180,13 @@ func (in *Inference) Add(f Fact) {
 		return
 	}
 	pr := in.probes[fam.Index]
+	if claimed && !pr.Sure {
+		// A key of a preset with its defaults tells nothing new, but
+		// a part's own probe (a Celery queue from its binding).
+		return
+	}
 	for _, b := range params {
-		if b.Name != pr.Capture {
+		if b.Name != pr.Capture || slices.Contains(pr.Ignore, b.Value) {
 			continue
 		}
 		k := voteKey{pr.Preset.Name, pr.Param}
@@ -164,6 +197,9 @@ func (in *Inference) Add(f Fact) {
 		}
 		if _, ok := t[b.Value]; ok || len(t) < maxVotes {
 			t[b.Value]++
+			if pr.Sure {
+				t[b.Value]++ // one key is evidence enough (topValues wants two)
+			}
 		}
 	}
 }
@@ -224,6 +260,14 @@ type candidate struct {
 	// (sess:{sid} could be anyone's) is kept only then.
 	tentative *entry
 	fit       int // sampled values that fit the tentative entry's family
+	// disagree counts, by their own encoding, the sampled keys whose
+	// values do not decode as enc, the majority's: the first audit
+	// reports them (encoding-mismatch), rather than binary hiding them.
+	disagree map[string]int
+	// leftover: the keys fit no shared shape (a pattern without a
+	// placeholder is one key; one without a literal byte would register
+	// every key of its form), so they are listed, not proposed.
+	leftover bool
 }
 
 // entry is a proposed presets: entry.
@@ -251,9 +295,12 @@ func (in *Inference) Candidates(n int) []Target {
 	}
 	in.detectPresets()
 	in.dropOverlaps()
+	for _, c := range in.cands {
+		c.leftover = c.covered == nil && c.tentative == nil && isLeftover(c.Candidate, in.o.Separator)
+	}
 	var out []Target
 	for i, c := range in.cands {
-		if c.covered != nil {
+		if c.covered != nil || c.leftover {
 			continue
 		}
 		ex := c.Stats.Examples
@@ -637,6 +684,9 @@ func (in *Inference) AddSamples(candidate int, keys []string, ss []payload.Sampl
 	}
 	c.sampled = len(ss)
 	c.enc, c.share = tally.Encoding()
+	if c.enc == payload.Binary {
+		c.enc, c.disagree = majorityEncoding(ss)
+	}
 	if c.enc != payload.JSON && c.enc != payload.Msgpack {
 		return
 	}
@@ -645,6 +695,55 @@ func (in *Inference) AddSamples(candidate int, keys []string, ss []payload.Sampl
 		eachValue(s, c.enc, si.Add)
 	}
 	c.schema = si.Schema()
+}
+
+// majorityEncoding decides the encoding of a family whose sampled values
+// have no one encoding: the encoding of more than half of the sampled
+// keys, each key's values taken alone (17 json profiles and 3 msgpack are
+// json), and, by their own encoding, the keys whose values do not decode
+// as it. With no majority, or a binary one, it is binary.
+func majorityEncoding(ss []payload.Sample) (string, map[string]int) {
+	keys := map[string]int{}
+	own := make([]string, len(ss))
+	for i, s := range ss {
+		var t EncodingTally
+		units(s, t.Add)
+		own[i], _ = t.Encoding()
+		keys[own[i]]++
+	}
+	best := ""
+	for _, e := range slices.Sorted(maps.Keys(keys)) {
+		if e != "" && (best == "" || keys[e] > keys[best]) {
+			best = e
+		}
+	}
+	if best == "" || best == payload.Binary || keys[best]*2 <= len(ss) {
+		return payload.Binary, nil
+	}
+	off := map[string]int{}
+	for i, s := range ss {
+		ok := true
+		units(s, func(b []byte) {
+			if ok && !decodesAs(best, b) {
+				ok = false
+			}
+		})
+		if !ok {
+			off[own[i]]++
+		}
+	}
+	return best, off
+}
+
+// decodesAs reports whether a unit is a value of the declared encodings
+// enc ("pickle|int": one of them).
+func decodesAs(enc string, b []byte) bool {
+	for _, e := range strings.Split(enc, "|") {
+		if _, err := payload.Decode(e, b); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // units calls fn on each unit of a sample: a string value, hash value,
@@ -752,7 +851,8 @@ type Summary struct {
 	Registered int64 // keys the draft's families and presets hold
 	Families   int
 	Presets    int
-	Dropped    int // proposals left out because they overlap existing families
+	Dropped    int   // proposals left out because they overlap existing families
+	Leftovers  int64 // keys of no shared shape, listed in the draft's footer, not registered
 }
 
 // Draft writes the inference out: a registry and its schema files (by path
@@ -781,12 +881,21 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 	if !declared {
 		d.Owners = []registry.DraftOwner{{Name: in.o.Owner, Contact: "TODO", Comment: []string{"A placeholder (lint warns: owner-placeholder): declare the real owners and move the families to them."}}}
 	}
+	// Names are unique across the registry: the existing families, and the
+	// families the preset entries expand into (a mined "sidekiq-queues"
+	// beside the sidekiq preset's would not load).
 	used := map[string]bool{}
 	if in.o.Existing != nil {
 		for _, f := range in.o.Existing.Families {
 			used[f.Name] = true
 		}
 	}
+	for _, e := range in.entries {
+		for _, f := range e.reg.Families {
+			used[f.Name] = true
+		}
+	}
+	var named []*candidate
 	schemas := map[string][]byte{}
 	var total int64
 	for _, c := range in.cands {
@@ -794,17 +903,33 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 			total += c.Stats.Memory
 		}
 	}
+	var leftovers []*candidate
 	for _, c := range in.cands {
 		if c.covered != nil {
 			continue
 		}
-		c.name = uniqueName(familyName(c.Pattern, in.o.Separator), used)
+		if c.leftover || c.tentative != nil && isLeftover(c.Candidate, in.o.Separator) {
+			leftovers = append(leftovers, c)
+			sum.Leftovers += c.Stats.Keys
+			continue
+		}
+		named = append(named, c)
+	}
+	nameFamilies(named, in.o.Separator, used)
+	for _, c := range named {
 		f := registry.DraftFamily{Name: c.name, Pattern: c.Pattern, Version: c.Version, Owner: in.o.Owner}
 		typ, all := c.Stats.Type()
-		if all {
-			f.Type = typ // mixed types: the comment says which; no type is declared
+		decl, ok := declarableType(typ)
+		if all && ok {
+			f.Type = decl // mixed types: the comment says which; no type is declared
+		}
+		if !ok {
+			typ = "" // no schema either: the value reads are not of a declarable type
 		}
 		f.Comment = in.comment(c, all, total)
+		if all && !ok {
+			f.Comment = append(f.Comment[:1:1], append([]string{fmt.Sprintf("Redis type %s, a module type keys.yaml cannot declare: no type is declared.", strconv.Quote(clipValue(decl)))}, f.Comment[1:]...)...)
+		}
 		f.TTL, f.TTLComment = ttlPolicy(c.Stats)
 		if c.enc != "" {
 			f.Encodings = strings.Split(c.enc, "|")
@@ -843,6 +968,7 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 		sum.Registered += keys
 	}
 	sum.Dropped = len(in.dropped)
+	d.Footer = leftoverLines(leftovers)
 	in.ignoreOverlaps(d, schemas)
 	sum.Families, sum.Presets = len(d.Families), len(d.Presets)
 	return d, schemas, sum
@@ -911,6 +1037,68 @@ func (in *Inference) ignoreOverlaps(d *registry.Draft, schemas map[string][]byte
 	}
 }
 
+// isLeftover reports whether a mined candidate is no family to propose:
+// its keys share no shape. It is one key, or has no placeholder (so it is
+// one key, of a shape of its own: "foo", "v2:user:session:12345" beside
+// the sessions' uuids), or has no literal byte but separators
+// ({name:word}, {a:word}:{b:int}), so that it would register every key of
+// its form, future junk included.
+func isLeftover(c Candidate, sep byte) bool {
+	p, err := registry.ParsePattern(c.Pattern, sep)
+	if err != nil || c.Stats.Keys < 2 || len(p.Placeholders()) == 0 {
+		return true
+	}
+	for _, part := range p.Parts {
+		if strings.Trim(part.Lit, string([]byte{sep})) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounds of the leftovers list.
+const (
+	maxLeftoverLines = 100 // keys and shapes listed
+	leftoverExamples = 3   // example keys per shape
+)
+
+// leftoverLines lists the leftovers for the draft's footer: each key of a
+// shape of its own, and each shape without a literal byte with its count
+// and a few example keys, sorted, at most maxLeftoverLines of them. Key
+// names only, never a value; comment escapes them.
+func leftoverLines(cs []*candidate) []string {
+	if len(cs) == 0 {
+		return nil
+	}
+	var keys int64
+	var items []string
+	for _, c := range cs {
+		keys += c.Stats.Keys
+		ex := slices.Clone(c.Stats.Examples)
+		slices.Sort(ex)
+		if c.Stats.Keys == 1 && len(ex) == 1 {
+			items = append(items, "  - "+strconv.Quote(clipKey(ex[0])))
+			continue
+		}
+		quoted := make([]string, 0, leftoverExamples)
+		for _, k := range ex[:min(len(ex), leftoverExamples)] {
+			quoted = append(quoted, strconv.Quote(clipKey(k)))
+		}
+		items = append(items, fmt.Sprintf("  - %d keys like %s, e.g. %s", c.Stats.Keys, c.Pattern, strings.Join(quoted, ", ")))
+	}
+	slices.Sort(items)
+	lines := []string{
+		fmt.Sprintf("unregistered leftovers: %d keys that share no shape with other keys, so no family is", keys),
+		"proposed for them (keyreg audit reports them as unregistered-key). Register the ones meant",
+		"to stay by hand; the others are candidates for removal.",
+	}
+	if len(items) > maxLeftoverLines {
+		more := len(items) - maxLeftoverLines
+		items = append(items[:maxLeftoverLines], fmt.Sprintf("  ... and %d more", more))
+	}
+	return append(lines, items...)
+}
+
 // comment describes a family's keys in the lines above it: how many, their
 // share of memory, their types when mixed, their TTLs, the encoding of the
 // sampled values and two example keys (key names only: never a value).
@@ -939,6 +1127,24 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 	if c.sampled > 0 {
 		lines = append(lines, fmt.Sprintf("Values of %d sampled keys: %s.", c.sampled, strings.ReplaceAll(c.enc, "|", " or ")))
 	}
+	for _, sw := range c.Saw {
+		vals := make([]string, len(sw.Values))
+		for i, v := range sw.Values {
+			vals[i] = strconv.Quote(clipValue(v))
+		}
+		more := ""
+		if sw.More > 0 {
+			more = fmt.Sprintf(" and %d more", sw.More)
+		}
+		lines = append(lines, fmt.Sprintf("{%s} is one placeholder for %d literal siblings of one shape: %s%s.", sw.Placeholder, len(sw.Values)+sw.More, strings.Join(vals, ", "), more))
+	}
+	if n := sumCounts(c.disagree); n > 0 {
+		var parts []string
+		for _, e := range slices.Sorted(maps.Keys(c.disagree)) {
+			parts = append(parts, fmt.Sprintf("%s %d", strings.ReplaceAll(e, "|", " or "), c.disagree[e]))
+		}
+		lines = append(lines, fmt.Sprintf("%d of them do not decode as %s (%s): the first audit reports them.", n, c.enc, strings.Join(parts, ", ")))
+	}
 	ex := slices.Clone(st.Examples)
 	slices.Sort(ex)
 	if len(ex) > 2 {
@@ -954,6 +1160,22 @@ func (in *Inference) comment(c *candidate, allOneType bool, totalMemory int64) [
 	return lines
 }
 
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// clipValue shortens a long segment for a comment.
+func clipValue(v string) string {
+	if len(v) <= 32 {
+		return v
+	}
+	return v[:32] + "..."
+}
+
 // clipKey shortens a long example key for a comment.
 func clipKey(k string) string {
 	const max = 120
@@ -961,6 +1183,19 @@ func clipKey(k string) string {
 		return k
 	}
 	return k[:max] + "..."
+}
+
+// declarableType returns the keys.yaml type of a TYPE reply: the reply
+// itself for the core types, json for RedisJSON's ReJSON-RL, and false for
+// other module types, which keys.yaml cannot declare.
+func declarableType(t string) (string, bool) {
+	switch t {
+	case "string", "hash", "list", "set", "zset", "stream", "json":
+		return t, true
+	case "ReJSON-RL":
+		return "json", true
+	}
+	return t, false
 }
 
 // ttlPolicy proposes a TTL policy from what the keys have: a max (the
@@ -993,12 +1228,14 @@ func roundUp(d time.Duration) time.Duration {
 			return l
 		}
 	}
+	// Whole years, at most 100, computed without overflow: an expiry
+	// set in year 292,277,026 (PEXPIREAT 2^63-1) is still a TTL.
 	year := 365 * 24 * time.Hour
-	n := (d + year - 1) / year
-	if n > 100 {
-		n = 100
+	n := d / year
+	if d%year != 0 {
+		n++
 	}
-	return n * year
+	return min(n, 100) * year
 }
 
 func readable(d time.Duration) string {
@@ -1029,8 +1266,10 @@ func roundBytes(n int64) int64 {
 }
 
 // familyName names a family after the literal words of its pattern:
-// "v2:user:session:{session_id:uuid}" is user-session. Version segments
-// and placeholders are left out.
+// "v2:user:session:{session_id:uuid}" is user-session. Version segments,
+// numbers ("migration:2023:" is migration) and placeholders are left out:
+// a number in a name comes only from a version, when two families would
+// have one name (nameFamilies).
 func familyName(pattern string, sep byte) string {
 	p, err := registry.ParsePattern(pattern, sep)
 	var words []string
@@ -1042,7 +1281,7 @@ func familyName(pattern string, sep byte) string {
 			for _, w := range strings.FieldsFunc(strings.ToLower(part.Lit), func(r rune) bool {
 				return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
 			}) {
-				if isVersionWord(w) {
+				if isVersionWord(w) || allDigits(w) {
 					continue
 				}
 				words = append(words, w)
@@ -1057,6 +1296,74 @@ func familyName(pattern string, sep byte) string {
 		name = "keys-" + name
 	}
 	return strings.TrimSuffix(name, "-")
+}
+
+// nameFamilies names the candidates, unique among used and one another.
+// Candidates whose literal words give one name are told apart by their
+// version ("user-session-v1", "user-session-v2"), then by the types of
+// their placeholders ("cart-int", "cart-uuid"), and last by a letter
+// ("cart-b"): never by a number that is not a version.
+func nameFamilies(cs []*candidate, sep byte, used map[string]bool) {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = familyName(c.Pattern, sep)
+	}
+	for _, more := range []func(c *candidate) string{
+		func(c *candidate) string {
+			if c.Version > 0 {
+				return "-v" + strconv.Itoa(c.Version)
+			}
+			return ""
+		},
+		func(c *candidate) string { return "-" + typeWords(c.Pattern, sep) },
+	} {
+		count := map[string]int{}
+		for _, n := range names {
+			count[n]++
+		}
+		for i, c := range cs {
+			if count[names[i]] > 1 || used[names[i]] {
+				names[i] += more(c)
+			}
+		}
+	}
+	for i, c := range cs {
+		c.name = uniqueWord(names[i], used)
+	}
+}
+
+// typeWords lists the placeholder types of a pattern, "int-word".
+func typeWords(pattern string, sep byte) string {
+	p, err := registry.ParsePattern(pattern, sep)
+	if err != nil {
+		return "keys"
+	}
+	var ws []string
+	for _, ph := range p.Placeholders() {
+		ws = append(ws, ph.Type.String())
+	}
+	if len(ws) > 4 {
+		ws = ws[:4]
+	}
+	return strings.Join(ws, "-")
+}
+
+// uniqueWord returns name, or name-b, name-c... name-z, name-b-b... when
+// it is taken, and marks it used.
+func uniqueWord(name string, used map[string]bool) string {
+	n := name
+	for i := 0; used[n]; i++ {
+		suffix := ""
+		for j := i; ; j = j/25 - 1 {
+			suffix = "-" + string(rune('b'+j%25)) + suffix
+			if j < 25 {
+				break
+			}
+		}
+		n = name + suffix
+	}
+	used[n] = true
+	return n
 }
 
 func isVersionWord(w string) bool {
@@ -1079,15 +1386,4 @@ func kebab(v string) string {
 		return "x"
 	}
 	return strings.Join(words, "-")
-}
-
-// uniqueName returns name, or name-2, name-3... when it is taken.
-func uniqueName(name string, used map[string]bool) string {
-	n, i := name, 2
-	for used[n] {
-		n = fmt.Sprintf("%s-%d", name, i)
-		i++
-	}
-	used[n] = true
-	return n
 }

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,17 @@ type Candidate struct {
 	// Stats are those of the keys assigned to the candidate; the caller
 	// owns them.
 	Stats *Stats
+	// Saw lists, for placeholders that stand for literal siblings of one
+	// shape, the values they took.
+	Saw []Saw
+}
+
+// Saw is what one placeholder of a candidate took: literal siblings of
+// one shape, merged.
+type Saw struct {
+	Placeholder string   // its name in Pattern
+	Values      []string // sorted, at most maxSaw
+	More        int      // values not listed
 }
 
 // Bounds of the miner.
@@ -86,6 +98,13 @@ const (
 	// locales of page:{id}:{locale}) and after a literal.
 	kAfterPlaceholder = 6
 	kAfterLiteral     = 16
+	// minSiblings literal siblings of one sub-shape and one set of Redis
+	// types, each with siblingKeys keys or more, are one placeholder
+	// (scratch:{12 names}:{int}, page:{id}:de|en|fr|ja), whose values a
+	// comment lists, at most maxSaw of them.
+	minSiblings = 4
+	siblingKeys = 32
+	maxSaw      = 12
 	// freqShare: a child with fewer than 1/freqShare of its parent's keys
 	// (or a single key) is rare.
 	freqShare = 64
@@ -108,7 +127,7 @@ const (
 	vUUID
 	vULID
 	vHex
-	sULID // valid ULID with a digit and a letter
+	sULID // valid ULID with a digit and a letter that is not a hex digit
 	sHex  // valid hex of 8 or more bytes, with a digit and a letter
 
 	validBits  = vInt | vUUID | vULID | vHex
@@ -206,6 +225,12 @@ type node struct {
 	closed            bool // every non-empty segment goes to wild
 	anyTail           bool // every non-empty rest of a key goes to rest
 	gone              bool // merged into another node
+	// saw, on a word placeholder made of siblings of one shape: the
+	// literal values it took, sorted, at most maxSaw, and how many more;
+	// open when other values joined it since.
+	saw     []string
+	sawMore int
+	sawOpen bool
 }
 
 // Miner groups keys into candidate families. It is not safe for
@@ -385,6 +410,7 @@ func (m *Miner) wildOf(n *node, seg string) *node {
 	} else {
 		n.wild.st.add(seg, mask)
 	}
+	n.wild.sawOpen = true
 	return n.wild
 }
 
@@ -436,6 +462,7 @@ const (
 	fSomeDigit     // a digit
 	fSomeHexLetter // a-f, A-F
 	fSomeLetter    // an ASCII letter
+	fSomeBase32    // a Crockford letter that is not a hex digit (g-z)
 )
 
 var byteFlags = func() (t [256]uint8) {
@@ -449,7 +476,7 @@ var byteFlags = func() (t [256]uint8) {
 		case isLetter(b):
 			t[c] = fSomeLetter
 			if isCrockford(b) {
-				t[c] |= fCrock
+				t[c] |= fCrock | fSomeBase32
 			}
 		}
 	}
@@ -485,9 +512,11 @@ func valueMask(v string) uint8 {
 			m |= sHex
 		}
 	}
-	if all&fCrock != 0 && n == 26 {
+	// A ULID's 128 bits leave its first character at most 7. Only a letter
+	// beyond f is evidence of base32: 26 hex digits are hex.
+	if all&fCrock != 0 && n == 26 && '0' <= v[0] && v[0] <= '7' {
 		m |= vULID
-		if some&fSomeDigit != 0 && some&fSomeLetter != 0 {
+		if some&fSomeDigit != 0 && some&fSomeBase32 != 0 {
 			m |= sULID
 		}
 	}
@@ -800,6 +829,7 @@ func (m *Miner) adopt(n, c *node) {
 	case eWild:
 		if n.wild != nil {
 			n.wild.st = joinState(n.wild.st, c.st)
+			n.wild.sawOpen = true
 			m.mergeInto(n.wild, c)
 			return
 		}
@@ -815,6 +845,7 @@ func (m *Miner) adoptWild(n, c *node) {
 		m.nodes++
 	} else {
 		n.wild.st = joinState(n.wild.st, vs)
+		n.wild.sawOpen = true
 	}
 	n.wild.st.varied = true
 	m.mergeInto(n.wild, c)
@@ -1113,6 +1144,21 @@ func (m *Miner) decide(n *node, root bool) {
 		ok := wild ||
 			(!root && lits >= k) ||
 			(rare >= 2 && rare >= freqLits && (!root || freq == 0 && rare >= kAfterLiteral))
+		if !ok && !root && n.wild == nil && siblings(g) {
+			// Siblings of one shape, each with many keys: one
+			// placeholder, which remembers their values.
+			saw := make([]string, 0, len(g))
+			for _, c := range g {
+				saw = append(saw, c.lit)
+			}
+			slices.Sort(saw)
+			for _, c := range g {
+				m.toWild(n, c)
+			}
+			n.wild.saw, n.wild.sawMore, n.wild.sawOpen = saw[:min(len(saw), maxSaw)], max(0, len(saw)-maxSaw), false
+			merged = true
+			continue
+		}
 		if !ok || len(g) < 2 && !wild {
 			continue
 		}
@@ -1165,6 +1211,49 @@ func (m *Miner) decide(n *node, root bool) {
 			}
 		}
 	}
+}
+
+// siblings reports whether the members g of one node, of one sub-shape,
+// are siblings to merge into one placeholder: at least minSiblings whole
+// literals, each with siblingKeys keys or more, whose keys have the same
+// Redis types (a user's profile hash, settings string and sessions set
+// stay apart).
+func siblings(g []*node) bool {
+	if len(g) < minSiblings {
+		return false
+	}
+	types := ""
+	for i, c := range g {
+		if c.kind != eLit || c.keys < siblingKeys {
+			return false
+		}
+		t := typesBelow(c)
+		if i > 0 && t != types {
+			return false
+		}
+		types = t
+	}
+	return true
+}
+
+// typesBelow lists the Redis types of the keys below n, sorted.
+func typesBelow(n *node) string {
+	set := map[string]bool{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		if n.term != nil {
+			for t := range n.term.Types {
+				set[t] = true
+			}
+		}
+		for _, c := range n.children() {
+			if len(set) <= maxTypes {
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return strings.Join(slices.Sorted(maps.Keys(set)), ",")
 }
 
 // overlapsOthers reports whether a word placeholder made of the members g
@@ -1478,6 +1567,8 @@ type fseg struct {
 	lit   string
 	post  string
 	st    posState
+	saw   []string // eWild: the siblings it took (node.saw), nil when open
+	more  int
 }
 
 type fcand struct {
@@ -1500,7 +1591,11 @@ func (m *Miner) Families() []Candidate {
 			path = append(path, fseg{kind: eLit, lit: n.lit})
 		case eRoot:
 		default:
-			path = append(path, fseg{kind: n.kind, class: n.class, lit: n.lit, post: n.post, st: n.st})
+			f := fseg{kind: n.kind, class: n.class, lit: n.lit, post: n.post, st: n.st}
+			if n.kind == eWild && !n.sawOpen {
+				f.saw, f.more = n.saw, n.sawMore
+			}
+			path = append(path, f)
 		}
 		if n.term != nil && n.term.Keys > 0 {
 			s := &Stats{}
@@ -1518,10 +1613,43 @@ func (m *Miner) Families() []Candidate {
 	cands = m.resolve(cands)
 	out := make([]Candidate, len(cands))
 	for i, c := range cands {
-		out[i] = Candidate{Pattern: c.pat, Version: version(c.segs), Stats: c.stats}
+		out[i] = Candidate{Pattern: c.pat, Version: version(c.segs), Stats: c.stats, Saw: m.saws(c)}
 	}
 	slices.SortFunc(out, func(a, b Candidate) int { return strings.Compare(a.Pattern, b.Pattern) })
 	return out
+}
+
+// saws names the placeholders of c that stand for merged siblings, with
+// the values they took.
+func (m *Miner) saws(c *fcand) []Saw {
+	p, err := registry.ParsePattern(c.pat, m.sep)
+	if err != nil {
+		return nil
+	}
+	phs := p.Placeholders()
+	var out []Saw
+	k := 0
+	for _, s := range c.segs {
+		if !segPlaceholder(s) {
+			continue
+		}
+		if s.kind == eWild && len(s.saw) > 0 && k < len(phs) {
+			out = append(out, Saw{Placeholder: phs[k].Name, Values: s.saw, More: s.more})
+		}
+		k++
+	}
+	return out
+}
+
+// segPlaceholder reports whether a segment renders as a placeholder.
+func segPlaceholder(s fseg) bool {
+	switch s.kind {
+	case eTyped, eDec:
+		return !(keepConst(s.kind, s.class) && !s.st.varied)
+	case eWild, eRest:
+		return true
+	}
+	return false
 }
 
 func version(segs []fseg) int {
@@ -1796,6 +1924,7 @@ func lggSeg(x, y fseg) (fseg, bool) {
 		return x, true
 	case x.kind == eWild && y.kind == eWild:
 		x.st = joinState(x.st, y.st)
+		x.saw, x.more = nil, 0 // no longer the siblings of one node
 		return x, true
 	}
 	st := joinState(valueState(x.kind, x.class, x.lit, x.st), valueState(y.kind, y.class, y.lit, y.st))

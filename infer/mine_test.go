@@ -808,3 +808,160 @@ func BenchmarkMinerFamilies(b *testing.B) {
 		m.Families()
 	}
 }
+
+// TestMinerGluedHexIDs: a hex ID glued to a literal head ("sess_" and 32
+// hex digits) is one family, not one per key: the last 26 digits are hex,
+// not a ULID, whatever the head.
+func TestMinerGluedHexIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	hex := func(k int) string {
+		b := make([]byte, k)
+		for i := range b {
+			b[i] = "0123456789abcdef"[r.IntN(16)]
+		}
+		return string(b)
+	}
+	var keys []string
+	for i := range 2500 {
+		keys = append(keys, "sess_"+hex(32))
+		if i%2 == 0 {
+			keys = append(keys, "v1:user:"+strconv.Itoa(i), "token_"+hex(26), "sessions:"+strconv.Itoa(i))
+		}
+	}
+	cands := mine(keys, MinerOptions{})
+	checkInvariants(t, keys, cands, ':')
+	want := []string{"sess_{:hex}", "v1:user:{:int}", "token_{:hex}", "sessions:{:int}"}
+	got := patternsOf(cands)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates %v, want %v", got, want)
+	}
+}
+
+// TestMinerULIDRange: 26 Crockford characters whose first is above 7 are
+// not a ULID (they would overflow 128 bits), so they are not typed ulid;
+// a true ULID still is.
+func TestMinerULIDRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	const crock = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+	base32 := func(first string) string {
+		b := []byte(first)
+		for len(b) < 26 {
+			b = append(b, crock[r.IntN(32)])
+		}
+		return string(b)
+	}
+	var keys []string
+	for i := range 300 {
+		keys = append(keys, "room:"+base32(string("89ABCDEFGHJKMNPQRSTVWXYZ"[i%24])), "chat:"+base32("01"))
+	}
+	cands := mine(keys, MinerOptions{})
+	checkInvariants(t, keys, cands, ':')
+	got := patternsOf(cands)
+	slices.Sort(got)
+	if want := []string{"chat:{:ulid}", "room:{:word}"}; !slices.Equal(got, want) {
+		t.Errorf("candidates %v, want %v", got, want)
+	}
+}
+
+// TestMinerSiblings: literal siblings of one sub-shape, each with many
+// keys of the same Redis types, are one placeholder that lists the values
+// it took: twelve scratch areas, four locales. Siblings of other types, of
+// another shape, or with few keys stay apart.
+func TestMinerSiblings(t *testing.T) {
+	names := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november"}
+	for _, tc := range []struct {
+		name string
+		keys func(add func(key, typ string))
+		want []string // normalised patterns
+		saw  []string // the values listed, of the first candidate with any
+		more int
+	}{
+		{
+			name: "twelve areas of one shape",
+			keys: func(add func(string, string)) {
+				for _, w := range names[:12] {
+					for i := range 550 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "string")
+					}
+				}
+			},
+			want: []string{"scratch:{:word}:{:int}"},
+			saw:  slices.Sorted(slices.Values(names[:12])),
+		},
+		{
+			name: "locales after a placeholder",
+			keys: func(add func(string, string)) {
+				for i := range 400 {
+					for _, l := range []string{"de", "en", "fr", "ja"} {
+						add("cms:page:"+strconv.Itoa(i)+":"+l, "string")
+					}
+				}
+			},
+			want: []string{"cms:page:{:int}:{:word}"},
+			saw:  []string{"de", "en", "fr", "ja"},
+		},
+		{
+			name: "fourteen values, twelve listed",
+			keys: func(add func(string, string)) {
+				for _, w := range names {
+					for i := range 40 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "hash")
+					}
+				}
+			},
+			want: []string{"scratch:{:word}:{:int}"},
+			saw:  slices.Sorted(slices.Values(names))[:12],
+			more: 2,
+		},
+		{
+			name: "different types stay apart",
+			keys: func(add func(string, string)) {
+				for i := range 300 {
+					add("user:"+strconv.Itoa(i)+":profile", "hash")
+					add("user:"+strconv.Itoa(i)+":settings", "string")
+					add("user:"+strconv.Itoa(i)+":sessions", "set")
+					add("user:"+strconv.Itoa(i)+":cart", "list")
+				}
+			},
+			want: []string{"user:{:int}:profile", "user:{:int}:settings", "user:{:int}:sessions", "user:{:int}:cart"},
+		},
+		{
+			name: "few keys each stay apart",
+			keys: func(add func(string, string)) {
+				for _, w := range names[:5] {
+					for i := range 10 {
+						add("scratch:"+w+":"+strconv.Itoa(i), "string")
+					}
+				}
+			},
+			want: []string{"scratch:alpha:{:int}", "scratch:bravo:{:int}", "scratch:charlie:{:int}", "scratch:delta:{:int}", "scratch:echo:{:int}"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewMiner(MinerOptions{})
+			var keys []string
+			tc.keys(func(k, typ string) {
+				keys = append(keys, k)
+				m.Add(Fact{Key: k, Type: typ, TTL: -1, Memory: -1, Len: -1})
+			})
+			cands := m.Families()
+			checkInvariants(t, keys, cands, ':')
+			got := patternsOf(cands)
+			if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(tc.want))) {
+				t.Errorf("candidates %v, want %v", got, tc.want)
+			}
+			var saw []Saw
+			for _, c := range cands {
+				saw = append(saw, c.Saw...)
+			}
+			switch {
+			case tc.saw == nil && len(saw) > 0:
+				t.Errorf("values listed: %+v", saw)
+			case tc.saw != nil && (len(saw) != 1 || !slices.Equal(saw[0].Values, tc.saw) || saw[0].More != tc.more):
+				t.Errorf("values listed %+v, want %v and %d more", saw, tc.saw, tc.more)
+			}
+		})
+	}
+}

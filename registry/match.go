@@ -368,8 +368,11 @@ func (m *Matcher) span(t PlaceholderType, key string, pos int) (lo, hi int) {
 		if len(key)-pos < 26 {
 			return 1, 0
 		}
+		if !m.acc[0][ULID][key[pos]] {
+			return 1, 0
+		}
 		acc := &m.acc[1][ULID]
-		for i := pos; i < pos+26; i++ {
+		for i := pos + 1; i < pos+26; i++ {
 			if !acc[key[i]] {
 				return 1, 0
 			}

@@ -159,6 +159,13 @@ func TestMatchTypes(t *testing.T) {
 		{"l:{id:ulid}", "l:L" + ulidOK[1:], nil},
 		{"l:{id:ulid}", "l:o" + ulidOK[1:], nil},
 		{"l:{id:ulid}", "l:U" + ulidOK[1:], nil},
+		// 26 base32 characters hold 130 bits: a ULID's first is 0-7.
+		{"l:{id:ulid}", "l:7ZZZZZZZZZZZZZZZZZZZZZZZZZ", []string{"7ZZZZZZZZZZZZZZZZZZZZZZZZZ"}},
+		{"l:{id:ulid}", "l:8" + ulidOK[1:], nil},
+		{"l:{id:ulid}", "l:Z" + ulidOK[1:], nil},
+		{"l:{id:ulid}", "l:z" + ulidOK[1:], nil},
+		{"l:{id:ulid}", "l:0" + ulidOK[1:], []string{"0" + ulidOK[1:]}},
+		{"l:{id:ulid}:x", "l:9" + ulidOK[1:] + ":x", nil},
 		// any
 		{":1:{key:any}", ":1:views:product:42", []string{"views:product:42"}},
 		{":1:{key:any}", ":1:", nil},

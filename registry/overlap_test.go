@@ -135,6 +135,8 @@ func TestOverlapCases(t *testing.T) {
 		{a: "{a:ulid}", b: "{b:ulid}", overlap: true, example: strings.Repeat("a", 26)},
 		{a: "{a:ulid}", b: "0123456789abcdefghjkmnpqrs", overlap: true, example: "0123456789abcdefghjkmnpqrs"},
 		{a: "{a:ulid}", b: "0123456789abcdefghjkmnpqri"}, // i is not Crockford
+		{a: "{a:ulid}", b: "8123456789abcdefghjkmnpqrs"}, // a first 8 overflows 128 bits
+		{a: "x{a:ulid}", b: "x{b:word}", overlap: true, example: "x" + strings.Repeat("0", 26)},
 		{a: "{a:ulid}", b: "0123456789abcdefghjkmnpqrsu"},
 		{a: "{a:ulid}", b: "{b:int}u"}, // u is not Crockford
 		{a: "{a:ulid}", b: "{b:int}x", overlap: true, example: strings.Repeat("0", 25) + "x"},

@@ -16,7 +16,7 @@ const (
 	Int                         // -?[0-9]+
 	UUID                        // 8-4-4-4-12 hex digits, either case
 	Hex                         // [0-9a-fA-F]+
-	ULID                        // 26 Crockford base32 characters, either case
+	ULID                        // 26 Crockford base32 characters, either case, the first 0-7 (128 bits)
 	Any                         // one or more bytes of any kind, separator included
 )
 
@@ -89,6 +89,11 @@ func (t PlaceholderType) AcceptsAt(i int, b, sep byte) bool {
 		}
 		return isHex(b) && b != sep
 	case ULID:
+		if i == 0 {
+			// 26 characters of 5 bits hold 130: a ULID's 128 bits leave
+			// the first at most 7.
+			return '0' <= b && b <= '7' && b != sep
+		}
 		return isCrockford(b) && b != sep
 	}
 	return false

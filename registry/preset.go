@@ -90,7 +90,13 @@ type PresetPart struct {
 	Name  string   // the part: the family is named <FamilyPrefix>-<Name>
 	Each  []string // list parameters iterated, in order
 	Notes string   // TTL behaviour and other facts, for docs/presets.md
-	node  *yaml.Node
+	// Probe is a pattern template that reads a parameter's values off the
+	// part's keys where its own pattern has a placeholder (a Celery queue
+	// from its _kombu.binding.<queue> set), with values that are not the
+	// parameter's (kombu's own exchanges) in ProbeIgnore. keyreg init only.
+	Probe       string
+	ProbeIgnore []string
+	node        *yaml.Node
 }
 
 // Template returns the template's fields in keys.yaml syntax, with
@@ -99,7 +105,7 @@ func (p PresetPart) Template() map[string]string {
 	out := map[string]string{}
 	for k, v := range pairs(p.node) {
 		switch k.Value {
-		case "part", "each", "notes":
+		case "part", "each", "notes", "probe":
 			continue
 		}
 		out[k.Value] = scalarOrFlow(v)
@@ -236,6 +242,13 @@ func parsePreset(data []byte) (*Preset, error) {
 						err = fv.Decode(&part.Each)
 					case "notes":
 						part.Notes = fv.Value
+					case "probe":
+						var pr struct {
+							Pattern string   `yaml:"pattern"`
+							Ignore  []string `yaml:"ignore"`
+						}
+						err = fv.Decode(&pr)
+						part.Probe, part.ProbeIgnore = pr.Pattern, pr.Ignore
 					}
 				}
 				if err != nil {
@@ -647,7 +660,7 @@ func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.N
 	set("name", str(e.name))
 	for k, v := range pairs(part.node) {
 		switch k.Value {
-		case "part", "each", "notes":
+		case "part", "each", "notes", "probe":
 			continue
 		}
 		set(k.Value, at(l.substitute(v, u, e, k.Value == "pattern")))
@@ -775,6 +788,11 @@ type Probe struct {
 	Param   string
 	Capture string // the placeholder that binds the value
 	Pattern *Pattern
+	// Sure: one key is enough evidence of a value (a part's Probe: a
+	// Celery queue's binding set exists once); Ignore lists values that
+	// are not the parameter's.
+	Sure   bool
+	Ignore []string
 }
 
 // minProbeLiteral is the literal bytes a probe needs, so that it does not
@@ -793,6 +811,16 @@ func (p *Preset) Probes() []Probe {
 		for k, v := range pairs(src) {
 			if k.Value == "pattern" {
 				tmpl = v.Value
+			}
+		}
+		if part.Probe != "" {
+			for _, q := range p.Params {
+				if (q.Kind == ParamString || q.Kind == ParamStrings) && strings.Count(part.Probe, "${"+q.Name+"}") == 1 {
+					if pr, ok := p.probe(part, part.Probe, q, nil); ok {
+						pr.Sure, pr.Ignore = true, part.ProbeIgnore
+						out = append(out, pr)
+					}
+				}
 			}
 		}
 		for _, q := range p.Params {

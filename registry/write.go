@@ -223,6 +223,7 @@ func (emptyFS) Open(name string) (fs.File, error) {
 // writes it in the order and style of this repository's keys.yaml.
 type Draft struct {
 	Header    []string // comment lines at the top of the file
+	Footer    []string // comment lines at the end of the file (init's unregistered leftovers)
 	Separator byte     // written when it is not ':'
 	Owners    []DraftOwner
 	Families  []DraftFamily
@@ -344,7 +345,22 @@ func (d *Draft) Marshal() ([]byte, error) {
 		}
 		add("presets", ps)
 	}
-	return encode(doc)
+	out, err := encode(doc)
+	if err != nil || len(d.Footer) == 0 {
+		return out, err
+	}
+	// Comment lines after the document, escaped as every comment is: they
+	// cannot end the comment or start YAML.
+	return append(append(out, '\n'), comment(d.Footer)+"\n"...), nil
+}
+
+// MarshalFooter writes the draft's footer as comment lines, for keyreg
+// suggest to print after the proposals; it is empty when there is none.
+func (d *Draft) MarshalFooter() []byte {
+	if len(d.Footer) == 0 {
+		return nil
+	}
+	return []byte(comment(d.Footer) + "\n")
 }
 
 func draftFamilyNode(f DraftFamily) *yaml.Node {

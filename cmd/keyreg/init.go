@@ -56,7 +56,9 @@ Every family is owned by "unknown" (contact TODO): find the owners, then
 review the patterns and policies, run keyreg lint and keyreg audit. The
 output loads and lints without errors, and the same keyspace gives the same
 file. Comments give each family's key count, TTL range and two example keys;
-payload values never appear in the file.
+payload values never appear in the file. Keys that share no shape with
+others (one-off keys, outliers) get no family: the file lists them at its
+end, under "unregistered leftovers".
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
 
@@ -118,8 +120,12 @@ func (a *app) runInit(ctx context.Context, o initOptions) error {
 		return runtimeError(fmt.Errorf("the registry written to %s does not load, which is a bug: %w", o.out, err), "")
 	}
 	l := rules.Lint(reg)
-	fmt.Fprintf(a.stderr, "keyreg init: wrote %s: %d families and %d presets for %d keys (%d registered); lint: %s\n",
-		o.out, stats.Families, stats.Presets, stats.Keys, stats.Registered, l.Active().Count())
+	leftovers := ""
+	if stats.Leftovers > 0 {
+		leftovers = fmt.Sprintf(", %d left over, listed at the end of the file", stats.Leftovers)
+	}
+	fmt.Fprintf(a.stderr, "keyreg init: wrote %s: %d families and %d presets for %d keys (%d registered%s); lint: %s\n",
+		o.out, stats.Families, stats.Presets, stats.Keys, stats.Registered, leftovers, l.Active().Count())
 	if partial != "" {
 		return runtimeError(fmt.Errorf("the scan was partial (%s): %s lacks the families of the keys not scanned", partial, o.out), "")
 	}

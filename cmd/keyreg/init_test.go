@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -71,10 +73,54 @@ func auditUnregistered(t *testing.T, addr, path string) (int64, []string) {
 	return unreg, bad
 }
 
+// leftoverRe reads the count of init's leftovers list.
+var leftoverRe = regexp.MustCompile(`(?m)^# unregistered leftovers: (\d+) keys`)
+
+// leftovers returns the number of keys the written registry lists as
+// unregistered leftovers.
+func leftovers(data []byte) int64 {
+	m := leftoverRe.FindSubmatch(data)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n
+}
+
+// auditLeftovers audits addr with the registry init wrote at path and
+// checks that every key is registered but the leftovers the file lists:
+// those are unregistered (or placeholder-invalid, when they have the shape
+// of a family with values it refuses), and nothing else is found above
+// info.
+func auditLeftovers(t *testing.T, addr, path string, data []byte) {
+	t.Helper()
+	code, out, errb := cli(t, "audit", "--url", "redis://"+addr, "--registry", path, "--format", "json", "--allow-touch")
+	if code > 1 {
+		t.Fatalf("audit exit %d: %s", code, errb)
+	}
+	var r presetAudit
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("audit report: %v\n%s", err, out)
+	}
+	var unreg int64
+	var bad []string
+	for _, f := range r.Findings {
+		switch {
+		case f.Rule == "unregistered-key" || f.Rule == "placeholder-invalid":
+			unreg += f.Count
+		case f.Severity != "info":
+			bad = append(bad, fmt.Sprintf("%s %s x%d: %s", f.Family, f.Rule, f.Count, f.Message))
+		}
+	}
+	if left := leftovers(data); unreg != left || len(bad) > 0 {
+		t.Errorf("audit of the written registry: %d unregistered keys (want the %d leftovers), findings %v\n%s", unreg, left, bad, data)
+	}
+}
+
 // TestInitCaptures runs keyreg init on each framework capture: it must
 // recognise the framework and emit its preset, and the audit of the
-// written registry must find every key registered, with no error or
-// warning.
+// written registry must find every key registered but the leftovers init
+// lists (one-off keys of a capture), with no other error or warning.
 func TestInitCaptures(t *testing.T) {
 	regs, err := filepath.Glob(filepath.Join(frameworksDir, "*.yaml"))
 	if err != nil {
@@ -104,17 +150,14 @@ func TestInitCaptures(t *testing.T) {
 			if !slices.ContainsFunc(got, func(g string) bool { return g == want || slices.Contains(p.Coexists, g) }) {
 				t.Errorf("init did not use preset %s (it used %v):\n%s", want, got, data)
 			}
-			unreg, bad := auditUnregistered(t, s.Addr, path)
-			if unreg != 0 || len(bad) > 0 {
-				t.Errorf("audit of the written registry: %d unregistered keys, findings %v\n%s", unreg, bad, data)
-			}
+			auditLeftovers(t, s.Addr, path, data)
 		})
 	}
 }
 
 // TestInitTogether is the bar: the keys of every captured library in one
 // Redis. init must use presets for at least 7 of the 9 frameworks, and
-// register every key.
+// register every key but the leftovers it lists.
 func TestInitTogether(t *testing.T) {
 	captures, err := filepath.Glob(filepath.Join(frameworksDir, "*.jsonl"))
 	if err != nil {
@@ -139,17 +182,15 @@ func TestInitTogether(t *testing.T) {
 	if len(got) < 7 {
 		t.Errorf("init used presets %v, want at least 7 of the 9 frameworks:\n%s", got, data)
 	}
-	unreg, bad := auditUnregistered(t, s.Addr, path)
-	if unreg != 0 || len(bad) > 0 {
-		t.Errorf("audit of the written registry: %d unregistered keys, findings %v", unreg, bad)
-	}
-	t.Logf("%d keys: presets %v, %d families in all", len(all), got, len(reg.Families))
+	auditLeftovers(t, s.Addr, path, data)
+	t.Logf("%d keys: presets %v, %d families in all (%d mined), %d leftovers", len(all), got, len(reg.Families), countMined(reg), leftovers(data))
 }
 
 // TestInitSynth seeds keys of known families (internal/synth) and checks
 // that init recovers them: every true family's placeholders get their
 // types, and at least 99% of the keys land on a family whose pattern
-// equals the true one up to placeholder names.
+// equals the true one up to placeholder names, but the keys of literal
+// patterns, each one key: they are leftovers, listed in the file.
 func TestInitSynth(t *testing.T) {
 	pats := synth.Patterns(12)
 	keys := synth.Keys(pats, ':', 6000, 7, 0)
@@ -169,9 +210,7 @@ func TestInitSynth(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, data, path := runInit(t, s.Addr)
-	if unreg, bad := auditUnregistered(t, s.Addr, path); unreg != 0 || len(bad) > 0 {
-		t.Errorf("audit of the written registry: %d unregistered keys, findings %v", unreg, bad)
-	}
+	auditLeftovers(t, s.Addr, path, data)
 	truth := make([]*registry.Family, len(pats))
 	for i, src := range pats {
 		pt, err := registry.ParsePattern(src, ':')
@@ -185,13 +224,29 @@ func TestInitSynth(t *testing.T) {
 	right := 0
 	for _, k := range keys {
 		want, got := tm.Match(k), m.Match(k)
-		if want != nil && got != nil && shape(got.Pattern) == shape(want.Pattern) {
+		switch {
+		case want != nil && got != nil && shape(got.Pattern) == shape(want.Pattern):
+			right++
+		case want != nil && got == nil && len(want.Pattern.Placeholders()) == 0 && bytes.Contains(data, []byte("#   - "+strconv.Quote(k)+"\n")):
+			// A literal pattern is one key: a leftover, listed.
 			right++
 		}
 	}
 	if right*100 < len(keys)*99 {
 		t.Errorf("%d of %d keys on a family with their true pattern, want 99%%:\n%s", right, len(keys), data)
 	}
+}
+
+// countMined counts the families a registry declares itself, not through
+// a preset.
+func countMined(reg *registry.Registry) int {
+	n := 0
+	for _, f := range reg.Families {
+		if !f.FromPreset() {
+			n++
+		}
+	}
+	return n
 }
 
 // shape is a pattern with its placeholder names left out.
@@ -359,5 +414,127 @@ func TestInitPartial(t *testing.T) {
 	}
 	if _, err := registry.LoadFile(out); err != nil {
 		t.Errorf("the partial registry does not load: %v", err)
+	}
+}
+
+// TestInitInference is issue 22's inference a person would not accept,
+// end to end against a real redis-server: glued hex ids, one-off keys and
+// an outlier, names, a Celery queue known from its binding only, siblings
+// of one shape, mixed encodings. The audit of what init wrote then finds
+// every key registered but the leftovers, and reports the encoding drift.
+func TestInitInference(t *testing.T) {
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	hex := func(i, n int) string { return fmt.Sprintf("%0*x", n, uint64(i)*0x9e3779b97f4a7c15) }
+	p := c.Pipeline()
+	for i := range 2500 {
+		p.Set(ctx, "sess_"+hex(i, 16)+hex(i+7, 16), "x", time.Hour)
+	}
+	for i := range 300 {
+		h := hex(i, 32)
+		p.Set(ctx, "v2:user:session:"+h[:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:32], `{"user_id":1}`, time.Hour)
+	}
+	oneOffs := []string{"foo", "x", "test", "asdf", "v2:user:session:12345"}
+	for _, k := range oneOffs {
+		p.Set(ctx, k, "1", 0)
+	}
+	p.SAdd(ctx, "_kombu.binding.celery", "celery\x06\x16\x06\x16celery")
+	p.SAdd(ctx, "_kombu.binding.emails", "emails\x06\x16\x06\x16emails")
+	p.SAdd(ctx, "_kombu.binding.celery.pidbox", "\x06\x16\x06\x16w1.celery.pidbox")
+	p.RPush(ctx, "celery", `{"body":"e30="}`)
+	for i := range 20 {
+		h := hex(i+1000, 32)
+		p.Set(ctx, "celery-task-meta-"+h[:8]+"-"+h[8:12]+"-"+h[12:16]+"-"+h[16:20]+"-"+h[20:32], `{"status":"SUCCESS","result":1,"task_id":"x"}`, 20*time.Hour)
+	}
+	areas := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
+	for _, a := range areas {
+		for i := range 50 {
+			p.Set(ctx, "scratch:"+a+":"+strconv.Itoa(i), "s", 0)
+		}
+	}
+	for i := range 100 {
+		for _, l := range []string{"de", "en", "fr", "ja"} {
+			p.Set(ctx, "cms:page:"+strconv.Itoa(i)+":"+l, "<p>", 0)
+		}
+	}
+	for i := range 20 {
+		v := fmt.Sprintf(`{"id":%d,"name":"n"}`, i)
+		if i%7 == 3 {
+			v = "\x82\xa2id\x01\xa4name\xa1n" // msgpack {"id":1,"name":"n"}
+		}
+		p.Set(ctx, "v1:profile:"+strconv.Itoa(i), v, 0)
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reg, data, path := runInit(t, s.Addr)
+	text := string(data)
+	byPattern := map[string]*registry.Family{}
+	for _, f := range reg.Families {
+		if !f.FromPreset() {
+			byPattern[shape(f.Pattern)] = f
+			if f.Pattern.LiteralBytes() == 0 || len(f.Pattern.Placeholders()) == 0 {
+				t.Errorf("family %s (%s) has no literal byte or no placeholder", f.Name, f.Pattern.Source)
+			}
+		}
+	}
+	want := map[string]string{ // the shape of each mined family, and its name
+		"sess_{hex}":             "sess",
+		"v2:user:session:{uuid}": "user-session",
+		"scratch:{word}:{int}":   "scratch",
+		"cms:page:{int}:{word}":  "cms-page",
+		"v1:profile:{int}":       "profile",
+	}
+	for sh, name := range want {
+		if f := byPattern[sh]; f == nil || f.Name != name {
+			t.Errorf("no family %s named %s", sh, name)
+		}
+	}
+	if len(byPattern) != len(want) {
+		t.Errorf("%d mined families, want %d", len(byPattern), len(want))
+	}
+	if f := byPattern["v1:profile:{int}"]; f == nil || !slices.Equal(f.Encodings(), []string{"json"}) {
+		t.Errorf("profiles: not json")
+	}
+	for _, line := range []string{
+		"# unregistered leftovers: 5 keys",
+		`#   - "v2:user:session:12345"`, `#   - "asdf"`,
+		`# {scratch} is one placeholder for 12 literal siblings of one shape: "alpha", "bravo",`,
+		`# {page} is one placeholder for 4 literal siblings of one shape: "de", "en", "fr", "ja".`,
+		"# 3 of them do not decode as json (msgpack 3): the first audit reports them.",
+		"queues: [celery, emails]",
+	} {
+		if !strings.Contains(text, line) {
+			t.Errorf("the registry lacks %q", line)
+		}
+	}
+	// The first audit: every key registered but the leftovers, and the
+	// encoding drift of the sampled profiles reported.
+	code, out, errb := cli(t, "audit", "--url", "redis://"+s.Addr, "--registry", path, "--format", "json", "--allow-touch")
+	if code > 1 {
+		t.Fatalf("audit exit %d: %s", code, errb)
+	}
+	var r presetAudit
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var unreg, drift int64
+	for _, f := range r.Findings {
+		switch {
+		case f.Rule == "unregistered-key" || f.Rule == "placeholder-invalid" && f.Family == "user-session":
+			unreg += f.Count // the outlier has the sessions' shape: placeholder-invalid
+		case f.Rule == "encoding-mismatch" && f.Family == "profile":
+			drift += f.Count
+		case f.Severity != "info":
+			t.Errorf("finding %s %s x%d: %s", f.Family, f.Rule, f.Count, f.Message)
+		}
+	}
+	if unreg != int64(len(oneOffs)) || drift != 3 {
+		t.Errorf("audit: %d unregistered keys (want the %d leftovers), %d encoding mismatches (want 3)", unreg, len(oneOffs), drift)
+	}
+	if t.Failed() {
+		t.Logf("%s", data)
 	}
 }

@@ -72,6 +72,7 @@ func (a *app) runSuggest(ctx context.Context, o initOptions, regPath string, wri
 	}
 	fmt.Fprintln(a.stderr)
 	if sum.Families+sum.Presets == 0 {
+		a.stdout.Write(d.MarshalFooter())
 		return partialErr(partial)
 	}
 	if !write {
@@ -90,6 +91,7 @@ func (a *app) runSuggest(ctx context.Context, o initOptions, regPath string, wri
 		for name, b := range schemas {
 			fmt.Fprintf(a.stdout, "# %s (written with --write):\n#   %d bytes of JSON Schema\n", name, len(b))
 		}
+		a.stdout.Write(d.MarshalFooter())
 		return partialErr(partial)
 	}
 	src, err := os.ReadFile(regPath)

@@ -93,7 +93,7 @@ const (
 	keyregInt                    // -?[0-9]+
 	keyregUUID                   // 8-4-4-4-12 hex digits
 	keyregHex                    // [0-9a-fA-F]+
-	keyregULID                   // 26 Crockford base32 digits
+	keyregULID                   // 26 Crockford base32 digits, the first 0-7
 	keyregAny                    // one or more bytes, the separator included
 )
 
@@ -130,6 +130,9 @@ func (t keyregType) acceptsAt(i int, b byte) bool {
 		}
 		return keyregIsHex(b) && b != Separator[0]
 	case keyregULID:
+		if i == 0 {
+			return '0' <= b && b <= '7' // 26 characters hold 130 bits, a ULID 128
+		}
 		if 'a' <= b && b <= 'z' {
 			b -= 'a' - 'A'
 		}
