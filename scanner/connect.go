@@ -60,6 +60,7 @@ type Conn struct {
 	topo    *topology                  // cluster only; refreshed by Probe on MOVED
 	noTouch bool                       // the server has CLIENT NO-TOUCH (Redis 7.2+)
 	touch   touchState                 // whether reads touch a primary's keys (touch.go)
+	secrets []string                   // the passwords of opts, masked in every error (redact)
 }
 
 type clientKey struct {
@@ -145,6 +146,7 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		db:      base.DB,
 		clients: map[clientKey]*redis.Client{},
 		raw:     map[*redis.Client]*rawPool{},
+		secrets: secretsOf(o),
 	}
 	switch {
 	case base.TLSConfig != nil:

@@ -403,7 +403,7 @@ func (c *Conn) Probe(ctx context.Context, key string) (KeyInfo, error) {
 	defer c.watcher.watch(ctx)()
 	ki, err := c.probeOne(ctx, key, true)
 	if err != nil {
-		return ki, redact(fmt.Errorf("probing key %q: %w", key, err))
+		return ki, c.redact(fmt.Errorf("probing key %q: %w", key, err))
 	}
 	return ki, nil
 }

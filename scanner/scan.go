@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keyreg/keyreg/internal/secret"
 	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
@@ -135,7 +136,7 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		if ctx.Err() != nil {
 			return finish(ctx.Err())
 		}
-		return finish(redact(fmt.Errorf("scanning %s: %w", c.addr, err)))
+		return finish(c.redact(fmt.Errorf("scanning %s: %w", c.addr, err)))
 	}
 
 	inner, cancel := context.WithCancel(ctx)
@@ -186,6 +187,7 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		st.Duplicates += int64(b.duplicates)
 		st.Vanished += int64(b.vanished)
 		for _, n := range b.notes {
+			n = secret.Mask(n, c.secrets...)
 			if !seenNotes[n] && len(st.Errors) < maxNotes {
 				seenNotes[n] = true
 				st.Errors = append(st.Errors, n)
@@ -228,7 +230,7 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		}
 		return finish(uncovered)
 	case firstErr != nil:
-		return finish(redact(firstErr))
+		return finish(c.redact(firstErr))
 	}
 	// Every scanned shard completed, but slots no healthy master serves
 	// were never scanned: the result is partial, and says which.

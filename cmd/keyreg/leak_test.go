@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/report"
+)
+
+// TestAuditServerErrorNeverLeaks: a server whose error replies quote the
+// password (after a successful AUTH) gets its text into stderr and the
+// partial report of every format, with the password masked.
+func TestAuditServerErrorNeverLeaks(t *testing.T) {
+	denied := "-ERR denied for user audit with password " + passwordMarker + "\r\n"
+	cases := map[string]func(args []string) (string, bool){
+		"scan": func(args []string) (string, bool) {
+			if strings.EqualFold(args[0], "SCAN") {
+				return denied, true
+			}
+			return "", false
+		},
+		"type": func(args []string) (string, bool) {
+			switch strings.ToUpper(args[0]) {
+			case "SCAN":
+				return "*2\r\n$1\r\n0\r\n*1\r\n$14\r\nv1:session:123\r\n", true
+			case "TYPE":
+				return denied, true
+			case "PTTL":
+				return ":-1\r\n", true
+			}
+			return "", false
+		},
+	}
+	for name, h := range cases {
+		t.Run(name, func(t *testing.T) {
+			fake := redistest.StartFake(t, h)
+			url := fake.URL("audit:" + passwordMarker)
+			for _, f := range report.AuditFormats {
+				out := filepath.Join(t.TempDir(), "report")
+				code, stdout, stderr := cli(t, "audit", "--registry", auditRegistry, "--url", url, "--format", string(f),
+					"--output", string(f)+"="+out, "--command-timeout", "2s")
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatalf("format %s wrote no report: %v (stderr %q)", f, err, stderr)
+				}
+				if code != exitRuntime {
+					t.Errorf("format %s: exit %d, want 3\n%s", f, code, stderr)
+				}
+				if !strings.Contains(stderr, "denied for user audit") {
+					t.Errorf("format %s: stderr does not report the server's error: %q", f, stderr)
+				}
+				if f == report.JSON && !strings.Contains(string(b), "denied for user audit with password xxxxx") {
+					t.Errorf("the json report does not carry the masked error:\n%s", b)
+				}
+				for what, text := range map[string]string{"stdout": stdout, "stderr": stderr, "report": string(b)} {
+					if strings.Contains(text, passwordMarker) {
+						t.Errorf("format %s: the %s leaks the password:\n%s", f, what, text)
+					}
+				}
+			}
+		})
+	}
+}
