@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +280,85 @@ func TestTopologyUnserved(t *testing.T) {
 		if _, err := parseClusterNodes("x h:1@2 master - 0 0 1 connected "+bad, ""); err == nil {
 			t.Errorf("slot %q accepted", bad)
 		}
+	}
+}
+
+// TestParseIntRange: the RESP reader takes every int64 Redis can send (a
+// PTTL of PEXPIREAT 1500000000000000000 has 19 digits) and nothing beyond.
+func TestParseIntRange(t *testing.T) {
+	for _, in := range []string{"0", "-1", "-2", "1499998234567890123", "9223372036854775807", "-9223372036854775808", "-0", "007"} {
+		want, _ := strconv.ParseInt(in, 10, 64)
+		if got, ok := parseInt([]byte(in)); !ok || got != want {
+			t.Errorf("parseInt(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "+1", "1 ", "1e3"} {
+		if got, ok := parseInt([]byte(in)); ok {
+			t.Errorf("parseInt(%q) = %d, want a failure", in, got)
+		}
+	}
+	if d := millis(math.MaxInt64); d != math.MaxInt64 {
+		t.Errorf("millis(MaxInt64) = %v, want the longest duration", d)
+	}
+}
+
+// FuzzParseInt: parseInt agrees with strconv.ParseInt wherever it answers,
+// and answers for every int64 of at most 19 digits without a '+'.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "-9223372036854775808", "9223372036854775807", "9223372036854775808", "12a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseInt([]byte(s))
+		want, err := strconv.ParseInt(s, 10, 64)
+		digits := strings.TrimPrefix(s, "-")
+		switch {
+		case ok && (err != nil || got != want):
+			t.Fatalf("parseInt(%q) = %d, strconv: %d, %v", s, got, want, err)
+		case !ok && err == nil && !strings.HasPrefix(s, "+") && len(digits) <= 19:
+			t.Fatalf("parseInt(%q) failed, strconv: %d", s, want)
+		}
+	})
+}
+
+// TestScanHugePTTL: one key expiring in the year 47 million (a 19-digit
+// PTTL) is read like any other, on a real server; it used to fail the
+// whole scan as "not RESP2".
+func TestScanHugePTTL(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	cl := s.Client(t)
+	if err := cl.Set(ctx, "far", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Do(ctx, "PEXPIREAT", "far", "1500000000000000000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Set(ctx, "near", "v", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, Options{URL: s.URL(), Idle: true, Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := map[string]KeyInfo{}
+	if _, err := c.Scan(ctx, func(b []KeyInfo) error {
+		for _, k := range b {
+			got[k.Key] = k
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if k := got["far"]; k.PTTL != math.MaxInt64 {
+		t.Errorf("far: PTTL %v, want the longest duration", k.PTTL)
+	}
+	if k := got["near"]; k.PTTL <= 0 || k.PTTL > time.Hour {
+		t.Errorf("near: PTTL %v", k.PTTL)
+	}
+	if ki, err := c.Probe(ctx, "far"); err != nil || ki.PTTL != math.MaxInt64 {
+		t.Errorf("probe far: %+v, %v", ki, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ var probeCmds = [numProbeCmds]struct {
 				return false, replyErr(r)
 			}
 			if r.n >= 0 {
-				ki.PTTL = time.Duration(r.n) * time.Millisecond
+				ki.PTTL = millis(r.n)
 			}
 			return r.n == -2, nil
 		},
@@ -138,6 +139,15 @@ var probeCmds = [numProbeCmds]struct {
 // its lock, on another node: it is not checked (lint reports the pair as
 // fencing-slot).
 var errFenceSlot = errors.New("a fence key is served by another node than its lock (fencing-slot), so it was not checked")
+
+// millis returns n milliseconds as a Duration, clamped to the longest one
+// (292 years): a PTTL may be up to 2^63-1 ms, which would overflow.
+func millis(n int64) time.Duration {
+	if n > int64(math.MaxInt64/time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Millisecond
+}
 
 func ifPlanned(planned bool, resp string) string {
 	if planned {

@@ -205,22 +205,34 @@ func typeName(b []byte) string {
 	return string(b)
 }
 
+// parseInt parses a RESP integer: every int64 Redis can send, negative
+// too (a PTTL of PEXPIREAT 1500000000000000000 has 19 digits), and nothing
+// beyond. It does not allocate.
 func parseInt(b []byte) (int64, bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 || len(b) > 19 {
 		return 0, false
 	}
+	// v accumulates the negated value: -2^63 fits, 2^63 would not.
+	const minInt = -1 << 63
 	var v int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		v = v*10 + int64(c-'0')
+		d := int64(c - '0')
+		if v < (minInt+d)/10 {
+			return 0, false
+		}
+		v = v*10 - d
 	}
-	if neg {
+	if !neg {
+		if v == minInt {
+			return 0, false
+		}
 		v = -v
 	}
 	return v, true
