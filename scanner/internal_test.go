@@ -362,3 +362,67 @@ func TestScanHugePTTL(t *testing.T) {
 		t.Errorf("probe far: %+v, %v", ki, err)
 	}
 }
+
+// TestRespBound: the bound follows a stream fed in pieces of any size, sums
+// the elements and bytes of nested values over one reply, and starts
+// afresh with the next reply.
+func TestRespBound(t *testing.T) {
+	ok := "+OK\r\n:-9223372036854775808\r\n$-1\r\n*-1\r\n_\r\n*2\r\n$3\r\nabc\r\n%1\r\n+k\r\n*0\r\n" +
+		"|1\r\n+a\r\n+b\r\n$0\r\n\r\n>2\r\n+x\r\n,1.5\r\n=8\r\ntxt:abcd\r\n-ERR x\r\n"
+	for _, step := range []int{1, 2, 3, 7, len(ok)} {
+		var b respBound
+		for i := 0; i < len(ok); i += step {
+			if err := b.feed([]byte(ok[i:min(i+step, len(ok))])); err != nil {
+				t.Fatalf("step %d, at %d: %v", step, i, err)
+			}
+		}
+		if b.pending != 0 || b.elems != 0 || b.bytes != 0 || b.skip != 0 || b.lineLen != 0 {
+			t.Errorf("step %d: state left %+v", step, b)
+		}
+	}
+	// Two nested arrays of 600,000 elements exceed the reply's 1,048,576;
+	// the same two as separate replies do not.
+	half := "*600000\r\n" + strings.Repeat(":1\r\n", 600000)
+	var b respBound
+	if err := b.feed([]byte(half + half)); err != nil {
+		t.Fatalf("two replies: %v", err)
+	}
+	if err := b.feed([]byte("*2\r\n" + half + half)); !errors.Is(err, ErrReplyTooLarge) {
+		t.Errorf("one reply of two nested arrays: %v, want ErrReplyTooLarge", err)
+	}
+	big := "$" + strconv.Itoa(maxReplyBytes/2) + "\r\n"
+	b = respBound{}
+	if err := b.feed([]byte("*2\r\n" + big)); err != nil {
+		t.Fatal(err)
+	}
+	b.skip = 0 // as if the payload had passed
+	b.done()
+	if err := b.feed([]byte(big)); !errors.Is(err, ErrReplyTooLarge) {
+		t.Errorf("two bulks of half the bound in one reply: %v", err)
+	}
+	for _, bad := range []string{"*x\r\n", "$-2\r\n", "?1\r\n", "*1\n", "$?\r\n", "*" + strings.Repeat("1", 30) + "\r\n"} {
+		var b respBound
+		if err := b.feed([]byte(bad)); !errors.Is(err, errProtocol) {
+			t.Errorf("%q: %v, want errProtocol", bad, err)
+		}
+	}
+}
+
+// FuzzRespBound: whatever the stream, the bound never panics and never
+// lets a reply go over its bounds.
+func FuzzRespBound(f *testing.F) {
+	f.Add([]byte("*2\r\n$3\r\nabc\r\n%1\r\n+k\r\n:1\r\n"), 3)
+	f.Add([]byte("*2000000000\r\n"), 1)
+	f.Fuzz(func(t *testing.T, in []byte, step int) {
+		step = max(1, step%64)
+		var b respBound
+		for i := 0; i < len(in); i += step {
+			if err := b.feed(in[i:min(i+step, len(in))]); err != nil {
+				return
+			}
+			if b.elems > maxReplyElems || b.bytes > maxReplyBytes || b.pending < 0 {
+				t.Fatalf("state %+v", b)
+			}
+		}
+	})
+}

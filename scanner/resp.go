@@ -72,7 +72,10 @@ type rawConn struct {
 	stop    func() bool     // unregisters the round trip's ctx watch
 }
 
+// newRawConn wraps a connection of Conn.dial, without its reply bounds:
+// the probe's reader has its own.
 func newRawConn(nc net.Conn) *rawConn {
+	nc = unbounded(nc)
 	return &rawConn{nc: nc, w: bufio.NewWriterSize(nc, 32<<10), r: bufio.NewReaderSize(nc, 32<<10), num: make([]byte, 0, 20)}
 }
 

@@ -64,3 +64,24 @@ func TestAuditServerErrorNeverLeaks(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditHostileReplyHeader: a SCAN or sentinel reply announcing two
+// billion elements is a clean runtime error (exit 3), not a crash.
+func TestAuditHostileReplyHeader(t *testing.T) {
+	for _, cmd := range []string{"SCAN", "SENTINEL"} {
+		fake := redistest.StartFake(t, func(args []string) (string, bool) {
+			if strings.EqualFold(args[0], cmd) {
+				return "*2000000000\r\n", true
+			}
+			return "", false
+		})
+		args := []string{"audit", "--registry", auditRegistry, "--url", fake.URL(""), "--format", "json", "--command-timeout", "2s"}
+		if cmd == "SENTINEL" {
+			args = append(args, "--sentinel-master", "mymaster")
+		}
+		code, _, stderr := cli(t, args...)
+		if code != exitRuntime || !strings.Contains(stderr, "reply too large: the server announced an aggregate of 2000000000 elements") {
+			t.Errorf("%s: exit %d (want 3), stderr %q", cmd, code, stderr)
+		}
+	}
+}
