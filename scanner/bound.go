@@ -70,6 +70,11 @@ func (c *boundedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// NetConn returns the wrapped connection, as tls.Conn's does: go-redis
+// walks NetConn down to the socket to see whether data (such as a TLS
+// alert) waits on a connection.
+func (c *boundedConn) NetConn() net.Conn { return c.Conn }
+
 // boundedSocket is a boundedConn over a socket.
 type boundedSocket struct{ *boundedConn }
 
