@@ -40,7 +40,7 @@ func TestProbeVanished(t *testing.T) {
 		if err != nil {
 			t.Fatalf("probe: %v", err)
 		}
-		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes) != 0 {
+		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes.text)+len(notes.refused) != 0 {
 			t.Errorf("opts %+v: infos %+v, vanished %d, notes %v", opts, infos, vanished, notes)
 		}
 	}

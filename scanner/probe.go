@@ -243,21 +243,21 @@ func (c *Conn) planFor(plan source.Planner, key string) Plan {
 // type, and one command per key is saved. A WRONGTYPE answer, a length of 0
 // (a missing key, or an empty stream) or any other error is settled by a
 // TYPE in a second round trip, for those keys only.
-func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
+func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, probeNotes, error) {
 	return c.probePlanned(ctx, cl, node, db, keys, c.opts.Plan)
 }
 
 // probePlanned is probe with plan in place of Options.Plan.
-func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, db int, keys []string, plan source.Planner) ([]KeyInfo, int, []string, error) {
+func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, db int, keys []string, plan source.Planner) ([]KeyInfo, int, probeNotes, error) {
 	pool := c.rawPool(cl)
 	rc, err := pool.get(ctx)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	ioErr := true // cleared once the replies were read
 	defer func() { pool.put(rc, ioErr) }()
 	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 
 	kps := make([]probed, len(keys))
@@ -281,24 +281,28 @@ func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, 
 	rs, err := rc.do(rc.replies[:0])
 	rc.replies = rs
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	var (
 		infos    = make([]KeyInfo, 0, len(keys))
 		vanished int
-		notes    []string
+		notes    probeNotes
 		noted    = map[string]bool{}
 	)
 	note := func(cmd string, err error) {
+		if !errors.Is(err, errFenceSlot) {
+			notes.refuse(cmd, fmt.Errorf("on %s: %w", node, err))
+			return
+		}
 		n := fmt.Sprintf("%s on %s: %v", cmd, node, err)
 		if !noted[n] {
 			noted[n] = true
-			notes = append(notes, n)
+			notes.text = append(notes.text, n)
 		}
 	}
 	types, err := c.settleTypes(ctx, rc, keys, kps, note)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	ioErr = false
 	var streams []int // of each stream whose groups to read: its index in keys, then in infos
@@ -317,7 +321,7 @@ keys:
 			if s := kp.slot[cmd]; s >= 0 && pc.required {
 				g, err := pc.read(ki, &kp.plan, rs[s])
 				if err != nil {
-					return nil, 0, nil, fmt.Errorf("%s: %w", pc.name, err)
+					return nil, 0, probeNotes{}, fmt.Errorf("%s: %w", pc.name, err)
 				}
 				gone = gone || g
 			}
@@ -349,10 +353,28 @@ keys:
 	if len(streams) > 0 {
 		if err := c.readGroups(ctx, rc, keys, kps, infos, streams, note); err != nil {
 			ioErr = true
-			return nil, 0, nil, err
+			return nil, 0, probeNotes{}, err
 		}
 	}
 	return infos, vanished, notes, nil
+}
+
+// probeNotes are what a probe has to say besides the keys: notes, and the
+// planned commands the server refused.
+type probeNotes struct {
+	text    []string
+	refused []source.Refusal
+}
+
+// refuse counts one key whose command cmd was refused with err.
+func (n *probeNotes) refuse(cmd string, err error) {
+	for i := range n.refused {
+		if n.refused[i].Command == cmd {
+			n.refused[i].Keys++
+			return
+		}
+	}
+	n.refused = append(n.refused, source.Refusal{Command: cmd, Keys: 1, Err: err.Error()})
 }
 
 // replyErr is the error of an error reply, or errProtocol for a reply of a

@@ -27,6 +27,7 @@ type batch struct {
 	duplicates int
 	vanished   int
 	notes      []string
+	refused    []source.Refusal
 	final      bool // last batch of its group
 }
 
@@ -193,6 +194,9 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 				st.Errors = append(st.Errors, n)
 			}
 		}
+		for _, r := range b.refused {
+			st.Refused = addRefusal(st.Refused, r, c.secrets)
+		}
 		if b.final {
 			finals++
 		}
@@ -235,6 +239,19 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 	// Every scanned shard completed, but slots no healthy master serves
 	// were never scanned: the result is partial, and says which.
 	return finish(uncovered)
+}
+
+// addRefusal adds r to rs, merged with the refusals of the same command,
+// its error text masked.
+func addRefusal(rs []source.Refusal, r source.Refusal, secrets []string) []source.Refusal {
+	for i := range rs {
+		if rs[i].Command == r.Command {
+			rs[i].Keys += r.Keys
+			return rs
+		}
+	}
+	r.Err = secret.Mask(r.Err, secrets...)
+	return append(rs, r)
 }
 
 // scanGroup scans the targets of one group in order.
@@ -367,7 +384,7 @@ func (c *Conn) scanLoop(ctx context.Context, t target, plan source.Planner, wher
 				p.err = fmt.Errorf("probing keys on %s: %w", where, err)
 				return
 			}
-			p.b.keys, p.b.vanished, p.b.notes = infos, vanished, notes
+			p.b.keys, p.b.vanished, p.b.notes, p.b.refused = infos, vanished, notes.text, notes.refused
 		}()
 		cursor = next
 		if cursor == 0 {

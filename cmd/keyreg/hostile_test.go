@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/report"
+	"github.com/keyreg/keyreg/scanner"
 )
 
 // TestAuditServerErrorNeverLeaks: a server whose error replies quote the
@@ -82,6 +84,46 @@ func TestAuditHostileReplyHeader(t *testing.T) {
 		code, _, stderr := cli(t, args...)
 		if code != exitRuntime || !strings.Contains(stderr, "reply too large: the server announced an aggregate of 2000000000 elements") {
 			t.Errorf("%s: exit %d (want 3), stderr %q", cmd, code, stderr)
+		}
+	}
+}
+
+// TestAuditRefusedChecks: a user whose ACL refuses MEMORY USAGE or OBJECT
+// IDLETIME makes value-too-large or stale-key not run; every format says
+// the audit is partial, and why, and the audit exits 3.
+func TestAuditRefusedChecks(t *testing.T) {
+	s := redistest.Standalone(t)
+	seedAudit(t, s.Addr, 30)
+	cases := []struct{ drop, user, reason string }{
+		{"+memory|usage", "nomem", "value-too-large not checked on"},
+		{"+object|idletime", "noobj", "stale-key not checked on"},
+	}
+	for _, tc := range cases {
+		var rules []string
+		for _, r := range strings.Fields(scanner.MinimalACL) {
+			if r != tc.drop {
+				rules = append(rules, r)
+			}
+		}
+		redistest.ACLUser(t, s, tc.user, "pw-"+tc.user, rules...)
+		url := fmt.Sprintf("redis://%s:pw-%s@%s", tc.user, tc.user, s.Addr)
+		for _, f := range report.AuditFormats {
+			code, out, errs := cli(t, "audit", "--registry", auditRegistry, "--url", url, "--format", string(f))
+			if code != exitRuntime || !strings.Contains(errs, tc.reason) {
+				t.Errorf("%s, format %s: exit %d (want 3), stderr %q", tc.user, f, code, errs)
+			}
+			want := tc.reason
+			switch f {
+			case report.Prometheus:
+				want = "keyreg_audit_partial 1"
+			case report.JSON:
+				if r := parseAudit(t, out); !r.Partial || !strings.Contains(r.PartialReason, tc.reason) {
+					t.Errorf("%s: json partial %v, reason %q", tc.user, r.Partial, r.PartialReason)
+				}
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s, format %s: the report does not say %q:\n%s", tc.user, f, want, out)
+			}
 		}
 	}
 }
