@@ -42,7 +42,7 @@ func refusedError(rs []source.Refusal) error {
 		if checks == "" {
 			checks = "the checks that need it"
 		}
-		parts[i] = fmt.Sprintf("%s not checked on %d %s: %s was refused (%s)", checks, r.Keys, keysWord(r.Keys), strings.ToUpper(r.Command), r.Err)
+		parts[i] = fmt.Sprintf("%s not checked on %d %s: %s could not be read (%s)", checks, r.Keys, keysWord(r.Keys), strings.ToUpper(r.Command), r.Err)
 	}
 	return fmt.Errorf("%w: %s", ErrChecksRefused, strings.Join(parts, "; "))
 }

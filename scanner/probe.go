@@ -261,10 +261,22 @@ func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, 
 	}
 
 	kps := make([]probed, len(keys))
-	var n int32
+	var (
+		n        int32
+		idleKeys []int // in replica mode, the keys whose idle time the primary gives: indices into infos
+		fromPrim []bool
+	)
+	if c.opts.Replica {
+		fromPrim = make([]bool, len(keys))
+	}
 	for i, k := range keys {
 		kp := &kps[i]
 		kp.plan = c.planFor(plan, k)
+		if fromPrim != nil && kp.plan.Idle {
+			// A replica's idle time is that of the last replicated write
+			// or of keyreg's own reads, not of what applications read.
+			fromPrim[i], kp.plan.Idle = true, false
+		}
 		for cmd := range numProbeCmds {
 			kp.slot[cmd] = -1
 			if resp := probeCmds[cmd].resp(&kp.plan); resp != "" {
@@ -349,6 +361,12 @@ keys:
 		if kp.plan.Groups != nil && ki.Type == "stream" {
 			streams = append(streams, i, len(infos)-1)
 		}
+		if fromPrim != nil && fromPrim[i] {
+			idleKeys = append(idleKeys, len(infos)-1)
+		}
+	}
+	if len(idleKeys) > 0 {
+		c.primaryIdle(ctx, node, infos, idleKeys, &notes)
 	}
 	if len(streams) > 0 {
 		if err := c.readGroups(ctx, rc, keys, kps, infos, streams, note); err != nil {
@@ -357,6 +375,55 @@ keys:
 		}
 	}
 	return infos, vanished, notes, nil
+}
+
+// primaryIdle reads OBJECT IDLETIME of infos[idx] on the primary of the
+// replica node, in one round trip: OBJECT never touches a key, so the
+// primary's idle times are the applications'. When the primary cannot be
+// read, the keys have no idle time and the refusal is counted, so that the
+// audit says stale-key was not checked.
+func (c *Conn) primaryIdle(ctx context.Context, node string, infos []KeyInfo, idx []int, notes *probeNotes) {
+	fail := func(err error) {
+		for range idx {
+			notes.refuse("object idletime", err)
+		}
+	}
+	cl, addr, err := c.primaryClient(node, infos[idx[0]].DB)
+	if err != nil {
+		fail(err)
+		return
+	}
+	pool := c.rawPool(cl)
+	rc, err := pool.get(ctx)
+	if err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	ioErr := true
+	defer func() { pool.put(rc, ioErr) }()
+	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	for _, i := range idx {
+		rc.keyCmd(respIdle, infos[i].Key)
+	}
+	rs, err := rc.do(nil)
+	if err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	ioErr = false
+	for j, i := range idx {
+		v, ok, err := intReply(rs[j])
+		switch {
+		case err != nil:
+			notes.refuse("object idletime", fmt.Errorf("on primary %s: %w", addr, err))
+		case ok:
+			infos[i].Idle, infos[i].HasIdle = time.Duration(v)*time.Second, true
+		}
+		// nil: not on the primary (yet, or any more); no idle time.
+	}
 }
 
 // probeNotes are what a probe has to say besides the keys: notes, and the
