@@ -3,6 +3,8 @@ package scanner_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +130,40 @@ func TestSentinelACLUser(t *testing.T) {
 	if _, err := scanner.Connect(ctx, o); err == nil || !strings.Contains(err.Error(), "WRONGPASS") || leak(err.Error(), userPW) != "" {
 		t.Errorf("the user's password as the default user's: %v", err)
 	}
+}
+
+// TestSentinelNamesReplica: a sentinel that names a replica as the master
+// is refused with a clear error, not audited as the master.
+func TestSentinelNamesReplica(t *testing.T) {
+	t.Parallel()
+	m := redistest.Standalone(t)
+	r := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(m.Port))
+	host, port, _ := net.SplitHostPort(r.Addr)
+	addrReply := "*2\r\n" + redistest.Bulk(host) + redistest.Bulk(port)
+	fakeFor := func(reply string) *redistest.Fake {
+		return redistest.StartFake(t, func(args []string) (string, bool) {
+			if strings.EqualFold(args[0], "SENTINEL") && len(args) > 1 {
+				switch strings.ToLower(args[1]) {
+				case "get-master-addr-by-name":
+					return reply, true
+				case "sentinels", "replicas", "slaves":
+					return "*0\r\n", true
+				}
+			}
+			return "", false
+		})
+	}
+	o := scanner.Options{URL: fakeFor(addrReply).URL(""), SentinelMaster: "mymaster", Timeout: 2 * time.Second}
+	_, err := scanner.Connect(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "has the role slave, not master") {
+		t.Errorf("a replica named as master: %v, want a refusal", err)
+	}
+	// The same fake naming the master connects.
+	host, port, _ = net.SplitHostPort(m.Addr)
+	o.URL = fakeFor("*2\r\n" + redistest.Bulk(host) + redistest.Bulk(port)).URL("")
+	c, err := scanner.Connect(context.Background(), o)
+	if err != nil {
+		t.Fatalf("the master named: %v", err)
+	}
+	_ = c.Close()
 }
