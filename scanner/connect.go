@@ -44,11 +44,13 @@ func (m mode) String() string {
 // of a call ends, the reads and writes of every call in flight on the Conn
 // fail at once, however long Options.Timeout is.
 type Conn struct {
-	opts Options
-	mode mode
-	base *redis.Options // parsed URL plus keyreg's quiet settings
-	addr string         // redacted display address of the entry point
-	db   int            // database from Options.DB or the URL path
+	opts  Options
+	mode  mode
+	base  *redis.Options // parsed URL plus keyreg's quiet settings
+	addr  string         // redacted display address of the entry point
+	url   *url.URL       // the parsed Options.URL
+	entry string         // the address of the entry point (base.Addr before replica mode)
+	db    int            // database from Options.DB or the URL path
 
 	tls      *tls.Config // of a rediss:// URL; every dial does the handshake itself
 	insecure bool        // certificates are not verified
@@ -168,6 +170,8 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		opts:    o,
 		base:    base,
 		addr:    secret.URL(u),
+		url:     u,
+		entry:   base.Addr,
 		db:      base.DB,
 		clients: map[clientKey]*redis.Client{},
 		raw:     map[*redis.Client]*rawPool{},
@@ -292,6 +296,21 @@ func (c *Conn) firstDB() int {
 		return c.base.DB
 	}
 	return c.db
+}
+
+// Target returns the URL of what is read, password hidden: Options.URL,
+// except in standalone replica mode, where it names the replica read
+// instead of the primary given.
+func (c *Conn) Target() string {
+	if c.mode != modeStandalone || c.base.Addr == c.entry {
+		return c.addr
+	}
+	u := *c.url
+	if u.Scheme == "unix" {
+		u.Scheme, u.Path = "redis", "/"+strconv.Itoa(c.base.DB)
+	}
+	u.Host = c.base.Addr
+	return secret.URL(&u)
 }
 
 // Mode returns "standalone", "cluster" or "sentinel".

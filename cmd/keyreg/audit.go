@@ -195,7 +195,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	defer conn.Close()
 
 	ao := audit.Defaults()
-	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
+	ao.Registry, ao.Target, ao.Mode = reg.File, conn.Target(), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory, ao.Top = o.match != "", o.memory, top
 	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write, o.match)

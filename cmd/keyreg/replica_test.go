@@ -68,6 +68,10 @@ func TestAuditReplicaIdleFromPrimary(t *testing.T) {
 		if code != exitFindings || rep.finding("doc", "stale-key") != 4 || rep.Partial {
 			t.Errorf("replica audit %d: exit %d, stale-key on %d keys (want 4), partial %v\n%s", run, code, rep.finding("doc", "stale-key"), rep.Partial, errs)
 		}
+		// The target is the replica read, not the primary given.
+		if rep.Target != r.URL() {
+			t.Errorf("replica audit %d: target %q, want the replica %q", run, rep.Target, r.URL())
+		}
 		if _, sampled := rep.family("doc"); sampled != 5 {
 			t.Errorf("replica audit %d: %d keys sampled, want 5 (the replica's values)", run, sampled)
 		}
