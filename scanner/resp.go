@@ -176,7 +176,7 @@ func (rc *rawConn) read() (reply, error) {
 		return reply{kind: '-', s: string(body)}, nil
 	case ':', '$':
 		v, ok := parseInt(body)
-		if !ok {
+		if !ok || line[0] == '$' && v > maxLength {
 			return reply{}, errProtocol
 		}
 		var s string
