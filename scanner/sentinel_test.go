@@ -167,3 +167,63 @@ func TestSentinelNamesReplica(t *testing.T) {
 	}
 	_ = c.Close()
 }
+
+// TestSentinelReplicaIdleFromMaster: in sentinel replica mode the keys come
+// from the replica the sentinel names, and their idle times from the
+// master, where an application's GET resets them.
+func TestSentinelReplicaIdleFromMaster(t *testing.T) {
+	t.Parallel()
+	ss := redistest.Sentinel(t)
+	r := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(ss.Master.Port))
+	admin := ss.Master.Client(t)
+	ctx := context.Background()
+	for i := range 20 {
+		k := fmt.Sprint("sr:", i)
+		if err := admin.Set(ctx, k, "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		dump, err := admin.Dump(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := admin.Do(ctx, "RESTORE", k, 0, dump, "REPLACE", "IDLETIME", 7200).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := admin.Do(ctx, "WAIT", 1, 10000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT: %d %v", n, err)
+	}
+	if err := admin.Get(ctx, "sr:3").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The sentinel learns of the replica from the master's INFO, which it
+	// reads every 10 s: poll it under a deadline.
+	sc := redis.NewClient(&redis.Options{Addr: ss.SentinelAddr, DisableIdentity: true})
+	defer sc.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		reps, err := sc.Do(ctx, "SENTINEL", "REPLICAS", ss.MasterName).Slice()
+		if err == nil && len(reps) > 0 && strings.Contains(fmt.Sprint(reps), "slave") && !strings.Contains(fmt.Sprint(reps), "s_down") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sentinel never listed the replica: %v %v", reps, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	conn := connect(t, scanner.Options{URL: "redis://" + ss.SentinelAddr, SentinelMaster: ss.MasterName, Replica: true, Idle: true})
+	got, st, err := collect(t, conn)
+	if err != nil || len(st.Refused) > 0 || len(got) != 20 {
+		t.Fatalf("scan: %d keys, %v, refused %+v", len(got), err, st.Refused)
+	}
+	for _, k := range got {
+		fresh := k.Key == "sr:3"
+		if !k.HasIdle || (fresh && k.Idle > time.Minute) || (!fresh && k.Idle < time.Hour) {
+			t.Errorf("%s: idle %v (has %v), fresh on the master: %v", k.Key, k.Idle, k.HasIdle, fresh)
+		}
+	}
+	// The values came from the replica: it served the SCAN.
+	if n := redistest.CommandStats(t, r.Client(t))["scan"]; n == 0 {
+		t.Error("the replica served no SCAN")
+	}
+}
