@@ -197,6 +197,9 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
 	}
+	if err == nil {
+		err = refusedError(stats.Refused)
+	}
 	rep := r.report(started, stats)
 	touchNotes(src, rep, sampled)
 	if d, ok := src.(interface{ Notes() []string }); ok {

@@ -44,11 +44,13 @@ func (m mode) String() string {
 // of a call ends, the reads and writes of every call in flight on the Conn
 // fail at once, however long Options.Timeout is.
 type Conn struct {
-	opts Options
-	mode mode
-	base *redis.Options // parsed URL plus keyreg's quiet settings
-	addr string         // redacted display address of the entry point
-	db   int            // database from Options.DB or the URL path
+	opts  Options
+	mode  mode
+	base  *redis.Options // parsed URL plus keyreg's quiet settings
+	addr  string         // redacted display address of the entry point
+	url   *url.URL       // the parsed Options.URL
+	entry string         // the address of the entry point (base.Addr before replica mode)
+	db    int            // database from Options.DB or the URL path
 
 	tls      *tls.Config // of a rediss:// URL; every dial does the handshake itself
 	insecure bool        // certificates are not verified
@@ -60,12 +62,38 @@ type Conn struct {
 	topo    *topology                  // cluster only; refreshed by Probe on MOVED
 	noTouch bool                       // the server has CLIENT NO-TOUCH (Redis 7.2+)
 	touch   touchState                 // whether reads touch a primary's keys (touch.go)
+	secrets []string                   // the passwords of opts, masked in every error (redact)
+	primary string                     // standalone replica mode: the primary's address, "" when unknown
+}
+
+// primaryClient returns the client of the primary of node, a replica
+// scanned in replica mode, with its display address.
+func (c *Conn) primaryClient(node string, db int) (*redis.Client, string, error) {
+	switch c.mode {
+	case modeSentinel:
+		return c.clientOf(clientKey{db: db, primary: true}), c.opts.SentinelMaster + " (master)", nil
+	case modeCluster:
+		c.mu.Lock()
+		topo := c.topo
+		c.mu.Unlock()
+		for _, s := range topo.shards {
+			if s.scan == node {
+				return c.client(s.master.addr, 0, false), s.master.addr, nil
+			}
+		}
+		return nil, "", fmt.Errorf("the primary of %s is not known", node)
+	}
+	if c.primary == "" {
+		return nil, "", fmt.Errorf("the primary of %s is not known (INFO replication names no master)", node)
+	}
+	return c.client(c.primary, db, false), c.primary, nil
 }
 
 type clientKey struct {
 	addr     string // node address; "" for the sentinel-managed master
 	db       int
 	readOnly bool
+	primary  bool // sentinel: the master even in replica mode
 }
 
 // nopLogger discards go-redis' internal log lines.
@@ -142,9 +170,12 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		opts:    o,
 		base:    base,
 		addr:    secret.URL(u),
+		url:     u,
+		entry:   base.Addr,
 		db:      base.DB,
 		clients: map[clientKey]*redis.Client{},
 		raw:     map[*redis.Client]*rawPool{},
+		secrets: secretsOf(o),
 	}
 	switch {
 	case base.TLSConfig != nil:
@@ -227,11 +258,11 @@ func connect(ctx context.Context, o Options) (*Conn, error) {
 		return c, nil
 	}
 	if o.Replica {
-		addr, err := c.standaloneReplica(ctx, seed)
+		addr, primary, err := c.standaloneReplica(ctx, seed)
 		if err != nil {
 			return fail(err)
 		}
-		c.base.Addr = addr
+		c.base.Addr, c.primary = addr, primary
 	}
 	return c, nil
 }
@@ -267,6 +298,21 @@ func (c *Conn) firstDB() int {
 	return c.db
 }
 
+// Target returns the URL of what is read, password hidden: Options.URL,
+// except in standalone replica mode, where it names the replica read
+// instead of the primary given.
+func (c *Conn) Target() string {
+	if c.mode != modeStandalone || c.base.Addr == c.entry {
+		return c.addr
+	}
+	u := *c.url
+	if u.Scheme == "unix" {
+		u.Scheme, u.Path = "redis", "/"+strconv.Itoa(c.base.DB)
+	}
+	u.Host = c.base.Addr
+	return secret.URL(&u)
+}
+
 // Mode returns "standalone", "cluster" or "sentinel".
 func (c *Conn) Mode() string { return c.mode.String() }
 
@@ -292,9 +338,14 @@ func (c *Conn) Close() error {
 // first use. addr "" in sentinel mode means the sentinel-resolved master (or
 // replica when Options.Replica is set).
 func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
+	return c.clientOf(clientKey{addr: addr, db: db, readOnly: readOnly})
+}
+
+// clientOf is client for a key.
+func (c *Conn) clientOf(k clientKey) *redis.Client {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	k := clientKey{addr: addr, db: db, readOnly: readOnly}
+	addr, readOnly := k.addr, k.readOnly
 	if cl, ok := c.clients[k]; ok {
 		return cl
 	}
@@ -306,13 +357,13 @@ func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
 			SentinelAddrs:         append([]string{b.Addr}, c.opts.SentinelAddrs...),
 			SentinelUsername:      c.opts.SentinelUsername,
 			SentinelPassword:      c.opts.SentinelPassword,
-			ReplicaOnly:           c.opts.Replica,
+			ReplicaOnly:           c.opts.Replica && !k.primary,
 			Username:              b.Username,
 			Password:              b.Password,
 			Dialer:                b.Dialer,
 			DialerRetries:         b.DialerRetries,
 			MaxRetries:            b.MaxRetries,
-			DB:                    db,
+			DB:                    k.db,
 			Protocol:              b.Protocol,
 			DialTimeout:           b.DialTimeout,
 			ReadTimeout:           b.ReadTimeout,
@@ -327,7 +378,7 @@ func (c *Conn) client(addr string, db int, readOnly bool) *redis.Client {
 		if addr != "" {
 			o.Addr = addr
 		}
-		o.DB = db
+		o.DB = k.db
 		noTouch := c.noTouch
 		o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
 			// READONLY lets a cluster replica serve reads for its shard.
@@ -361,14 +412,17 @@ func (c *Conn) rawPool(cl *redis.Client) *rawPool {
 // standaloneReplica returns the address to scan when Options.Replica is set
 // on a standalone server: the server itself when it is a replica, else its
 // first online replica from INFO replication.
-func (c *Conn) standaloneReplica(ctx context.Context, seed *redis.Client) (string, error) {
+func (c *Conn) standaloneReplica(ctx context.Context, seed *redis.Client) (replica, primary string, err error) {
 	info, err := seed.Info(ctx, "replication").Result()
 	if err != nil {
-		return "", fmt.Errorf("reading replication info: %w", err)
+		return "", "", fmt.Errorf("reading replication info: %w", err)
 	}
 	fields := infoFields(info)
 	if fields["role"] == "slave" {
-		return c.base.Addr, nil
+		if h, p := fields["master_host"], fields["master_port"]; h != "" && p != "" {
+			primary = net.JoinHostPort(h, p)
+		}
+		return c.base.Addr, primary, nil
 	}
 	for i := 0; ; i++ {
 		v, ok := fields["slave"+strconv.Itoa(i)]
@@ -382,10 +436,10 @@ func (c *Conn) standaloneReplica(ctx context.Context, seed *redis.Client) (strin
 			}
 		}
 		if kv["state"] == "online" && kv["ip"] != "" && kv["port"] != "" {
-			return net.JoinHostPort(kv["ip"], kv["port"]), nil
+			return net.JoinHostPort(kv["ip"], kv["port"]), c.base.Addr, nil
 		}
 	}
-	return "", errors.New("replica mode: the master has no online replica")
+	return "", "", errors.New("replica mode: the master has no online replica")
 }
 
 // infoFields parses "key:value" lines of an INFO reply.

@@ -185,7 +185,8 @@ func (c *Conn) plainClosed(addr string, err error) error {
 }
 
 // dial opens a connection to addr: TCP (or a unix socket), then the TLS
-// handshake when the URL is rediss://, both under ctx.
+// handshake when the URL is rediss://, both under ctx. The connection is
+// bounded (bound.go); the probe's own connections unwrap it.
 func (c *Conn) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := net.Dialer{Timeout: c.opts.Timeout, KeepAlive: 5 * time.Minute}
 	nc, err := d.DialContext(ctx, network, addr)
@@ -194,7 +195,7 @@ func (c *Conn) dial(ctx context.Context, network, addr string) (net.Conn, error)
 	}
 	ac := c.watcher.track(nc)
 	if c.tls == nil {
-		return ac, nil
+		return bounded(ac), nil
 	}
 	tc := tls.Client(ac, c.tls)
 	// The handshake has the timeout of a round trip, or less when ctx ends
@@ -208,7 +209,7 @@ func (c *Conn) dial(ctx context.Context, network, addr string) (net.Conn, error)
 		}
 		return nil, handshakeError(addr, err, c.opts.Timeout)
 	}
-	return tc, nil
+	return bounded(tc), nil
 }
 
 // watcher aborts the blocked reads and writes of a Conn's connections when

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +40,7 @@ func TestProbeVanished(t *testing.T) {
 		if err != nil {
 			t.Fatalf("probe: %v", err)
 		}
-		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes) != 0 {
+		if vanished != 3 || len(infos) != 1 || infos[0].Key != "live" || infos[0].Type != "string" || len(notes.text)+len(notes.refused) != 0 {
 			t.Errorf("opts %+v: infos %+v, vanished %d, notes %v", opts, infos, vanished, notes)
 		}
 	}
@@ -279,4 +281,148 @@ func TestTopologyUnserved(t *testing.T) {
 			t.Errorf("slot %q accepted", bad)
 		}
 	}
+}
+
+// TestParseIntRange: the RESP reader takes every int64 Redis can send (a
+// PTTL of PEXPIREAT 1500000000000000000 has 19 digits) and nothing beyond.
+func TestParseIntRange(t *testing.T) {
+	for _, in := range []string{"0", "-1", "-2", "1499998234567890123", "9223372036854775807", "-9223372036854775808", "-0", "007"} {
+		want, _ := strconv.ParseInt(in, 10, 64)
+		if got, ok := parseInt([]byte(in)); !ok || got != want {
+			t.Errorf("parseInt(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"9223372036854775808", "-9223372036854775809", "99999999999999999999", "", "-", "+1", "1 ", "1e3"} {
+		if got, ok := parseInt([]byte(in)); ok {
+			t.Errorf("parseInt(%q) = %d, want a failure", in, got)
+		}
+	}
+	if d := millis(math.MaxInt64); d != math.MaxInt64 {
+		t.Errorf("millis(MaxInt64) = %v, want the longest duration", d)
+	}
+}
+
+// FuzzParseInt: parseInt agrees with strconv.ParseInt wherever it answers,
+// and answers for every int64 of at most 19 digits without a '+'.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "-9223372036854775808", "9223372036854775807", "9223372036854775808", "12a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := parseInt([]byte(s))
+		want, err := strconv.ParseInt(s, 10, 64)
+		digits := strings.TrimPrefix(s, "-")
+		switch {
+		case ok && (err != nil || got != want):
+			t.Fatalf("parseInt(%q) = %d, strconv: %d, %v", s, got, want, err)
+		case !ok && err == nil && !strings.HasPrefix(s, "+") && len(digits) <= 19:
+			t.Fatalf("parseInt(%q) failed, strconv: %d", s, want)
+		}
+	})
+}
+
+// TestScanHugePTTL: one key expiring in the year 47 million (a 19-digit
+// PTTL) is read like any other, on a real server; it used to fail the
+// whole scan as "not RESP2".
+func TestScanHugePTTL(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	cl := s.Client(t)
+	if err := cl.Set(ctx, "far", "v", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Do(ctx, "PEXPIREAT", "far", "1500000000000000000").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Set(ctx, "near", "v", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, Options{URL: s.URL(), Idle: true, Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got := map[string]KeyInfo{}
+	if _, err := c.Scan(ctx, func(b []KeyInfo) error {
+		for _, k := range b {
+			got[k.Key] = k
+		}
+		return nil
+	}); err != nil {
+		t.Fatalf("scan: %v", err)
+	}
+	if k := got["far"]; k.PTTL != math.MaxInt64 {
+		t.Errorf("far: PTTL %v, want the longest duration", k.PTTL)
+	}
+	if k := got["near"]; k.PTTL <= 0 || k.PTTL > time.Hour {
+		t.Errorf("near: PTTL %v", k.PTTL)
+	}
+	if ki, err := c.Probe(ctx, "far"); err != nil || ki.PTTL != math.MaxInt64 {
+		t.Errorf("probe far: %+v, %v", ki, err)
+	}
+}
+
+// TestRespBound: the bound follows a stream fed in pieces of any size, sums
+// the elements and bytes of nested values over one reply, and starts
+// afresh with the next reply.
+func TestRespBound(t *testing.T) {
+	ok := "+OK\r\n:-9223372036854775808\r\n$-1\r\n*-1\r\n_\r\n*2\r\n$3\r\nabc\r\n%1\r\n+k\r\n*0\r\n" +
+		"|1\r\n+a\r\n+b\r\n$0\r\n\r\n>2\r\n+x\r\n,1.5\r\n=8\r\ntxt:abcd\r\n-ERR x\r\n"
+	for _, step := range []int{1, 2, 3, 7, len(ok)} {
+		var b respBound
+		for i := 0; i < len(ok); i += step {
+			if err := b.feed([]byte(ok[i:min(i+step, len(ok))])); err != nil {
+				t.Fatalf("step %d, at %d: %v", step, i, err)
+			}
+		}
+		if b.pending != 0 || b.elems != 0 || b.bytes != 0 || b.skip != 0 || b.lineLen != 0 {
+			t.Errorf("step %d: state left %+v", step, b)
+		}
+	}
+	// Two nested arrays of 600,000 elements exceed the reply's 1,048,576;
+	// the same two as separate replies do not.
+	half := "*600000\r\n" + strings.Repeat(":1\r\n", 600000)
+	var b respBound
+	if err := b.feed([]byte(half + half)); err != nil {
+		t.Fatalf("two replies: %v", err)
+	}
+	if err := b.feed([]byte("*2\r\n" + half + half)); !errors.Is(err, ErrReplyTooLarge) {
+		t.Errorf("one reply of two nested arrays: %v, want ErrReplyTooLarge", err)
+	}
+	big := "$" + strconv.Itoa(maxReplyBytes/2) + "\r\n"
+	b = respBound{}
+	if err := b.feed([]byte("*2\r\n" + big)); err != nil {
+		t.Fatal(err)
+	}
+	b.skip = 0 // as if the payload had passed
+	b.done()
+	if err := b.feed([]byte(big)); !errors.Is(err, ErrReplyTooLarge) {
+		t.Errorf("two bulks of half the bound in one reply: %v", err)
+	}
+	for _, bad := range []string{"*x\r\n", "$-2\r\n", "?1\r\n", "*1\n", "$?\r\n", "*" + strings.Repeat("1", 30) + "\r\n"} {
+		var b respBound
+		if err := b.feed([]byte(bad)); !errors.Is(err, errProtocol) {
+			t.Errorf("%q: %v, want errProtocol", bad, err)
+		}
+	}
+}
+
+// FuzzRespBound: whatever the stream, the bound never panics and never
+// lets a reply go over its bounds.
+func FuzzRespBound(f *testing.F) {
+	f.Add([]byte("*2\r\n$3\r\nabc\r\n%1\r\n+k\r\n:1\r\n"), 3)
+	f.Add([]byte("*2000000000\r\n"), 1)
+	f.Fuzz(func(t *testing.T, in []byte, step int) {
+		step = max(1, step%64)
+		var b respBound
+		for i := 0; i < len(in); i += step {
+			if err := b.feed(in[i:min(i+step, len(in))]); err != nil {
+				return
+			}
+			if b.elems > maxReplyElems || b.bytes > maxReplyBytes || b.pending < 0 {
+				t.Fatalf("state %+v", b)
+			}
+		}
+	})
 }

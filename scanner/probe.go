@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ var probeCmds = [numProbeCmds]struct {
 				return false, replyErr(r)
 			}
 			if r.n >= 0 {
-				ki.PTTL = time.Duration(r.n) * time.Millisecond
+				ki.PTTL = millis(r.n)
 			}
 			return r.n == -2, nil
 		},
@@ -138,6 +139,15 @@ var probeCmds = [numProbeCmds]struct {
 // its lock, on another node: it is not checked (lint reports the pair as
 // fencing-slot).
 var errFenceSlot = errors.New("a fence key is served by another node than its lock (fencing-slot), so it was not checked")
+
+// millis returns n milliseconds as a Duration, clamped to the longest one
+// (292 years): a PTTL may be up to 2^63-1 ms, which would overflow.
+func millis(n int64) time.Duration {
+	if n > int64(math.MaxInt64/time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Millisecond
+}
 
 func ifPlanned(planned bool, resp string) string {
 	if planned {
@@ -233,28 +243,40 @@ func (c *Conn) planFor(plan source.Planner, key string) Plan {
 // type, and one command per key is saved. A WRONGTYPE answer, a length of 0
 // (a missing key, or an empty stream) or any other error is settled by a
 // TYPE in a second round trip, for those keys only.
-func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, []string, error) {
+func (c *Conn) probe(ctx context.Context, cl *redis.Client, node string, db int, keys []string) ([]KeyInfo, int, probeNotes, error) {
 	return c.probePlanned(ctx, cl, node, db, keys, c.opts.Plan)
 }
 
 // probePlanned is probe with plan in place of Options.Plan.
-func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, db int, keys []string, plan source.Planner) ([]KeyInfo, int, []string, error) {
+func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, db int, keys []string, plan source.Planner) ([]KeyInfo, int, probeNotes, error) {
 	pool := c.rawPool(cl)
 	rc, err := pool.get(ctx)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	ioErr := true // cleared once the replies were read
 	defer func() { pool.put(rc, ioErr) }()
 	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 
 	kps := make([]probed, len(keys))
-	var n int32
+	var (
+		n        int32
+		idleKeys []int // in replica mode, the keys whose idle time the primary gives: indices into infos
+		fromPrim []bool
+	)
+	if c.opts.Replica {
+		fromPrim = make([]bool, len(keys))
+	}
 	for i, k := range keys {
 		kp := &kps[i]
 		kp.plan = c.planFor(plan, k)
+		if fromPrim != nil && kp.plan.Idle {
+			// A replica's idle time is that of the last replicated write
+			// or of keyreg's own reads, not of what applications read.
+			fromPrim[i], kp.plan.Idle = true, false
+		}
 		for cmd := range numProbeCmds {
 			kp.slot[cmd] = -1
 			if resp := probeCmds[cmd].resp(&kp.plan); resp != "" {
@@ -271,24 +293,28 @@ func (c *Conn) probePlanned(ctx context.Context, cl *redis.Client, node string, 
 	rs, err := rc.do(rc.replies[:0])
 	rc.replies = rs
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	var (
 		infos    = make([]KeyInfo, 0, len(keys))
 		vanished int
-		notes    []string
+		notes    probeNotes
 		noted    = map[string]bool{}
 	)
 	note := func(cmd string, err error) {
+		if !errors.Is(err, errFenceSlot) {
+			notes.refuse(cmd, fmt.Errorf("on %s: %w", node, err))
+			return
+		}
 		n := fmt.Sprintf("%s on %s: %v", cmd, node, err)
 		if !noted[n] {
 			noted[n] = true
-			notes = append(notes, n)
+			notes.text = append(notes.text, n)
 		}
 	}
 	types, err := c.settleTypes(ctx, rc, keys, kps, note)
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, probeNotes{}, err
 	}
 	ioErr = false
 	var streams []int // of each stream whose groups to read: its index in keys, then in infos
@@ -307,7 +333,7 @@ keys:
 			if s := kp.slot[cmd]; s >= 0 && pc.required {
 				g, err := pc.read(ki, &kp.plan, rs[s])
 				if err != nil {
-					return nil, 0, nil, fmt.Errorf("%s: %w", pc.name, err)
+					return nil, 0, probeNotes{}, fmt.Errorf("%s: %w", pc.name, err)
 				}
 				gone = gone || g
 			}
@@ -335,14 +361,87 @@ keys:
 		if kp.plan.Groups != nil && ki.Type == "stream" {
 			streams = append(streams, i, len(infos)-1)
 		}
+		if fromPrim != nil && fromPrim[i] {
+			idleKeys = append(idleKeys, len(infos)-1)
+		}
+	}
+	if len(idleKeys) > 0 {
+		c.primaryIdle(ctx, node, infos, idleKeys, &notes)
 	}
 	if len(streams) > 0 {
 		if err := c.readGroups(ctx, rc, keys, kps, infos, streams, note); err != nil {
 			ioErr = true
-			return nil, 0, nil, err
+			return nil, 0, probeNotes{}, err
 		}
 	}
 	return infos, vanished, notes, nil
+}
+
+// primaryIdle reads OBJECT IDLETIME of infos[idx] on the primary of the
+// replica node, in one round trip: OBJECT never touches a key, so the
+// primary's idle times are the applications'. When the primary cannot be
+// read, the keys have no idle time and the refusal is counted, so that the
+// audit says stale-key was not checked.
+func (c *Conn) primaryIdle(ctx context.Context, node string, infos []KeyInfo, idx []int, notes *probeNotes) {
+	fail := func(err error) {
+		for range idx {
+			notes.refuse("object idletime", err)
+		}
+	}
+	cl, addr, err := c.primaryClient(node, infos[idx[0]].DB)
+	if err != nil {
+		fail(err)
+		return
+	}
+	pool := c.rawPool(cl)
+	rc, err := pool.get(ctx)
+	if err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	ioErr := true
+	defer func() { pool.put(rc, ioErr) }()
+	if err := rc.begin(ctx, c.base.ReadTimeout); err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	for _, i := range idx {
+		rc.keyCmd(respIdle, infos[i].Key)
+	}
+	rs, err := rc.do(nil)
+	if err != nil {
+		fail(fmt.Errorf("on primary %s: %w", addr, err))
+		return
+	}
+	ioErr = false
+	for j, i := range idx {
+		v, ok, err := intReply(rs[j])
+		switch {
+		case err != nil:
+			notes.refuse("object idletime", fmt.Errorf("on primary %s: %w", addr, err))
+		case ok:
+			infos[i].Idle, infos[i].HasIdle = time.Duration(v)*time.Second, true
+		}
+		// nil: not on the primary (yet, or any more); no idle time.
+	}
+}
+
+// probeNotes are what a probe has to say besides the keys: notes, and the
+// planned commands the server refused.
+type probeNotes struct {
+	text    []string
+	refused []source.Refusal
+}
+
+// refuse counts one key whose command cmd was refused with err.
+func (n *probeNotes) refuse(cmd string, err error) {
+	for i := range n.refused {
+		if n.refused[i].Command == cmd {
+			n.refused[i].Keys++
+			return
+		}
+	}
+	n.refused = append(n.refused, source.Refusal{Command: cmd, Keys: 1, Err: err.Error()})
 }
 
 // replyErr is the error of an error reply, or errProtocol for a reply of a
@@ -403,7 +502,7 @@ func (c *Conn) Probe(ctx context.Context, key string) (KeyInfo, error) {
 	defer c.watcher.watch(ctx)()
 	ki, err := c.probeOne(ctx, key, true)
 	if err != nil {
-		return ki, redact(fmt.Errorf("probing key %q: %w", key, err))
+		return ki, c.redact(fmt.Errorf("probing key %q: %w", key, err))
 	}
 	return ki, nil
 }

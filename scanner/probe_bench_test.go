@@ -101,8 +101,8 @@ func BenchmarkProbeLocks(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		infos, vanished, notes, err := c.probe(ctx, cl, s.Addr, 0, keys)
-		if err != nil || vanished != 0 || len(infos) != len(keys) || len(notes) != 0 {
-			b.Fatalf("%d infos, %d vanished, notes %q, %v", len(infos), vanished, notes, err)
+		if err != nil || vanished != 0 || len(infos) != len(keys) || len(notes.text)+len(notes.refused) != 0 {
+			b.Fatalf("%d infos, %d vanished, notes %+v, %v", len(infos), vanished, notes, err)
 		}
 	}
 }

@@ -72,7 +72,10 @@ type rawConn struct {
 	stop    func() bool     // unregisters the round trip's ctx watch
 }
 
+// newRawConn wraps a connection of Conn.dial, without its reply bounds:
+// the probe's reader has its own.
 func newRawConn(nc net.Conn) *rawConn {
+	nc = unbounded(nc)
 	return &rawConn{nc: nc, w: bufio.NewWriterSize(nc, 32<<10), r: bufio.NewReaderSize(nc, 32<<10), num: make([]byte, 0, 20)}
 }
 
@@ -173,7 +176,7 @@ func (rc *rawConn) read() (reply, error) {
 		return reply{kind: '-', s: string(body)}, nil
 	case ':', '$':
 		v, ok := parseInt(body)
-		if !ok {
+		if !ok || line[0] == '$' && v > maxLength {
 			return reply{}, errProtocol
 		}
 		var s string
@@ -205,22 +208,34 @@ func typeName(b []byte) string {
 	return string(b)
 }
 
+// parseInt parses a RESP integer: every int64 Redis can send, negative
+// too (a PTTL of PEXPIREAT 1500000000000000000 has 19 digits), and nothing
+// beyond. It does not allocate.
 func parseInt(b []byte) (int64, bool) {
 	neg := len(b) > 0 && b[0] == '-'
 	if neg {
 		b = b[1:]
 	}
-	if len(b) == 0 || len(b) > 18 {
+	if len(b) == 0 || len(b) > 19 {
 		return 0, false
 	}
+	// v accumulates the negated value: -2^63 fits, 2^63 would not.
+	const minInt = -1 << 63
 	var v int64
 	for _, c := range b {
 		if c < '0' || c > '9' {
 			return 0, false
 		}
-		v = v*10 + int64(c-'0')
+		d := int64(c - '0')
+		if v < (minInt+d)/10 {
+			return 0, false
+		}
+		v = v*10 - d
 	}
-	if neg {
+	if !neg {
+		if v == minInt {
+			return 0, false
+		}
 		v = -v
 	}
 	return v, true

@@ -126,18 +126,19 @@ func (c *Conn) SampleEach(ctx context.Context, keys []KeyInfo, n int, maxBytes i
 }
 
 // sampleErr maps the error of a sample read to what Sample returns.
-func sampleErr(k KeyInfo, err error) error {
+func (c *Conn) sampleErr(k KeyInfo, err error) error {
 	switch {
 	case err == nil, errors.Is(err, ErrTooLarge), errors.Is(err, ErrTouch):
 		return err
 	case errors.Is(err, redis.Nil), redis.HasErrorPrefix(err, "WRONGTYPE"):
 		return ErrVanished
 	}
-	return redact(fmt.Errorf("sampling %q on %s: %w", k.Key, k.Node, err))
+	return c.redact(fmt.Errorf("sampling %q on %s: %w", k.Key, k.Node, err))
 }
 
 // settled collects the keys of a node that are done, for the next fn call.
 type settled struct {
+	c    *Conn
 	idx  []int
 	ss   []payload.Sample
 	errs []error
@@ -145,7 +146,7 @@ type settled struct {
 
 func (s *settled) add(i int, k KeyInfo, smp payload.Sample, err error) {
 	smp.Type = k.Type
-	s.idx, s.ss, s.errs = append(s.idx, i), append(s.ss, smp), append(s.errs, sampleErr(k, err))
+	s.idx, s.ss, s.errs = append(s.idx, i), append(s.ss, smp), append(s.errs, s.c.sampleErr(k, err))
 }
 
 // hand passes the settled keys to fn, and forgets them.
@@ -153,13 +154,13 @@ func (s *settled) hand(fn func([]int, []payload.Sample, []error)) {
 	if len(s.idx) > 0 {
 		fn(s.idx, s.ss, s.errs)
 	}
-	*s = settled{}
+	*s = settled{c: s.c}
 }
 
 // sampleNode runs the size checks of keys[idx] on cl, then the reads in
 // waves of at most budget bytes, calling fn after each.
 func (c *Conn) sampleNode(ctx context.Context, cl *redis.Client, keys []KeyInfo, idx []int, n int, maxBytes, budget int64, fn func([]int, []payload.Sample, []error)) {
-	var done settled
+	done := settled{c: c}
 	pipe := cl.Pipeline()
 	checks := make([]func() (int64, error), len(idx))
 	for j, i := range idx {

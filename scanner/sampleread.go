@@ -167,13 +167,18 @@ func (cr *capReader) header() (kind byte, n int64, msg string, err error) {
 		return '+', 0, "", nil
 	case ':', '$', '*':
 		v, ok := parseInt(body)
-		if !ok {
+		if !ok || line[0] != ':' && v > maxLength {
 			return 0, 0, "", errProtocol
 		}
 		return line[0], v, "", nil
 	}
 	return 0, 0, "", errProtocol
 }
+
+// maxLength bounds the length a bulk or array header may announce, so that
+// the sums over it (a bulk's CRLF, an element's cost) cannot overflow. No
+// Redis reply comes near: a bulk string holds at most 512 MiB by default.
+const maxLength = 1 << 62
 
 // discard skips n bytes of the connection.
 func (cr *capReader) discard(n int64) error {

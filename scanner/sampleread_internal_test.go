@@ -80,3 +80,39 @@ func TestCapReader(t *testing.T) {
 		}
 	}
 }
+
+// TestCapReaderHugeHeaders: a header announcing the largest int64 (which
+// the RESP reader now takes, for PTTLs) is a protocol error, not an
+// overflow of its length plus its cost that would pass the limits.
+func TestCapReaderHugeHeaders(t *testing.T) {
+	for _, reply := range []string{"$9223372036854775807\r\n", "*2\r\n$1\r\n0\r\n*9223372036854775807\r\n", "*9223372036854775807\r\n"} {
+		for _, typ := range []string{"string", "set", "list"} {
+			left := int64(1 << 20)
+			cr := capReader{r: bufio.NewReader(strings.NewReader(reply)), key: 1 << 20, wave: &left}
+			if _, err := cr.read(typ, 3); !errors.Is(err, errProtocol) && !cr.over {
+				t.Errorf("%s %q: %v, want a protocol error", typ, reply, err)
+			}
+		}
+	}
+	rc := &rawConn{r: bufio.NewReader(strings.NewReader("$9223372036854775807\r\n"))}
+	if _, err := rc.read(); !errors.Is(err, errProtocol) {
+		t.Errorf("probe read of a huge bulk: %v", err)
+	}
+}
+
+// FuzzCapReader: whatever a server answers to a sample read, the reader
+// never panics and never keeps more than the key's limit.
+func FuzzCapReader(f *testing.F) {
+	f.Add("*2\r\n$1\r\n0\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n", "set")
+	f.Add("$9223372036854775807\r\n", "string")
+	f.Add("*2\r\n*2\r\n$3\r\n1-0\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n", "stream")
+	f.Fuzz(func(t *testing.T, reply, typ string) {
+		const limit = 1 << 10
+		left := int64(limit)
+		cr := capReader{r: bufio.NewReaderSize(strings.NewReader(reply), 64), key: limit, wave: &left}
+		_, _ = cr.read(typ, 3)
+		if cr.charged > limit || left < 0 {
+			t.Fatalf("charged %d, left %d", cr.charged, left)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keyreg/keyreg/internal/secret"
 	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
@@ -26,6 +27,7 @@ type batch struct {
 	duplicates int
 	vanished   int
 	notes      []string
+	refused    []source.Refusal
 	final      bool // last batch of its group
 }
 
@@ -135,7 +137,7 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		if ctx.Err() != nil {
 			return finish(ctx.Err())
 		}
-		return finish(redact(fmt.Errorf("scanning %s: %w", c.addr, err)))
+		return finish(c.redact(fmt.Errorf("scanning %s: %w", c.addr, err)))
 	}
 
 	inner, cancel := context.WithCancel(ctx)
@@ -186,10 +188,14 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		st.Duplicates += int64(b.duplicates)
 		st.Vanished += int64(b.vanished)
 		for _, n := range b.notes {
+			n = secret.Mask(n, c.secrets...)
 			if !seenNotes[n] && len(st.Errors) < maxNotes {
 				seenNotes[n] = true
 				st.Errors = append(st.Errors, n)
 			}
+		}
+		for _, r := range b.refused {
+			st.Refused = addRefusal(st.Refused, r, c.secrets)
 		}
 		if b.final {
 			finals++
@@ -228,11 +234,24 @@ func (c *Conn) ScanKeys(ctx context.Context, plan source.Planner, fn func(batch 
 		}
 		return finish(uncovered)
 	case firstErr != nil:
-		return finish(redact(firstErr))
+		return finish(c.redact(firstErr))
 	}
 	// Every scanned shard completed, but slots no healthy master serves
 	// were never scanned: the result is partial, and says which.
 	return finish(uncovered)
+}
+
+// addRefusal adds r to rs, merged with the refusals of the same command,
+// its error text masked.
+func addRefusal(rs []source.Refusal, r source.Refusal, secrets []string) []source.Refusal {
+	for i := range rs {
+		if rs[i].Command == r.Command {
+			rs[i].Keys += r.Keys
+			return rs
+		}
+	}
+	r.Err = secret.Mask(r.Err, secrets...)
+	return append(rs, r)
 }
 
 // scanGroup scans the targets of one group in order.
@@ -365,7 +384,7 @@ func (c *Conn) scanLoop(ctx context.Context, t target, plan source.Planner, wher
 				p.err = fmt.Errorf("probing keys on %s: %w", where, err)
 				return
 			}
-			p.b.keys, p.b.vanished, p.b.notes = infos, vanished, notes
+			p.b.keys, p.b.vanished, p.b.notes, p.b.refused = infos, vanished, notes.text, notes.refused
 		}()
 		cursor = next
 		if cursor == 0 {

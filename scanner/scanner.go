@@ -178,8 +178,11 @@ func (e redactedError) Error() string {
 }
 func (e redactedError) Unwrap() error { return e.err }
 
-// redact wraps err so its text never contains a URL password.
-func redact(err error) error { return mask(err) }
+// redact wraps err so its text never contains a URL password nor a
+// password of the Conn's options. Every error that leaves the Conn goes
+// through it: a server's error reply may quote anything, the password
+// included (a proxy that echoes its AUTH line, a module's message).
+func (c *Conn) redact(err error) error { return mask(err, c.secrets...) }
 
 // mask wraps err so its text never contains a URL password nor any of
 // secrets.

@@ -3,6 +3,8 @@ package scanner_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +129,101 @@ func TestSentinelACLUser(t *testing.T) {
 	o.SentinelUsername = ""
 	if _, err := scanner.Connect(ctx, o); err == nil || !strings.Contains(err.Error(), "WRONGPASS") || leak(err.Error(), userPW) != "" {
 		t.Errorf("the user's password as the default user's: %v", err)
+	}
+}
+
+// TestSentinelNamesReplica: a sentinel that names a replica as the master
+// is refused with a clear error, not audited as the master.
+func TestSentinelNamesReplica(t *testing.T) {
+	t.Parallel()
+	m := redistest.Standalone(t)
+	r := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(m.Port))
+	host, port, _ := net.SplitHostPort(r.Addr)
+	addrReply := "*2\r\n" + redistest.Bulk(host) + redistest.Bulk(port)
+	fakeFor := func(reply string) *redistest.Fake {
+		return redistest.StartFake(t, func(args []string) (string, bool) {
+			if strings.EqualFold(args[0], "SENTINEL") && len(args) > 1 {
+				switch strings.ToLower(args[1]) {
+				case "get-master-addr-by-name":
+					return reply, true
+				case "sentinels", "replicas", "slaves":
+					return "*0\r\n", true
+				}
+			}
+			return "", false
+		})
+	}
+	o := scanner.Options{URL: fakeFor(addrReply).URL(""), SentinelMaster: "mymaster", Timeout: 2 * time.Second}
+	_, err := scanner.Connect(context.Background(), o)
+	if err == nil || !strings.Contains(err.Error(), "has the role slave, not master") {
+		t.Errorf("a replica named as master: %v, want a refusal", err)
+	}
+	// The same fake naming the master connects.
+	host, port, _ = net.SplitHostPort(m.Addr)
+	o.URL = fakeFor("*2\r\n" + redistest.Bulk(host) + redistest.Bulk(port)).URL("")
+	c, err := scanner.Connect(context.Background(), o)
+	if err != nil {
+		t.Fatalf("the master named: %v", err)
+	}
+	_ = c.Close()
+}
+
+// TestSentinelReplicaIdleFromMaster: in sentinel replica mode the keys come
+// from the replica the sentinel names, and their idle times from the
+// master, where an application's GET resets them.
+func TestSentinelReplicaIdleFromMaster(t *testing.T) {
+	t.Parallel()
+	ss := redistest.Sentinel(t)
+	r := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(ss.Master.Port))
+	admin := ss.Master.Client(t)
+	ctx := context.Background()
+	for i := range 20 {
+		k := fmt.Sprint("sr:", i)
+		if err := admin.Set(ctx, k, "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		dump, err := admin.Dump(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := admin.Do(ctx, "RESTORE", k, 0, dump, "REPLACE", "IDLETIME", 7200).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := admin.Do(ctx, "WAIT", 1, 10000).Int(); err != nil || n != 1 {
+		t.Fatalf("WAIT: %d %v", n, err)
+	}
+	if err := admin.Get(ctx, "sr:3").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The sentinel learns of the replica from the master's INFO, which it
+	// reads every 10 s: poll it under a deadline.
+	sc := redis.NewClient(&redis.Options{Addr: ss.SentinelAddr, DisableIdentity: true})
+	defer sc.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		reps, err := sc.Do(ctx, "SENTINEL", "REPLICAS", ss.MasterName).Slice()
+		if err == nil && len(reps) > 0 && strings.Contains(fmt.Sprint(reps), "slave") && !strings.Contains(fmt.Sprint(reps), "s_down") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sentinel never listed the replica: %v %v", reps, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	conn := connect(t, scanner.Options{URL: "redis://" + ss.SentinelAddr, SentinelMaster: ss.MasterName, Replica: true, Idle: true})
+	got, st, err := collect(t, conn)
+	if err != nil || len(st.Refused) > 0 || len(got) != 20 {
+		t.Fatalf("scan: %d keys, %v, refused %+v", len(got), err, st.Refused)
+	}
+	for _, k := range got {
+		fresh := k.Key == "sr:3"
+		if !k.HasIdle || (fresh && k.Idle > time.Minute) || (!fresh && k.Idle < time.Hour) {
+			t.Errorf("%s: idle %v (has %v), fresh on the master: %v", k.Key, k.Idle, k.HasIdle, fresh)
+		}
+	}
+	// The values came from the replica: it served the SCAN.
+	if n := redistest.CommandStats(t, r.Client(t))["scan"]; n == 0 {
+		t.Error("the replica served no SCAN")
 	}
 }

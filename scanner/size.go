@@ -14,7 +14,7 @@ import (
 func (c *Conn) KeyCount(ctx context.Context) (int64, error) {
 	groups, _, _, err := c.targets(ctx)
 	if err != nil {
-		return 0, err
+		return 0, c.redact(err)
 	}
 	var total int64
 	for _, g := range groups {
@@ -23,7 +23,7 @@ func (c *Conn) KeyCount(ctx context.Context) (int64, error) {
 		}
 		info, err := g[0].client.Info(ctx, "keyspace").Result()
 		if err != nil {
-			return 0, err
+			return 0, c.redact(err)
 		}
 		fields := infoFields(info)
 		for _, t := range g {

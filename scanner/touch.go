@@ -1,6 +1,7 @@
 package scanner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,6 +84,13 @@ func (c *Conn) initTouch(ctx context.Context) error {
 		return fmt.Errorf("reading server info: %w", err)
 	}
 	f := infoFields(info)
+	if c.mode == modeSentinel && !c.opts.Replica && f["role"] != "master" {
+		// A sentinel that is wrong, stale or hostile may name a replica:
+		// its keys are those of some master, but the eviction state and
+		// the idle times are not, and nothing says which master.
+		role := cmp.Or(f["role"], "unknown (INFO replication has no role)")
+		return fmt.Errorf("master %q via sentinel: the node the sentinel names has the role %s, not master; refusing to audit it as the master", c.opts.SentinelMaster, role)
+	}
 	c.touch.version = f["redis_version"]
 	replica := c.opts.Replica || (c.mode == modeStandalone && f["role"] == "slave")
 	c.touch.touches = !c.noTouch && !replica

@@ -259,3 +259,48 @@ func TestTouchClusterReplicas(t *testing.T) {
 		t.Errorf("sampled %d of %d keys", len(keys), len(names))
 	}
 }
+
+// TestReplicaIdleFromPrimaryCluster: in cluster replica mode, idle times
+// are read on each shard's master, where an application's GET resets
+// them, while the keys come from the replicas.
+func TestReplicaIdleFromPrimaryCluster(t *testing.T) {
+	t.Parallel()
+	cs := redistest.ClusterWithReplicas(t)
+	cc := clusterClient(t, cs)
+	ctx := context.Background()
+	for i := range 30 {
+		k := fmt.Sprint("ri:", i)
+		if err := cc.Set(ctx, k, "v", 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+		dump, err := cc.Dump(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cc.Do(ctx, "RESTORE", k, 0, dump, "REPLACE", "IDLETIME", 7200).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range cs.Masters {
+		if err := m.Client(t).Do(ctx, "WAIT", 1, 10000).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cc.Get(ctx, "ri:7").Err(); err != nil { // on its master
+		t.Fatal(err)
+	}
+	conn := connect(t, scanner.Options{URL: cs.URL(), Replica: true, Idle: true})
+	got, st, err := collect(t, conn)
+	if err != nil || len(st.Refused) > 0 {
+		t.Fatalf("scan: %v, refused %+v", err, st.Refused)
+	}
+	for _, k := range got {
+		fresh := k.Key == "ri:7"
+		if !k.HasIdle || (fresh && k.Idle > time.Minute) || (!fresh && k.Idle < time.Hour) {
+			t.Errorf("%s: idle %v (has %v), fresh on the master: %v", k.Key, k.Idle, k.HasIdle, fresh)
+		}
+	}
+	if len(got) != 30 {
+		t.Errorf("%d keys", len(got))
+	}
+}

@@ -182,9 +182,23 @@ type Stats struct {
 	// key limit was reached, the context was cancelled, an error occurred,
 	// or part of the keyspace could not be reached.
 	Partial bool
-	// Errors holds distinct non-fatal problems, such as OBJECT IDLETIME
-	// being refused under an LFU policy; the source bounds their number.
+	// Errors holds distinct non-fatal problems, such as a fence key in
+	// another cluster slot; the source bounds their number.
 	Errors []string
+	// Refused lists, per command, the keys whose planned command the
+	// server refused (NOPERM, or OBJECT IDLETIME under an LFU policy): the
+	// checks that need it did not run on them, and the audit is partial.
+	Refused []Refusal
+}
+
+// Refusal is a planned command that the server refused on some keys.
+type Refusal struct {
+	// Command is the command, lowercase ("memory usage", "object idletime").
+	Command string
+	// Keys counts the keys it was refused on.
+	Keys int64
+	// Err is the first refusal's error text.
+	Err string
 }
 
 // TouchState says whether a source's reads of values and lengths change

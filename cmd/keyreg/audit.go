@@ -76,9 +76,13 @@ The audit never changes the eviction state of a primary's keys. Redis before
 value read and length command resets the key's LRU idle time and LFU counter.
 On such a primary the audit therefore samples no payload and reads no max_len
 length, and says so in a report note. --replica reads a replica instead (its
-keys' state is its own); --allow-touch reads the primary anyway, and the note
-then counts the keys touched. TYPE, PTTL, OBJECT IDLETIME and MEMORY USAGE
-never touch a key.
+keys' state is its own), with idle times from the primary, where applications
+read; --allow-touch reads the primary anyway, and the note then counts the
+keys touched. TYPE, PTTL, OBJECT IDLETIME and MEMORY USAGE never touch a key.
+
+A check the server refused (MEMORY USAGE or OBJECT under an ACL without them,
+OBJECT IDLETIME under an LFU policy, an unreachable primary with --replica)
+did not run: the report is partial in every format, and the audit exits 3.
 
 The URL comes from --url, then $REDIS_URL, then redis://localhost:6379; a
 password holding # / ? % or a space must be percent-encoded (# is %23).
@@ -195,7 +199,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	defer conn.Close()
 
 	ao := audit.Defaults()
-	ao.Registry, ao.Target, ao.Mode = reg.File, scanner.RedactURL(so.URL), conn.Mode()
+	ao.Registry, ao.Target, ao.Mode = reg.File, conn.Target(), conn.Mode()
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory, ao.Top = o.match != "", o.memory, top
 	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write, o.match)

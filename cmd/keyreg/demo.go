@@ -11,6 +11,7 @@ import (
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 	"github.com/spf13/cobra"
 )
 
@@ -111,5 +112,13 @@ func (a *app) runDemo(ctx context.Context, o demoOptions) error {
 	ao.Now, ao.Memory = now, true
 	// Read every key's payload, so every planted payload problem shows.
 	ao.Sample = max(ao.Sample, planted.MaxFamilyKeys())
-	return a.audit(ctx, conn, reg, ao, outs, threshold)
+	return a.audit(ctx, untouchable{conn}, reg, ao, outs, threshold)
 }
+
+// untouchable is the embedded server as an audit source. The scanner
+// cannot tell that miniredis keeps no LRU/LFU state (it does not say it
+// has CLIENT NO-TOUCH), so it is opened with AllowTouch; its reads touch
+// nothing, and the report must not claim an --allow-touch nobody gave.
+type untouchable struct{ *scanner.Conn }
+
+func (untouchable) Touch() source.TouchState { return source.TouchState{} }
