@@ -38,10 +38,12 @@ type initOptions struct {
 	maxValue  int64
 	limits    bool
 	memory    bool
+	noTouch   bool
+	name      string // the command, init or suggest, for what it prints
 }
 
 func (a *app) initCmd() *cobra.Command {
-	var o initOptions
+	o := initOptions{name: "init"}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Write a first keys.yaml from an existing keyspace (read-only scan)",
@@ -59,6 +61,10 @@ file. Comments give each family's key count, TTL range and two example keys;
 payload values never appear in the file.
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
+
+On a primary before redis 7.2 reading a value resets the key's LRU/LFU
+state. Init reads at most --sample values per family, and says how many
+keys it touched; --no-touch reads none (no encodings, no schemas).
 
 A scan cut short (Ctrl-C, a failed node, --max-keys) still writes what it
 saw, says PARTIAL at the top of the file, and exits 3.
@@ -93,6 +99,7 @@ func (o *initOptions) scanFlags(f *pflag.FlagSet) {
 	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
 	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key, for the share of memory in the comments")
+	touchFlags(f, &o.noTouch, "it reads at most --sample values per family")
 }
 
 func (a *app) runInit(ctx context.Context, o initOptions) error {
@@ -165,6 +172,10 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 			return s
 		}
 	} else {
+		// Unlike the audit, init and suggest read values on a primary
+		// before redis 7.2 by default: they read at most --sample keys
+		// per family, once, and say how many they touched.
+		conn.allowTouch = !o.noTouch
 		so, err := a.scannerOptions(conn, scanner.Plan{})
 		if err != nil {
 			return nil, nil, sum, "", err
@@ -230,8 +241,23 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 			in.AddSamples(group[0].Candidate, names, ss)
 		}
 	}
+	a.touchNote(o, src, len(targets))
 	d, schemas, sum = in.Draft()
 	return d, schemas, sum, partial, nil
+}
+
+// touchNote says on stderr what sampling did to the eviction state of a
+// primary before redis 7.2: the keys whose LRU/LFU state it reset, or,
+// under --no-touch, that no value was read.
+func (a *app) touchNote(o initOptions, src audit.Source, targets int) {
+	st := src.Touch()
+	switch {
+	case !st.Touches || o.sample == 0 || targets == 0:
+	case st.Allowed:
+		fmt.Fprintf(a.stderr, "keyreg %s: touched %d keys: reading their values reset their LRU/LFU state (%s; --no-touch reads none)\n", o.name, st.Touched, st.Why)
+	default:
+		fmt.Fprintf(a.stderr, "keyreg %s: read no value (--no-touch: %s): the families have no encoding or schema\n", o.name, st.Why)
+	}
 }
 
 // groupTargets splits the sample targets by candidate, in order.
