@@ -196,7 +196,7 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 	stats, err := src.ScanKeys(ctx, plan, func(batch []source.KeyInfo) error {
 		for i := range batch {
 			k := &batch[i]
-			f := infer.Fact{Key: k.Key, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
+			f := infer.Fact{Key: k.Key, DB: k.DB, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
 			if k.HasMemory {
 				f.Memory = k.Memory
 			}
@@ -224,7 +224,9 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		for _, group := range groupTargets(targets) {
 			keys := make([]source.KeyInfo, len(group))
 			for i, t := range group {
-				keys[i] = source.KeyInfo{Key: t.Key, Type: t.Type}
+				// The key's own database: a key of db 1 is read there,
+				// not in db 0, which may hold another key of that name.
+				keys[i] = source.KeyInfo{Key: t.Key, Type: t.Type, DB: t.DB}
 			}
 			var (
 				ss    []payload.Sample
