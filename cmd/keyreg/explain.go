@@ -88,6 +88,9 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	e := report.Explain(reg, key)
 	fail := !e.Matched
 	if len(o.rdb) > 0 {
+		if err := rdbInputs(o.rdb); err != nil {
+			return err
+		}
 		ao := audit.Defaults()
 		ao.ShowValues = o.showValues
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})

@@ -151,6 +151,9 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
 			return nil, nil, sum, "", err
 		}
+		if err := rdbInputs(o.rdb); err != nil {
+			return nil, nil, sum, "", err
+		}
 		if o.sample > 0 && slices.Contains(o.rdb, "-") {
 			return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
 		}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
@@ -282,5 +283,98 @@ func TestOutputsLimit(t *testing.T) {
 	var ee *exitError
 	if _, err := o.open(nil); !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("%d outputs: err = %v, want a usage error", len(o.outputs), err)
+	}
+}
+
+// TestOutputsSameFile gives two --output paths that name one file through
+// a symbolic link to it, a link to its directory, and a hard link: each is
+// a usage error (exit 2) before any run, and no file is written or left.
+func TestOutputsSameFile(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(p("a.json"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.json", p("alink.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(p("a.json"), p("hard.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p("d1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d1", p("d2")); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{
+		{"json=" + p("a.json"), "sarif=" + p("alink.json")},
+		{"json=" + p("alink.json"), "sarif=" + p("a.json")},
+		{"json=" + p("a.json"), "sarif=" + p("hard.json")},
+		{"json=" + p("d1/new.json"), "sarif=" + p("d2/new.json")},
+		{"json=" + p("a.json"), "sarif=" + p("d1/../a.json")},
+	} {
+		before, _ := os.ReadDir(dir)
+		o := &outputOptions{doc: report.DocDiagnostics, outputs: pair[:]}
+		outs, err := o.open(nil)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "two outputs write to") {
+			t.Errorf("%q: err = %v, want a usage error", pair, err)
+			outs.discard()
+		}
+		if after, _ := os.ReadDir(dir); len(after) != len(before) {
+			t.Errorf("%q: %d entries after, %d before", pair, len(after), len(before))
+		}
+	}
+	if b, _ := os.ReadFile(p("a.json")); string(b) != "old\n" {
+		t.Errorf("a.json = %q", b)
+	}
+}
+
+// TestOutputsStaleTemps leaves temporary siblings of an output as a run
+// killed with kill -9 leaves them (old, no process holding them), one that
+// a live run holds locked, and one just created: the next run removes only
+// the stale one, and leaves no file of its own.
+func TestOutputsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, mtime time.Time) *os.File {
+		f, err := os.Create(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p(name), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	mk(".a.json.keyreg-111.tmp", old).Close()
+	held := mk(".a.json.keyreg-222.tmp", old)
+	defer held.Close()
+	lockFile(held)
+	mk(".a.json.keyreg-333.tmp", time.Now()).Close()
+	mk(".b.json.keyreg-444.tmp", old).Close() // another output's
+	mk("a.json.keyreg-555.tmp", old).Close()  // not our naming
+
+	o := &outputOptions{doc: report.DocDiagnostics, outputs: []string{"json=" + p("a.json")}}
+	outs, err := o.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outs.write(io.Discard, func(w io.Writer, _ report.Format, _ bool) error {
+		_, err := io.WriteString(w, "{}\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{".a.json.keyreg-222.tmp", ".a.json.keyreg-333.tmp", ".b.json.keyreg-444.tmp", "a.json", "a.json.keyreg-555.tmp"}
+	if !slices.Equal(names, want) {
+		t.Errorf("entries %q, want %q", names, want)
 	}
 }
