@@ -170,6 +170,11 @@ func (mg *Merger) Add(r *Report) error {
 			s.Notes = append(s.Notes, n)
 		}
 	}
+	for _, id := range r.Scan.NotChecked {
+		if !slices.Contains(s.NotChecked, id) && len(s.NotChecked) < maxMergeNotes {
+			s.NotChecked = append(s.NotChecked, id)
+		}
+	}
 	for _, d := range r.DBs {
 		if len(mg.dbs) < maxDBs {
 			mg.dbs[d] = true

@@ -92,6 +92,7 @@ type auditScanJSON struct {
 	DurationSeconds float64  `json:"duration_seconds"`
 	KeysPerSecond   float64  `json:"keys_per_second"`
 	Notes           []string `json:"notes"`
+	NotChecked      []string `json:"not_checked,omitempty"`
 }
 
 type auditTotalsJSON struct {
@@ -285,6 +286,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			DurationSeconds: s.Duration.Seconds(),
 			KeysPerSecond:   finite(s.KeysPerSec),
 			Notes:           make([]string, 0, len(s.Notes)),
+			NotChecked:      s.NotChecked,
 		},
 		Totals: auditTotalsJSON{
 			Keys: r.Totals.Keys, Registered: r.Totals.Registered, Unregistered: r.Totals.Unregistered,

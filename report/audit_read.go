@@ -174,6 +174,9 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 	if len(doc.Scan.Notes) > 0 {
 		r.Scan.Notes = doc.Scan.Notes
 	}
+	if len(doc.Scan.NotChecked) > 0 {
+		r.Scan.NotChecked = doc.Scan.NotChecked
+	}
 	for _, f := range doc.Families {
 		fr := &audit.FamilyReport{
 			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
