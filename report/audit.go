@@ -317,6 +317,9 @@ func newAuditView(r *audit.Report) *auditView {
 			e := f.Examples[0]
 			example.keys = []string{e.Key}
 			var parts []string
+			if e.Instance != "" { // a merged report: the instance it comes from
+				parts = append(parts, "on "+printable(redact(e.Instance)))
+			}
 			if r.MultiDB() {
 				parts = append(parts, fmt.Sprintf("db %d", e.DB))
 			}

@@ -408,4 +408,8 @@ func TestReportMergeTargets(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^target +redis://:xxxxx@10\.0\.0\.1:8110, redis://app:xxxxx@10\.0\.0\.2:8120/0 \(`).MatchString(text) {
 		t.Errorf("text target line:\n%.400s", text)
 	}
+	_, md, _ := cli(t, append([]string{"report", "merge", "--format", "markdown"}, files...)...)
+	if !strings.Contains(md, "on redis://:xxxxx@10.0.0.1:8110") || strings.Contains(md, "s3cret") {
+		t.Errorf("the markdown findings do not name their examples' instance:\n%s", md)
+	}
 }
