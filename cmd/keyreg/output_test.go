@@ -9,6 +9,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -376,5 +377,70 @@ func TestOutputsStaleTemps(t *testing.T) {
 	want := []string{".a.json.keyreg-222.tmp", ".a.json.keyreg-333.tmp", ".b.json.keyreg-444.tmp", "a.json", "a.json.keyreg-555.tmp"}
 	if !slices.Equal(names, want) {
 		t.Errorf("entries %q, want %q", names, want)
+	}
+}
+
+// TestOutputsTempAfterKill runs a real keyreg audit that blocks reading
+// its snapshot from a pipe nobody writes, kills it with SIGKILL once its
+// temporary output file exists, and runs again: the file the killed run
+// left (its lock went with it) is removed once stale, and no temporary
+// file remains.
+func TestOutputsTempAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "keyreg")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte("version: 1\nfamilies: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "a.json")
+	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	temps := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "out", ".a.json.keyreg-*.tmp"))
+		return m
+	}
+	cmd := exec.Command(bin, "audit", "--registry", reg, "--rdb", "-", "--output", "json="+out)
+	stdin, err := cmd.StdinPipe() // never written: the audit blocks reading it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(temps()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling for the file, not synchronising
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	left := temps()
+	if len(left) != 1 {
+		t.Fatalf("after kill -9: temporary files %q, want the one the run made", left)
+	}
+	// Aged past staleAge, as a file left an hour ago would be.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(left[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "lint", "--registry", reg, "--output", "json="+out)
+	if code != exitClean {
+		t.Fatalf("lint: exit %d\n%s", code, errs)
+	}
+	if got := temps(); len(got) != 0 {
+		t.Errorf("after the next run: temporary files %q remain", got)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the next run did not write %s: %v", out, err)
 	}
 }
