@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -23,6 +24,19 @@ type MergeOptions struct {
 // maxMergeNotes bounds the distinct scan notes a merged report keeps.
 const maxMergeNotes = 100
 
+// MaxMergeInputs bounds the reports one merge folds in, and MaxCount every
+// count, size and sum a report to merge may hold (about 2.8e14: far more
+// keys and bytes than any instance holds). Together they are why no sum of
+// a merge can overflow: at most MaxMergeInputs counts of at most MaxCount
+// each add up to at most 2^58, and a report sums fewer than 32 such.
+const (
+	MaxMergeInputs = 1024
+	MaxCount       = 1 << 48
+)
+
+// maxMergeTargets bounds the targets a merged report lists.
+const maxMergeTargets = MaxMergeInputs
+
 // Merge combines the reports of audits of disjoint keyspaces, such as one
 // per cluster shard or per Redis instance, into the report of their union,
 // audited against the same registry: every count adds up, the sketches and
@@ -34,117 +48,197 @@ const maxMergeNotes = 100
 // with no keys) is kept only when every input has it: an instance without
 // the family's keys does not make the family unused in the fleet. Scan
 // durations do not add: the merged duration is the longest, as for jobs run
-// side by side. The inputs are not changed.
+// side by side. The inputs are not changed. Merge is a Merger fed reps in
+// order.
 func Merge(reps []*Report, o MergeOptions) (*Report, error) {
 	if len(reps) == 0 {
 		return nil, errors.New("no reports to merge")
 	}
-	o.MaxGroups = cmp.Or(o.MaxGroups, Defaults().MaxGroups)
-	first := reps[0]
+	m := NewMerger(o)
 	for i, r := range reps {
 		if r == nil {
 			return nil, fmt.Errorf("report %d is missing", i+1)
 		}
-		if r.Version != first.Version {
-			return nil, fmt.Errorf("report %d has version %q, report 1 %q", i+1, r.Version, first.Version)
-		}
-		if !sameFamilies(first, r) {
-			return nil, fmt.Errorf("report %d audits other families than report 1: merge reports of the same registry", i+1)
+		if err := m.Add(r); err != nil {
+			return nil, err
 		}
 	}
-	m := &Report{
-		Version: first.Version, Registry: first.Registry, Mode: first.Mode, Started: first.Started,
-		Findings: []*Finding{}, Owners: []*OwnerReport{},
+	return m.Report()
+}
+
+// A Merger folds reports in one at a time, holding only the merged state,
+// so that merging many large reports takes the memory of about one. Its
+// result is Merge's for the same reports in the same order.
+type Merger struct {
+	o       MergeOptions
+	n       int // reports added
+	m       *Report
+	st      stats
+	targets []string
+	reasons []string
+	notes   map[string]bool
+	dbs     map[int]bool
+	famDBs  []map[int]*DBReport
+	// contacts holds the first contact each owner of a family has.
+	contacts map[string]string
+	groups   map[string]*Group
+	findings map[findingKey]*mergedFinding
+	order    []findingKey
+}
+
+type findingKey struct{ rule, family string }
+
+// mergedFinding is a finding being merged: seen counts the inputs that
+// have it; msg is the first input's message, base its summary before
+// ": N of M" when it has one (cut).
+type mergedFinding struct {
+	f         *Finding
+	seen      int
+	msg, base string
+	cut       bool
+}
+
+// NewMerger returns an empty Merger.
+func NewMerger(o MergeOptions) *Merger {
+	o.MaxGroups = cmp.Or(o.MaxGroups, Defaults().MaxGroups)
+	return &Merger{
+		o: o, st: newStats(min(cmp.Or(o.Top, DefaultTopN), MaxTopN)),
+		notes: map[string]bool{}, dbs: map[int]bool{}, contacts: map[string]string{},
+		groups: map[string]*Group{}, findings: map[findingKey]*mergedFinding{},
 	}
-	var (
-		targets, reasons []string
-		notes            = map[string]bool{}
-		dbs              = map[int]bool{}
-		st               = newStats(min(cmp.Or(o.Top, DefaultTopN), MaxTopN))
-	)
-	for _, r := range reps {
-		if r.Mode != m.Mode {
-			m.Mode = "merged"
+}
+
+// Add folds r in. r must have the first report's version and families,
+// and is not kept (nor changed): the caller may drop it.
+func (mg *Merger) Add(r *Report) error {
+	if mg.n >= MaxMergeInputs {
+		return fmt.Errorf("more than %d reports to merge", MaxMergeInputs)
+	}
+	mg.n++
+	i := mg.n
+	if mg.m == nil {
+		mg.m = &Report{
+			Version: r.Version, Registry: r.Registry, Mode: r.Mode, Started: r.Started,
+			Findings: []*Finding{}, Owners: []*OwnerReport{},
 		}
-		if r.Started.Before(m.Started) {
-			m.Started = r.Started
-		}
-		if !slices.Contains(targets, r.Target) {
-			targets = append(targets, r.Target)
-		}
-		if r.Partial {
-			m.Partial = true
-			reason := cmp.Or(r.PartialReason, "an input report is partial")
-			if !slices.Contains(reasons, reason) {
-				reasons = append(reasons, reason)
+		for _, f := range r.Families {
+			if f == nil {
+				return fmt.Errorf("report %d has a missing family", i)
 			}
+			mg.m.Families = append(mg.m.Families, &FamilyReport{Name: f.Name, Owner: f.Owner, Preset: f.Preset, Pos: f.Pos, Position: f.Position})
+			mg.famDBs = append(mg.famDBs, map[int]*DBReport{})
 		}
-		s := &m.Scan
-		s.Nodes += r.Scan.Nodes
-		s.Keys += r.Scan.Keys
-		s.Scanned += r.Scan.Scanned
-		s.Duplicates += r.Scan.Duplicates
-		s.Vanished += r.Scan.Vanished
-		s.Sampled += r.Scan.Sampled
-		s.Skipped += r.Scan.Skipped
-		s.Duration = max(s.Duration, r.Scan.Duration)
-		for _, n := range r.Scan.Notes {
-			if !notes[n] && len(notes) < maxMergeNotes {
-				notes[n] = true
-				s.Notes = append(s.Notes, n)
-			}
-		}
-		for _, d := range r.DBs {
-			dbs[d] = true
-		}
-		for _, t := range r.TopKeys.ByBytes {
-			st.bytes.offer(clonedTop(t))
-		}
-		for _, t := range r.TopKeys.ByElements {
-			st.elements.offer(clonedTop(t))
-		}
-		for _, t := range r.Types {
-			mt := st.typeOf(t.Type)
-			mt.Keys += t.Keys
-			mt.Bytes += t.Bytes
-			mt.Elements += t.Elements
-			mt.BytesDist.Merge(&t.BytesDist)
-			mt.ElementsDist.Merge(&t.ElementsDist)
-		}
-		m.TTL.Merge(&r.TTL)
 	}
-	m.Target = clip(strings.Join(targets, ","), maxDetailBytes, true)
+	m := mg.m
+	if r.Version != m.Version {
+		return fmt.Errorf("report %d has version %q, report 1 %q", i, r.Version, m.Version)
+	}
+	if !slices.EqualFunc(m.Families, r.Families, func(x, y *FamilyReport) bool { return y != nil && x.Name == y.Name }) {
+		return fmt.Errorf("report %d audits other families than report 1: merge reports of the same registry", i)
+	}
+	if r.Mode != m.Mode {
+		m.Mode = "merged"
+	}
+	if r.Started.Before(m.Started) {
+		m.Started = r.Started
+	}
+	instance := r.Target
+	for _, t := range r.targets() {
+		if !slices.Contains(mg.targets, t) && len(mg.targets) < maxMergeTargets {
+			mg.targets = append(mg.targets, t)
+		}
+	}
+	if r.Partial {
+		m.Partial = true
+		reason := cmp.Or(r.PartialReason, "an input report is partial")
+		if !slices.Contains(mg.reasons, reason) && len(mg.reasons) < maxMergeTargets {
+			mg.reasons = append(mg.reasons, reason)
+		}
+	}
+	s := &m.Scan
+	s.Nodes += r.Scan.Nodes
+	s.Keys += r.Scan.Keys
+	s.Scanned += r.Scan.Scanned
+	s.Duplicates += r.Scan.Duplicates
+	s.Vanished += r.Scan.Vanished
+	s.Sampled += r.Scan.Sampled
+	s.Skipped += r.Scan.Skipped
+	s.Duration = max(s.Duration, r.Scan.Duration)
+	for _, n := range r.Scan.Notes {
+		if !mg.notes[n] && len(mg.notes) < maxMergeNotes {
+			mg.notes[n] = true
+			s.Notes = append(s.Notes, n)
+		}
+	}
+	for _, id := range r.Scan.NotChecked {
+		if !slices.Contains(s.NotChecked, id) && len(s.NotChecked) < maxMergeNotes {
+			s.NotChecked = append(s.NotChecked, id)
+		}
+	}
+	for _, d := range r.DBs {
+		if len(mg.dbs) < maxDBs {
+			mg.dbs[d] = true
+		}
+	}
+	for _, t := range r.TopKeys.ByBytes {
+		mg.st.bytes.offer(clonedTop(t))
+	}
+	for _, t := range r.TopKeys.ByElements {
+		mg.st.elements.offer(clonedTop(t))
+	}
+	for _, t := range r.Types {
+		mt := mg.st.typeOf(t.Type)
+		mt.Keys += t.Keys
+		mt.Bytes += t.Bytes
+		mt.Elements += t.Elements
+		mt.BytesDist.Merge(&t.BytesDist)
+		mt.ElementsDist.Merge(&t.ElementsDist)
+	}
+	m.TTL.Merge(&r.TTL)
+	mg.addFamilies(r)
+	mg.addUnregistered(r)
+	mg.addFindings(r, instance)
+	return nil
+}
+
+// targets returns the instances r audited: its Targets, else its Target.
+func (r *Report) targets() []string {
+	if len(r.Targets) > 0 {
+		return r.Targets
+	}
+	return []string{r.Target}
+}
+
+// Report returns the merged report. The Merger must not be used after.
+func (mg *Merger) Report() (*Report, error) {
+	m := mg.m
+	if m == nil {
+		return nil, errors.New("no reports to merge")
+	}
+	if len(mg.targets) > 1 {
+		for i, t := range mg.targets {
+			mg.targets[i] = clip(t, maxDetailBytes, true)
+		}
+		m.Targets = mg.targets
+	}
+	m.Target = clip(strings.Join(mg.targets, ", "), maxDetailBytes, true)
 	if m.Partial {
-		m.PartialReason = clip(strings.Join(reasons, "; "), maxDetailBytes, true)
+		m.PartialReason = clip(strings.Join(mg.reasons, "; "), maxDetailBytes, true)
 	}
 	if secs := m.Scan.Duration.Seconds(); secs > 0 {
 		m.Scan.KeysPerSec = float64(m.Scan.Keys) / secs
 	}
-	m.DBs = slices.Sorted(func(yield func(int) bool) {
-		for d := range dbs {
-			if !yield(d) {
-				return
-			}
-		}
-	})
-	m.TopKeys = TopKeys{ByBytes: st.bytes.sorted(), ByElements: st.elements.sorted()}
-	m.Types = st.types
+	m.DBs = slices.Sorted(maps.Keys(mg.dbs))
+	m.TopKeys = TopKeys{ByBytes: mg.st.bytes.sorted(), ByElements: mg.st.elements.sorted()}
+	m.Types = mg.st.types
 	if m.Types == nil {
 		m.Types = []*TypeStats{}
 	}
 	sortTypes(m.Types)
-
-	mergeFamilies(m, reps)
-	groups := mergeUnregistered(m, reps, o.MaxGroups)
-	mergeFindings(m, reps, groups, o.Examples)
+	mg.settleFamilies()
+	mg.settleUnregistered()
+	mg.settleFindings()
 	return m, nil
-}
-
-// sameFamilies reports whether a and b list the same families in order.
-func sameFamilies(a, b *Report) bool {
-	return slices.EqualFunc(a.Families, b.Families, func(x, y *FamilyReport) bool {
-		return x != nil && y != nil && x.Name == y.Name
-	})
 }
 
 func clonedTop(t *TopKey) *TopKey {
@@ -152,47 +246,61 @@ func clonedTop(t *TopKey) *TopKey {
 	return &c
 }
 
-// mergeFamilies adds up the families, their owners and the totals.
-func mergeFamilies(m *Report, reps []*Report) {
-	owners := map[string]*OwnerReport{}
-	for i, f := range reps[0].Families {
-		mf := &FamilyReport{Name: f.Name, Owner: f.Owner, Preset: f.Preset, Pos: f.Pos, Position: f.Position}
-		dbs := map[int]*DBReport{}
-		for _, r := range reps {
-			rf := r.Families[i]
-			mf.Keys += rf.Keys
-			mf.WithTTL += rf.WithTTL
-			mf.Memory += rf.Memory
-			mf.MemoryMeasured = mf.MemoryMeasured || rf.MemoryMeasured
-			mf.Sampled += rf.Sampled
-			mf.Findings += rf.Findings
-			mf.TTL.Merge(&rf.TTL)
-			for _, d := range rf.DBs {
-				md := dbs[d.DB]
-				if md == nil {
-					if len(dbs) >= maxDBs {
-						continue
-					}
-					md = &DBReport{DB: d.DB}
-					dbs[d.DB] = md
+// addFamilies adds r's families, their databases and owner contacts.
+func (mg *Merger) addFamilies(r *Report) {
+	for i, rf := range r.Families {
+		mf := mg.m.Families[i]
+		mf.Keys += rf.Keys
+		mf.WithTTL += rf.WithTTL
+		mf.Memory += rf.Memory
+		mf.MemoryMeasured = mf.MemoryMeasured || rf.MemoryMeasured
+		mf.Sampled += rf.Sampled
+		mf.Findings += rf.Findings
+		mf.TTL.Merge(&rf.TTL)
+		dbs := mg.famDBs[i]
+		for _, d := range rf.DBs {
+			md := dbs[d.DB]
+			if md == nil {
+				if len(dbs) >= maxDBs {
+					continue
 				}
-				md.Keys += d.Keys
-				md.WithTTL += d.WithTTL
-				md.Memory += d.Memory
+				md = &DBReport{DB: d.DB}
+				dbs[d.DB] = md
+			}
+			md.Keys += d.Keys
+			md.WithTTL += d.WithTTL
+			md.Memory += d.Memory
+		}
+	}
+	for _, o := range r.Owners {
+		if o == nil || o.Contact == "" || mg.contacts[o.Name] != "" {
+			continue
+		}
+		for _, f := range mg.m.Families {
+			if f.Owner == o.Name {
+				mg.contacts[o.Name] = o.Contact
+				break
 			}
 		}
-		for _, d := range dbs {
+	}
+}
+
+// settleFamilies rolls the families up into their owners and the totals.
+func (mg *Merger) settleFamilies() {
+	m := mg.m
+	owners := map[string]*OwnerReport{}
+	for i, mf := range m.Families {
+		for _, d := range mg.famDBs[i] {
 			mf.DBs = append(mf.DBs, d)
 		}
 		mf.DBs = sortedDBs(mf.DBs)
-		m.Families = append(m.Families, mf)
 		m.Totals.Keys += mf.Keys
 		m.Totals.Registered += mf.Keys
 		m.Totals.WithTTL += mf.WithTTL
 		m.Totals.Memory += mf.Memory
 		ow := owners[mf.Owner]
 		if ow == nil {
-			ow = &OwnerReport{Name: mf.Owner}
+			ow = &OwnerReport{Name: mf.Owner, Contact: mg.contacts[mf.Owner]}
 			owners[mf.Owner] = ow
 			m.Owners = append(m.Owners, ow)
 		}
@@ -202,130 +310,131 @@ func mergeFamilies(m *Report, reps []*Report) {
 		ow.Memory += mf.Memory
 		ow.Findings += mf.Findings
 	}
-	for _, r := range reps {
-		for _, o := range r.Owners {
-			if ow := owners[o.Name]; ow != nil && ow.Contact == "" {
-				ow.Contact = o.Contact
-			}
-		}
-	}
 	slices.SortFunc(m.Owners, func(a, b *OwnerReport) int { return strings.Compare(a.Name, b.Name) })
 }
 
-// mergeUnregistered adds up the unregistered keys and their prefix groups,
-// keeping the largest maxGroups groups; it returns the groups by prefix.
-func mergeUnregistered(m *Report, reps []*Report, maxGroups int) map[string]*Group {
-	u := &m.Unregistered
-	groups := map[string]*Group{}
-	for _, r := range reps {
-		ru := &r.Unregistered
-		u.Keys += ru.Keys
-		u.Other += ru.Other
-		u.WithTTL += ru.WithTTL
-		u.Memory += ru.Memory
-		u.MemoryMeasured = u.MemoryMeasured || ru.MemoryMeasured
-		u.TTL.Merge(&ru.TTL)
-		for _, g := range ru.Groups {
-			mg := groups[g.Prefix]
-			if mg == nil {
-				mg = &Group{Prefix: g.Prefix, Examples: []string{}}
-				groups[g.Prefix] = mg
-			}
-			mg.Keys += g.Keys
-			mg.WithTTL += g.WithTTL
-			mg.Memory += g.Memory
-			for _, e := range g.Examples {
-				if len(mg.Examples) < 3 {
-					mg.Examples = append(mg.Examples, e)
-				}
+// addUnregistered adds r's unregistered keys and prefix groups. The groups
+// held stay bounded: past four times MaxGroups the smallest go to Other, so
+// the merged groups are exact while the inputs hold at most that many
+// distinct prefixes together.
+func (mg *Merger) addUnregistered(r *Report) {
+	u := &mg.m.Unregistered
+	ru := &r.Unregistered
+	u.Keys += ru.Keys
+	u.Other += ru.Other
+	u.WithTTL += ru.WithTTL
+	u.Memory += ru.Memory
+	u.MemoryMeasured = u.MemoryMeasured || ru.MemoryMeasured
+	u.TTL.Merge(&ru.TTL)
+	for _, g := range ru.Groups {
+		mgr := mg.groups[g.Prefix]
+		if mgr == nil {
+			mgr = &Group{Prefix: g.Prefix, Examples: []string{}}
+			mg.groups[g.Prefix] = mgr
+		}
+		mgr.Keys += g.Keys
+		mgr.WithTTL += g.WithTTL
+		mgr.Memory += g.Memory
+		for _, e := range g.Examples {
+			if len(mgr.Examples) < 3 {
+				mgr.Examples = append(mgr.Examples, e)
 			}
 		}
 	}
-	u.Groups = []*Group{}
-	for _, g := range groups {
+	if len(mg.groups) > 4*mg.o.MaxGroups {
+		mg.pruneGroups(mg.o.MaxGroups)
+	}
+}
+
+// pruneGroups keeps the largest n groups and counts the others' keys as
+// Other.
+func (mg *Merger) pruneGroups(n int) {
+	u := &mg.m.Unregistered
+	u.Groups = u.Groups[:0]
+	for _, g := range mg.groups {
 		u.Groups = append(u.Groups, g)
 	}
 	slices.SortFunc(u.Groups, func(a, b *Group) int {
 		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Prefix, b.Prefix))
 	})
-	if len(u.Groups) > maxGroups {
-		for _, g := range u.Groups[maxGroups:] {
+	if len(u.Groups) > n {
+		for _, g := range u.Groups[n:] {
 			u.Other += g.Keys
-			delete(groups, g.Prefix)
+			delete(mg.groups, g.Prefix)
 		}
-		u.Groups = u.Groups[:maxGroups]
+		u.Groups = u.Groups[:n]
 	}
+}
+
+// settleUnregistered keeps the largest MaxGroups groups and adds the
+// unregistered keys to the totals.
+func (mg *Merger) settleUnregistered() {
+	m := mg.m
+	u := &m.Unregistered
+	u.Groups = []*Group{}
+	mg.pruneGroups(mg.o.MaxGroups)
 	m.Totals.Keys += u.Keys
 	m.Totals.Unregistered = u.Keys
 	m.Totals.WithTTL += u.WithTTL
 	m.Totals.Memory += u.Memory
-	return groups
 }
 
-// mergeFindings adds up the findings per (rule, family).
-func mergeFindings(m *Report, reps []*Report, groups map[string]*Group, examples int) {
-	type key struct{ rule, family string }
-	byKey := map[key]*Finding{}
-	seen := map[key]int{} // inputs with the finding
-	var order []key
-	for _, r := range reps {
-		for _, f := range r.Findings {
-			k := key{f.Rule, f.Family}
-			seen[k]++
-			mf := byKey[k]
-			if mf == nil {
-				c := *f
-				c.Count, c.Of, c.Examples = 0, 0, []Example{}
-				mf = &c
-				byKey[k] = mf
-				order = append(order, k)
-			}
-			mf.Count += f.Count
-			mf.Of += f.Of
-			limit := examples
-			if limit <= 0 {
-				limit = max(len(f.Examples), len(mf.Examples))
-			}
-			for _, e := range f.Examples {
-				if len(mf.Examples) < limit {
-					mf.Examples = append(mf.Examples, e)
+// addFindings adds r's findings per (rule, family); each example kept
+// names instance, the target of r, unless it names one already (an input
+// that is itself a merge).
+func (mg *Merger) addFindings(r *Report, instance string) {
+	for _, f := range r.Findings {
+		k := findingKey{f.Rule, f.Family}
+		mf := mg.findings[k]
+		if mf == nil {
+			c := *f
+			c.Count, c.Of, c.Examples = 0, 0, []Example{}
+			mf = &mergedFinding{f: &c, msg: f.Message}
+			mf.base, _, mf.cut = strings.Cut(f.Message, fmt.Sprintf(": %d of %d", f.Count, f.Of))
+			mg.findings[k] = mf
+			mg.order = append(mg.order, k)
+		}
+		mf.seen++
+		mf.f.Count += f.Count
+		mf.f.Of += f.Of
+		limit := mg.o.Examples
+		if limit <= 0 {
+			limit = max(len(f.Examples), len(mf.f.Examples))
+		}
+		for _, e := range f.Examples {
+			if len(mf.f.Examples) < limit {
+				if e.Instance == "" {
+					e.Instance = clip(instance, maxDetailBytes, true)
 				}
+				mf.f.Examples = append(mf.f.Examples, e)
 			}
 		}
 	}
-	for _, k := range order {
-		f := byKey[k]
-		if f.Count == 0 && seen[k] < len(reps) {
+}
+
+// settleFindings keeps the findings that count a key, or that every input
+// has, with their "N of M" summaries rebuilt from the merged counts: the
+// summary before the first input's ": N of M" stays, and the top prefixes
+// of unregistered keys are those of the merged groups. A message without
+// counts is kept.
+func (mg *Merger) settleFindings() {
+	m := mg.m
+	for _, k := range mg.order {
+		mf := mg.findings[k]
+		f := mf.f
+		if f.Count == 0 && mf.seen < mg.n {
 			continue // fires on no key: only where no input saw one
 		}
-		f.Message = mergedMessage(reps, k.rule, k.family, f, groups)
+		f.Message = mf.msg
+		if mf.cut {
+			f.Message = mf.base + fmt.Sprintf(": %d of %d", f.Count, f.Of)
+			if k.family == "" {
+				if gs := topPrefixes(mg.groups, 3); gs != "" {
+					f.Message += "; top prefixes: " + gs
+				}
+			}
+		}
 		m.Findings = append(m.Findings, f)
 	}
 	settleFindings(m)
-}
-
-// mergedMessage rebuilds the "N of M" summary of a merged finding from the
-// message of an input's: the summary before its ": N of M" stays, the
-// counts are the merged ones, and the top prefixes of unregistered keys
-// are those of the merged groups. A message without counts is kept.
-func mergedMessage(reps []*Report, rule, family string, f *Finding, groups map[string]*Group) string {
-	for _, r := range reps {
-		for _, in := range r.Findings {
-			if in.Rule != rule || in.Family != family {
-				continue
-			}
-			base, _, ok := strings.Cut(in.Message, fmt.Sprintf(": %d of %d", in.Count, in.Of))
-			if !ok {
-				return in.Message
-			}
-			msg := base + fmt.Sprintf(": %d of %d", f.Count, f.Of)
-			if family == "" {
-				if gs := topPrefixes(groups, 3); gs != "" {
-					msg += "; top prefixes: " + gs
-				}
-			}
-			return msg
-		}
-	}
-	return f.Message
 }

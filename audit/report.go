@@ -16,11 +16,15 @@ const ReportVersion = "1"
 // Report is the outcome of one audit run. Its size depends on the number
 // of families, rules and prefix groups, never on the number of keys.
 type Report struct {
-	Version  string    `json:"version"`
-	Registry string    `json:"registry"` // path of keys.yaml
-	Target   string    `json:"target"`   // the Redis URL, password redacted
-	Mode     string    `json:"mode"`     // standalone, cluster or sentinel
-	Started  time.Time `json:"started"`
+	Version  string `json:"version"`
+	Registry string `json:"registry"` // path of keys.yaml
+	Target   string `json:"target"`   // the Redis URL, password redacted
+	// Targets lists each instance of a merged report (keyreg report
+	// merge), one URL each, so that each is redacted on its own; nil for
+	// one audit, whose instance is Target.
+	Targets []string  `json:"targets,omitempty"`
+	Mode    string    `json:"mode"` // standalone, cluster or sentinel
+	Started time.Time `json:"started"`
 	// Partial is set when the audit did not cover the whole keyspace
 	// (interrupted, --max-keys reached, a node failed); PartialReason says why.
 	Partial       bool   `json:"partial"`
@@ -66,6 +70,11 @@ type ScanStats struct {
 	Duration   time.Duration `json:"duration_ns"`
 	KeysPerSec float64       `json:"keys_per_second"`
 	Notes      []string      `json:"notes,omitempty"` // non-fatal problems, such as IDLETIME refused
+	// NotChecked lists the key rules left unchecked on some keys because
+	// the facts they read were not read (a primary's keys not touched),
+	// in rule order; the notes say on how many keys and why. A summary of
+	// the findings says so: they do not cover these rules.
+	NotChecked []string `json:"not_checked,omitempty"`
 }
 
 // Totals sums the families. Keys is Registered + Unregistered.
@@ -179,6 +188,9 @@ type Example struct {
 	Key    string `json:"key"`
 	DB     int    `json:"db"` // the logical database of the key
 	Detail string `json:"detail,omitempty"`
+	// Instance is the target of the audit the example comes from, in a
+	// merged report; empty in one audit's.
+	Instance string `json:"instance,omitempty"`
 }
 
 func percent(n, of int64) float64 {

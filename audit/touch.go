@@ -28,18 +28,23 @@ func touchNotes(src Source, rep *Report, sampled bool) {
 		return
 	}
 	var what []string
+	var unread rules.Fact
 	if sampled {
 		what = append(what, fmt.Sprintf("no payload was sampled (%s not checked)", andList(rules.Reading(rules.FactPayload))))
+		unread |= rules.FactPayload
 	}
 	if st.LenSkipped > 0 {
 		what = append(what, fmt.Sprintf("the length of %d keys of families with max_len was not read (%s not checked)", st.LenSkipped, andList(rules.Reading(rules.FactLen))))
+		unread |= rules.FactLen
 	}
 	if st.GroupsSkipped > 0 {
 		what = append(what, fmt.Sprintf("the consumer groups of %d streams were not read (%s not checked)", st.GroupsSkipped, andList(rules.Reading(rules.FactGroups))))
+		unread |= rules.FactGroups
 	}
 	if len(what) == 0 {
 		return
 	}
+	rep.Scan.NotChecked = rules.Reading(unread)
 	msg := andList(what)
 	rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf(
 		"%s: %s, so reading values or lengths on the primary would reset their LRU/LFU state; use --replica to read a replica, or --allow-touch to read the primary anyway",

@@ -284,6 +284,7 @@ type entry struct {
 type Target struct {
 	Candidate int
 	Key, Type string
+	DB        int // the logical database of the key
 }
 
 // Candidates ends the scan: it mines the families, decides which presets
@@ -305,7 +306,7 @@ func (in *Inference) Candidates(n int) []Target {
 		}
 		ex := c.Stats.Examples
 		for j, k := range ex[:min(n, len(ex))] {
-			out = append(out, Target{Candidate: i, Key: k, Type: c.Stats.ExampleTypes[j]})
+			out = append(out, Target{Candidate: i, Key: k, Type: c.Stats.ExampleTypes[j], DB: c.Stats.ExampleDBs[j]})
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 // Fact is what the scan learnt about one key.
 type Fact struct {
 	Key    string
+	DB     int           // the logical database the key lives in
 	Type   string        // as TYPE reports it
 	TTL    time.Duration // -1 when the key has none
 	Memory int64         // MEMORY USAGE in bytes, or -1 when not measured
@@ -38,9 +39,11 @@ type Stats struct {
 	// Memory sums MEMORY USAGE over MemoryKeys keys.
 	Memory, MemoryKeys int64
 	// Examples holds up to MaxExamples keys, a uniform sample of all;
-	// ExampleTypes[i] is the Redis type of Examples[i], for sampling.
+	// ExampleTypes[i] is the Redis type of Examples[i] and ExampleDBs[i]
+	// its database, for sampling.
 	Examples     []string
 	ExampleTypes []string
+	ExampleDBs   []int
 	// Sizes and Lens hold up to maxSizes memory sizes and collection
 	// lengths, uniform samples, for the percentiles of --limits.
 	Sizes, Lens []int64
@@ -104,8 +107,9 @@ func (s *Stats) Add(f Fact) {
 	case i == len(s.Examples):
 		s.Examples = append(s.Examples, f.Key)
 		s.ExampleTypes = append(s.ExampleTypes, f.Type)
+		s.ExampleDBs = append(s.ExampleDBs, f.DB)
 	case i >= 0:
-		s.Examples[i], s.ExampleTypes[i] = f.Key, f.Type
+		s.Examples[i], s.ExampleTypes[i], s.ExampleDBs[i] = f.Key, f.Type, f.DB
 	}
 }
 
@@ -148,8 +152,9 @@ func (s *Stats) Merge(o *Stats) {
 	s.Memory += o.Memory
 	s.MemoryKeys += o.MemoryKeys
 	types := mergeSample(s.ExampleTypes, s.seen, o.ExampleTypes, o.seen, MaxExamples)
+	dbs := mergeSample(s.ExampleDBs, s.seen, o.ExampleDBs, o.seen, MaxExamples)
 	s.Examples = mergeSample(s.Examples, s.seen, o.Examples, o.seen, MaxExamples)
-	s.ExampleTypes = types
+	s.ExampleTypes, s.ExampleDBs = types, dbs
 	s.Sizes = mergeSample(s.Sizes, s.sizesSeen, o.Sizes, o.sizesSeen, maxSizes)
 	s.Lens = mergeSample(s.Lens, s.lensSeen, o.Lens, o.lensSeen, maxSizes)
 	s.Keys += o.Keys
@@ -166,6 +171,7 @@ func (s *Stats) clone() Stats {
 	}
 	c.Examples = slices.Clone(s.Examples)
 	c.ExampleTypes = slices.Clone(s.ExampleTypes)
+	c.ExampleDBs = slices.Clone(s.ExampleDBs)
 	c.Sizes = slices.Clone(s.Sizes)
 	c.Lens = slices.Clone(s.Lens)
 	return c

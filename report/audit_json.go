@@ -20,6 +20,7 @@ type auditJSON struct {
 	Tool          jsonTool           `json:"tool"`
 	Registry      string             `json:"registry"`
 	Target        string             `json:"target"`
+	Targets       []string           `json:"targets,omitempty"` // a merged report's instances, each redacted
 	Mode          string             `json:"mode"`
 	Started       time.Time          `json:"started"`
 	Partial       bool               `json:"partial"`
@@ -91,6 +92,7 @@ type auditScanJSON struct {
 	DurationSeconds float64  `json:"duration_seconds"`
 	KeysPerSecond   float64  `json:"keys_per_second"`
 	Notes           []string `json:"notes"`
+	NotChecked      []string `json:"not_checked,omitempty"`
 }
 
 type auditTotalsJSON struct {
@@ -224,6 +226,7 @@ type auditExampleJSON struct {
 	KeyBase64 string `json:"key_base64,omitempty"`
 	DB        *int   `json:"db,omitempty"` // finding examples only
 	Detail    string `json:"detail,omitempty"`
+	Instance  string `json:"instance,omitempty"` // a merged report's: the target the example comes from
 }
 
 // rawBase64 returns the standard base64 of s when s is not valid UTF-8,
@@ -270,7 +273,8 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		Version:       audit.ReportVersion,
 		Tool:          jsonTool{Name: o.Tool.Name, Version: o.Tool.Version},
 		Registry:      slashPath(r.Registry),
-		Target:        redact(r.Target),
+		Target:        targetOf(r),
+		Targets:       redactAll(r.Targets),
 		Mode:          r.Mode,
 		Started:       r.Started.UTC(),
 		Partial:       r.Partial,
@@ -282,6 +286,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			DurationSeconds: s.Duration.Seconds(),
 			KeysPerSecond:   finite(s.KeysPerSec),
 			Notes:           make([]string, 0, len(s.Notes)),
+			NotChecked:      s.NotChecked,
 		},
 		Totals: auditTotalsJSON{
 			Keys: r.Totals.Keys, Registered: r.Totals.Registered, Unregistered: r.Totals.Unregistered,
@@ -362,6 +367,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		for _, e := range f.Examples {
 			ej := exampleJSON(e.Key, e.Detail)
 			ej.DB = &e.DB
+			ej.Instance = redact(e.Instance)
 			jf.Examples = append(jf.Examples, ej)
 		}
 		if c != nil {

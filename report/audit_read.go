@@ -1,12 +1,14 @@
 package report
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
@@ -24,31 +26,106 @@ const MaxAuditJSONBytes = 64 << 20
 // base64 and sketches that State could not have written. Family positions
 // come back as strings only; finding positions from path, line and column.
 func ReadAudit(r io.Reader) (*audit.Report, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxAuditJSONBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxAuditJSONBytes {
+	// Decoded as it is read, not read whole first: a merge holds one
+	// input's document at a time, not its bytes as well.
+	lr := &limitedReader{r: r, n: MaxAuditJSONBytes}
+	var doc auditJSON
+	dec := json.NewDecoder(lr)
+	err := dec.Decode(&doc)
+	switch {
+	case lr.over:
 		return nil, fmt.Errorf("larger than %d MiB: not an audit report", MaxAuditJSONBytes>>20)
-	}
-	var probe struct {
-		Version *string `json:"version"`
-	}
-	if err := json.Unmarshal(data, &probe); err != nil {
+	case doc.Version != "" && doc.Version != audit.ReportVersion:
+		return nil, fmt.Errorf("audit report version %q, this keyreg reads version %q", doc.Version, audit.ReportVersion)
+	case err != nil:
 		return nil, fmt.Errorf("not a json audit report: %w", err)
-	}
-	if probe.Version == nil {
+	case doc.Version == "":
 		return nil, errors.New(`not a json audit report: no "version" field`)
 	}
-	if *probe.Version != audit.ReportVersion {
-		return nil, fmt.Errorf("audit report version %q, this keyreg reads version %q", *probe.Version, audit.ReportVersion)
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("not a json audit report: more after the document")
 	}
-	var doc auditJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("reading audit report: %w", err)
+	if err := checkRanges(reflect.ValueOf(doc), "$"); err != nil {
+		return nil, err
 	}
 	return reportOf(&doc)
+}
+
+// limitedReader reads at most n bytes of r, and says when r had more.
+type limitedReader struct {
+	r    io.Reader
+	n    int64
+	over bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		var one [1]byte
+		if k, _ := l.r.Read(one[:]); k > 0 {
+			l.over = true
+			return 0, errors.New("too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	return k, err
+}
+
+// checkRanges checks every number of a decoded document against what an
+// audit can write: counts, sizes and sums from 0 to audit.MaxCount, so
+// that merging them cannot overflow (a TTL may be -1 and any length, and
+// durations any positive value, since they are not summed). The error
+// names the JSON path of the first number out of range, such as
+// $.families[2].keys.
+func checkRanges(v reflect.Value, path string) error {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil
+		}
+		return checkRanges(v.Elem(), path)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(time.Time{}) {
+			return nil
+		}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			if err := checkRanges(v.Field(i), path+"."+name); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if err := checkRanges(v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Int, reflect.Int64:
+		n := v.Int()
+		lo, hi := int64(0), int64(audit.MaxCount)
+		switch {
+		case strings.HasSuffix(path, ".ttl_ms"):
+			lo, hi = -1, math.MaxInt64
+		case strings.HasSuffix(path, ".duration_ns"):
+			hi = math.MaxInt64
+		}
+		if n < lo || n > hi {
+			return fmt.Errorf("%s is %d, out of range: an audit writes %d to %d", path, n, lo, hi)
+		}
+	case reflect.Float64:
+		if f := v.Float(); f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%s is %v, out of range: an audit writes a number of 0 or more", path, f)
+		}
+	}
+	return nil
 }
 
 // reportOf turns a json document back into an audit.Report.
@@ -72,7 +149,7 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 		return *p
 	}
 	r := &audit.Report{
-		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Mode: doc.Mode,
+		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Targets: doc.Targets, Mode: doc.Mode,
 		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
 		Scan: audit.ScanStats{
 			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
@@ -96,6 +173,9 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 	}
 	if len(doc.Scan.Notes) > 0 {
 		r.Scan.Notes = doc.Scan.Notes
+	}
+	if len(doc.Scan.NotChecked) > 0 {
+		r.Scan.NotChecked = doc.Scan.NotChecked
 	}
 	for _, f := range doc.Families {
 		fr := &audit.FamilyReport{
@@ -131,7 +211,7 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
 		}
 		for _, e := range f.Examples {
-			ex := audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail}
+			ex := audit.Example{Key: raw(e.Key, e.KeyBase64), Detail: e.Detail, Instance: e.Instance}
 			if e.DB != nil {
 				ex.DB = *e.DB
 			}

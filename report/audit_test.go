@@ -829,6 +829,7 @@ func TestAuditDocs(t *testing.T) {
 		{sampleReport(), audit.Compare(sampleReport(), audit.NewBaseline(emptyReport()))},
 		{emptyReport(), audit.Compare(emptyReport(), audit.NewBaseline(sampleReport()))},
 		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(sampleReport()))},
+		{mergedReport(t), nil},
 	} {
 		var b bytes.Buffer
 		if err := AuditBaseline(&b, JSON, rc.r, rc.c, Options{}); err != nil {
@@ -892,6 +893,20 @@ func jsonPaths(v any, prefix string, paths map[string]bool) {
 // "| `name` |" under a heading "### `prefix`" documents "prefix.name";
 // a heading may name several prefixes, and "Top level" names the root.
 // The examples table documents the fields of every examples list.
+// mergedReport is sampleReport merged with a copy of another target: it
+// lists its targets, and its examples their instances.
+func mergedReport(t *testing.T) *audit.Report {
+	t.Helper()
+	other := sampleReport()
+	other.Target = "redis://10.0.0.2:6379"
+	other.Scan.NotChecked = []string{"payload-invalid"}
+	m, err := audit.Merge([]*audit.Report{sampleReport(), other}, audit.MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func documentedPaths(t *testing.T) map[string]bool {
 	t.Helper()
 	text, err := os.ReadFile(filepath.Join("..", "docs", "audit-report.md"))
@@ -925,7 +940,7 @@ func documentedPaths(t *testing.T) map[string]bool {
 		}
 		for _, p := range prefixes {
 			path := p + m[1]
-			if strings.HasPrefix(p, "unregistered.groups[].examples[].") && (m[1] == "db" || m[1] == "detail") {
+			if strings.HasPrefix(p, "unregistered.groups[].examples[].") && (m[1] == "db" || m[1] == "detail" || m[1] == "instance") {
 				continue // finding examples only
 			}
 			paths[path] = true

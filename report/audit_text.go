@@ -47,6 +47,10 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 		if r.Partial {
 			line += " (partial audit)"
 		}
+		if len(r.Scan.NotChecked) > 0 {
+			// The counts do not cover these rules: never a bare "0 errors".
+			line += "; not checked: " + strings.Join(r.Scan.NotChecked, ", ") + " (see the notes)"
+		}
 		if _, err := fmt.Fprintln(summary, line); err != nil {
 			return fmt.Errorf("writing summary: %w", err)
 		}

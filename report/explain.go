@@ -9,7 +9,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
 )
 
 // Explanation says who owns a key and what its rules are. It is what
@@ -108,7 +110,65 @@ type LiveFacts struct {
 	// keys.yaml's order (by name); GroupsNote says why they were not read.
 	Groups     []LiveGroup `json:"groups,omitempty"`
 	GroupsNote string      `json:"groups_note,omitempty"`
-	Verdicts   []string    `json:"verdicts,omitempty"` // findings of the key rules; empty when the key is fine
+	// Verdict sums the key up, always one of the Verdict* values.
+	Verdict string `json:"verdict"`
+	// Verdicts are the findings of the key rules, one line each; empty
+	// when none fired.
+	Verdicts []string `json:"verdicts"`
+	// NotChecked lists the checks that did not run, and why: never
+	// empty when Verdict is VerdictIncomplete.
+	NotChecked []NotChecked `json:"not_checked"`
+	// Touched counts the keys whose LRU/LFU state reading this one reset
+	// (a primary before Redis 7.2, without --no-touch): 0 or 1, and 2
+	// for a lock whose fence was read as well.
+	Touched int64 `json:"touched_keys"`
+}
+
+// The values of LiveFacts.Verdict: a fixed set.
+const (
+	// VerdictOK: the key exists, every check its family declares ran, and
+	// no rule fired (findings ignored in keys.yaml aside).
+	VerdictOK = "ok"
+	// VerdictFindings: at least one rule fired; NotChecked may still list
+	// checks that did not run.
+	VerdictFindings = "findings"
+	// VerdictIncomplete: no rule fired, but some checks did not run
+	// (NotChecked says which and why): the key is not known to be fine.
+	VerdictIncomplete = "incomplete"
+	// VerdictAbsent: the key does not exist (in the database or snapshot
+	// read), so nothing was checked.
+	VerdictAbsent = "absent"
+)
+
+// Verdicts lists every value LiveFacts.Verdict takes.
+var Verdicts = []string{VerdictOK, VerdictFindings, VerdictIncomplete, VerdictAbsent}
+
+// The values of NotChecked.Reason.
+const (
+	// ReasonTouch: reading would reset the key's LRU/LFU state on a
+	// primary before Redis 7.2, and --no-touch was given.
+	ReasonTouch = "touch"
+	// ReasonTooLarge: the value is larger than the sampling limit.
+	ReasonTooLarge = "too-large"
+	// ReasonUnavailable: the server or the file did not give the fact
+	// (no idle time under an LFU policy, a refused MEMORY USAGE, an idle
+	// time a snapshot did not save).
+	ReasonUnavailable = "unavailable"
+	// ReasonSnapshot: a snapshot cannot tell (a lock's fence key may be
+	// anywhere in the file).
+	ReasonSnapshot = "snapshot"
+)
+
+// NotChecked is one check explain did not run on the key.
+type NotChecked struct {
+	// Fact is what was not read: "value", "length", "idle", "memory",
+	// "groups" or "fence".
+	Fact string `json:"fact"`
+	// Rules are the key rules that read it and so were not decided.
+	Rules []string `json:"rules"`
+	// Reason is one of the Reason* values; Detail says it in words.
+	Reason string `json:"reason"`
+	Detail string `json:"detail"`
 }
 
 // LiveFence is the fence of a lock (its fencing: family's key for the
@@ -132,6 +192,95 @@ type LiveGroup struct {
 	// entries, read for groups with max_consumer_idle.
 	IdleConsumer string `json:"idle_consumer,omitempty"`
 	Idle         string `json:"idle,omitempty"`
+}
+
+// NotCheckedOf lists the checks family f declares that did not run on the
+// key kc checked: the facts not read, the rules that read them, and why.
+// touchWhy says why reads would touch a primary's keys ("redis 7.0.15 has
+// no CLIENT NO-TOUCH"), empty when they were not refused for that reason;
+// snapshot says the facts come from a snapshot. f may be nil (no family:
+// no declared check).
+func NotCheckedOf(kc *audit.KeyCheck, f *registry.Family, touchWhy string, snapshot bool) []NotChecked {
+	out := []NotChecked{}
+	ki := kc.Info
+	if f == nil || ki.Vanished {
+		return out
+	}
+	touch := func(fact string, rules []string) {
+		out = append(out, NotChecked{Fact: fact, Rules: rules, Reason: ReasonTouch,
+			Detail: "not read: it would reset the key's LRU/LFU state on a primary (" + touchWhy + "); run without --no-touch, or use --replica"})
+	}
+	unavailable := func(fact string, rules []string, detail string) {
+		out = append(out, NotChecked{Fact: fact, Rules: rules, Reason: ReasonUnavailable, Detail: detail})
+	}
+	typed := f.Type == "" || ki.Type == f.Type
+	if typed && (f.Encoding != "" || f.Schema != nil) {
+		var rules []string
+		if f.Encoding != "" {
+			rules = append(rules, "encoding-mismatch")
+		}
+		if f.Schema != nil {
+			rules = append(rules, "payload-invalid")
+		}
+		switch {
+		case kc.NotTouched:
+			touch("value", rules)
+		case kc.Skipped:
+			out = append(out, NotChecked{Fact: "value", Rules: rules, Reason: ReasonTooLarge,
+				Detail: "not read: the value is larger than the sampling limit"})
+		}
+	}
+	if f.MaxLen > 0 && f.Type != "" && ki.Type == f.Type && !ki.HasLen {
+		if touchWhy != "" {
+			touch("length", []string{"collection-too-long"})
+		} else {
+			unavailable("length", []string{"collection-too-long"}, "the length was not read")
+		}
+	}
+	if f.MaxIdle > 0 && !ki.HasIdle {
+		detail := "the server gave no idle time (an LFU maxmemory-policy, or OBJECT IDLETIME refused)"
+		if snapshot {
+			detail = "the snapshot holds no idle time (saved without an LRU maxmemory-policy)"
+		}
+		unavailable("idle", []string{"stale-key"}, detail)
+	}
+	if f.MaxBytes > 0 && !ki.HasMemory {
+		unavailable("memory", []string{"value-too-large"}, "the memory the key uses was not measured (MEMORY USAGE refused or failed)")
+	}
+	if len(f.Groups) > 0 && ki.Type == "stream" && !ki.HasGroups {
+		rules := rules.Reading(rules.FactGroups)
+		if touchWhy != "" {
+			touch("groups", rules)
+		} else {
+			unavailable("groups", rules, "the consumer groups were not read")
+		}
+	}
+	if f.Kind == registry.KindLock && f.FencingFamily != nil && !ki.HasFence {
+		if snapshot {
+			out = append(out, NotChecked{Fact: "fence", Rules: []string{"fence-missing"}, Reason: ReasonSnapshot,
+				Detail: "a snapshot cannot tell whether the fence exists: it may come anywhere in the file"})
+		} else {
+			unavailable("fence", []string{"fence-missing"}, "whether the fence exists was not read (it may be in another cluster slot)")
+		}
+	}
+	return out
+}
+
+// Verdict sums up findings and the checks that did not run: one of the
+// Verdict* values. Findings ignored in keys.yaml do not count.
+func Verdict(exists bool, findings []audit.KeyFinding, notChecked []NotChecked) string {
+	if !exists {
+		return VerdictAbsent
+	}
+	for _, f := range findings {
+		if !f.Suppressed {
+			return VerdictFindings
+		}
+	}
+	if len(notChecked) > 0 {
+		return VerdictIncomplete
+	}
+	return VerdictOK
 }
 
 // Explain looks key up in reg.
@@ -257,6 +406,16 @@ func WriteExplanation(w io.Writer, format string, e *Explanation) error {
 
 // writeExplanationJSON prints e as one JSON object.
 func writeExplanationJSON(w io.Writer, e *Explanation) error {
+	if l := e.Live; l != nil && (l.Verdicts == nil || l.NotChecked == nil) {
+		// The lists are always present, empty when nothing fired or
+		// everything was checked.
+		c := *l
+		c.Verdicts = append([]string{}, l.Verdicts...)
+		c.NotChecked = append([]NotChecked{}, l.NotChecked...)
+		ce := *e
+		ce.Live = &c
+		e = &ce
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(e)
@@ -265,7 +424,12 @@ func writeExplanationJSON(w io.Writer, e *Explanation) error {
 // writeExplanationText prints e as aligned "label  value" lines.
 func writeExplanationText(w io.Writer, e *Explanation) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, format string, args ...any) { fmt.Fprintf(tw, "%s\t%s\n", k, fmt.Sprintf(format, args...)) }
+	// Every value is made printable: the registry's descriptions and
+	// contacts, key names and Redis's replies may hold control bytes (an
+	// ESC would drive the terminal).
+	row := func(k, format string, args ...any) {
+		fmt.Fprintf(tw, "%s\t%s\n", k, printable(fmt.Sprintf(format, args...)))
+	}
 	row("key", "%q", e.Key)
 	if !e.Matched {
 		row("family", "none: no family in the registry matches this key")
@@ -366,9 +530,10 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	if !l.Exists {
 		if l.Source != "" {
 			row(label, "the key is not in %s", strings.TrimPrefix(l.Source, "rdb:"))
-			return
+		} else {
+			row(label, "the key does not exist in db %d", l.DB)
 		}
-		row(label, "the key does not exist in db %d", l.DB)
+		row("verdict", "%s: nothing to check", VerdictAbsent)
 		return
 	}
 	if l.Source != "" {
@@ -413,12 +578,29 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	for _, g := range l.Groups {
 		row(label+" group", "%s", groupLine(g))
 	}
-	if len(l.Verdicts) == 0 {
-		row("verdict", "ok")
+	switch l.Verdict {
+	case VerdictIncomplete:
+		row("verdict", "%s: no rule fired, but %s not run (below)", VerdictIncomplete, countOf(len(l.NotChecked), "check was", "checks were"))
+	case VerdictOK:
+		row("verdict", "%s", VerdictOK)
 	}
 	for _, v := range l.Verdicts {
 		row("verdict", "%s", v)
 	}
+	for _, n := range l.NotChecked {
+		row("not checked", "%s: %s", strings.Join(n.Rules, ", "), n.Detail)
+	}
+	if l.Touched > 0 {
+		row("touched", "%s: LRU/LFU state reset by reading this primary (--no-touch to avoid)", countOf(int(l.Touched), "key", "keys"))
+	}
+}
+
+// countOf renders n with the singular or plural words: "1 key", "2 keys".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // groupLine renders a consumer group, such as

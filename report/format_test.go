@@ -127,7 +127,7 @@ func explanations() map[string]*Explanation {
 			},
 			Params: []ParamValue{{Name: "user_id", Type: "int", Value: "42"}},
 			Live: &LiveFacts{Exists: true, DB: 0, Type: "list", TTL: "12m0s", Memory: 512, Len: &n, Encoding: "json",
-				Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
+				Verdict: VerdictFindings, Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
 		},
 		"lock": {
 			Key:     "v1:lock:invoice:{42}",
@@ -138,7 +138,9 @@ func explanations() map[string]*Explanation {
 			},
 			Params: []ParamValue{{Name: "invoice_id", Type: "int", Value: "42"}},
 			Live: &LiveFacts{Exists: true, Type: "string", TTL: "24s", Lease: "24s left of 30s", Token: "uuid",
-				Fence: &LiveFence{Key: "v1:fence:invoice:{42}", Exists: &yes, Value: "17"}, Verdicts: []string{}},
+				Fence: &LiveFence{Key: "v1:fence:invoice:{42}", Exists: &yes, Value: "17"}, Verdict: VerdictIncomplete, Verdicts: []string{},
+				NotChecked: []NotChecked{{Fact: "idle", Rules: []string{"stale-key"}, Reason: ReasonUnavailable, Detail: "the server gave no idle time"}},
+				Touched:    2},
 		},
 		"stream": {
 			Key:     "v1:chat:01HZX3K5V9Q8W7E6R5T4Y3U2I1:messages",
@@ -151,12 +153,12 @@ func explanations() map[string]*Explanation {
 				{Name: "audit"},
 				{Name: "delivery", Exists: true, Consumers: 2, Pending: 3, Lag: &lag, IdleConsumer: "worker-\"7\"", Idle: "11m"},
 				{Name: "search", Exists: true, Consumers: 1},
-			}, Verdicts: []string{"warn: stream-consumer-idle (group \"delivery\": consumer \"worker-7\" idle 11m with pending entries (max 10m))"}},
+			}, Verdict: VerdictFindings, Verdicts: []string{"warn: stream-consumer-idle (group \"delivery\": consumer \"worker-7\" idle 11m with pending entries (max 10m))"}},
 		},
 		"unmatched": {
 			Key:     "tmp:\x00x",
 			Closest: &ClosestFamily{Name: "cart", Pattern: "v1:cart:{{user_id:int}}:items", Position: "keys.yaml:20:5", Reason: `literal "v1:" does not match`},
-			Live:    &LiveFacts{Exists: false, DB: 2},
+			Live:    &LiveFacts{Exists: false, DB: 2, Verdict: VerdictAbsent},
 		},
 	}
 }

@@ -177,6 +177,9 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
 			return err
 		}
+		if err := rdbInputs(o.rdb); err != nil {
+			return err
+		}
 		defer snapshotGC()()
 		ao := audit.Defaults()
 		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
@@ -217,6 +220,21 @@ func snapshotGC() (restore func()) {
 		debug.SetGCPercent(pct)
 		debug.SetMemoryLimit(limit)
 	}
+}
+
+// rdbInputs refuses --rdb - given twice: standard input is read once, so
+// the second would see nothing (a usage error, not a failed read).
+func rdbInputs(paths []string) error {
+	stdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usageError(errors.New("--rdb - is given more than once: standard input can be read once"), "give one --rdb -, and the other snapshots as files")
+	}
+	return nil
 }
 
 // liveOnly refuses, with --rdb, the flags that shape a live scan.

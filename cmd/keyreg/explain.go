@@ -15,6 +15,7 @@ import (
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type explainOptions struct {
@@ -24,6 +25,7 @@ type explainOptions struct {
 	showValues bool
 	rdb        []string
 	conn       connOptions
+	noTouch    bool
 }
 
 func (a *app) explainCmd() *cobra.Command {
@@ -40,9 +42,13 @@ and exits 1.
 
 With --live it also reads the key from Redis (read-only): its type, TTL,
 memory, idle time, length, the encoding its value is in, and the verdict
-of every key rule, decided exactly as keyreg audit decides it; it exits 1
-when a rule fires at error severity. It reads one database: --db, else
-the one in the URL, else 0. For a lock (kind: lock) it shows the lease
+of every key rule, decided exactly as keyreg audit decides it. The
+verdict is ok, findings, incomplete (a check did not run: "not checked"
+says which and why) or absent. It exits 1 when a rule fires at error
+severity, else 3 when a check did not run. On a primary before redis 7.2
+reading the value resets the key's LRU/LFU state: explain reads it anyway
+and says so ("touched"), unless --no-touch. It reads one database: --db,
+else the one in the URL, else 0. For a lock (kind: lock) it shows the lease
 left, the shape of the holder's token (such as uuid or "text 20 bytes",
 never the token) and the value of its fence; for a fence, its value; for
 a stream with groups, each declared group's lag, pending entries and the
@@ -63,6 +69,7 @@ of the snapshot's creation time, sizes as the file holds them.`,
 	c.Flags().BoolVar(&o.showValues, "show-values", false, "with --live or --rdb, include a lock's token and payload values in the verdicts (off: never printed)")
 	c.Flags().StringArrayVar(&o.rdb, "rdb", nil, "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)")
 	o.conn.flags(c.Flags())
+	touchFlags(c.Flags(), &o.noTouch, "explain reads the key's value, length and groups")
 	// Explain reads one key, so one database, unlike the audit.
 	c.Flags().Lookup("db").Usage = "logical database to read the key from (default: the URL's, else 0)"
 	formatFlag(c, &o.format, "text", report.DocExplain, "output format: "+report.FormatList(report.DocExplain))
@@ -81,6 +88,9 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	e := report.Explain(reg, key)
 	fail := !e.Matched
 	if len(o.rdb) > 0 {
+		if err := rdbInputs(o.rdb); err != nil {
+			return err
+		}
 		ao := audit.Defaults()
 		ao.ShowValues = o.showValues
 		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})
@@ -92,12 +102,13 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		if err != nil {
 			return runtimeError(err, "")
 		}
-		e.Live = liveFacts(kc, reg, true)
+		e.Live = liveFacts(kc, reg, "", true)
 		e.Live.Source = "rdb:" + strings.Join(o.rdb, ",")
 		for _, f := range kc.Findings {
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}
 	} else if o.live {
+		o.conn.allowTouch = !o.noTouch
 		so, err := a.scannerOptions(&o.conn, scanner.Plan{Idle: true, Memory: true})
 		if err != nil {
 			return err
@@ -116,7 +127,13 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		if err != nil {
 			return runtimeError(err, "")
 		}
-		e.Live = liveFacts(kc, reg, false)
+		touch := conn.Touch()
+		why := ""
+		if touch.Blocked() {
+			why = touch.Why
+		}
+		e.Live = liveFacts(kc, reg, why, false)
+		e.Live.Touched = touch.Touched
 		for _, f := range kc.Findings {
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}
@@ -127,18 +144,41 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	if fail {
 		return errFindings
 	}
+	if e.Live != nil && len(e.Live.NotChecked) > 0 {
+		var rules []string
+		for _, n := range e.Live.NotChecked {
+			rules = append(rules, n.Rules...)
+		}
+		return runtimeError(fmt.Errorf("not every check ran on the key: %s not checked (see \"not checked\" above)", strings.Join(rules, ", ")), "")
+	}
 	return nil
 }
 
-func liveFacts(kc *audit.KeyCheck, reg *registry.Registry, snapshot bool) *report.LiveFacts {
+// touchFlags adds --no-touch to an interactive command (explain --live,
+// init, suggest), which, unlike the audit, reads values on a primary before
+// redis 7.2 by default: it reads a bounded number of keys and says how
+// many it touched. --allow-touch, the audit's opt-in, stays accepted and
+// hidden: it is the default here.
+func touchFlags(f *pflag.FlagSet, noTouch *bool, what string) {
+	f.BoolVar(noTouch, "no-touch", false, "on a primary before redis 7.2, read no value or length, which would reset those keys' LRU/LFU state (by default "+what+" and counts the keys touched)")
+	_ = f.MarkHidden("allow-touch")
+}
+
+// liveFacts turns what CheckKey found into the explanation's facts and
+// verdict. touchWhy says why reads of the primary were refused (--no-touch
+// on a server without CLIENT NO-TOUCH), empty when they were not.
+func liveFacts(kc *audit.KeyCheck, reg *registry.Registry, touchWhy string, snapshot bool) *report.LiveFacts {
 	ki := kc.Info
 	if ki.Vanished {
-		return &report.LiveFacts{DB: ki.DB}
+		return &report.LiveFacts{DB: ki.DB, Verdict: report.VerdictAbsent, Verdicts: []string{}, NotChecked: []report.NotChecked{}}
 	}
 	l := &report.LiveFacts{Exists: true, DB: ki.DB, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
-	if f, _ := reg.Match(ki.Key); f != nil {
+	f, _ := reg.Match(ki.Key)
+	if f != nil {
 		lockFacts(l, kc, f, snapshot)
 	}
+	l.NotChecked = report.NotCheckedOf(kc, f, touchWhy, snapshot)
+	l.Verdict = report.Verdict(true, kc.Findings, l.NotChecked)
 	if ki.HasLen {
 		l.Len = &ki.Len
 	}
@@ -154,12 +194,6 @@ func liveFacts(kc *audit.KeyCheck, reg *registry.Registry, snapshot bool) *repor
 		if ki.Idle == 0 {
 			l.Idle = "0s"
 		}
-	}
-	if kc.Skipped {
-		l.Encoding = "(not read: larger than the sampling limit)"
-	}
-	if kc.NotTouched {
-		l.Encoding = "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica or --allow-touch)"
 	}
 	for _, f := range kc.Findings {
 		v := f.Severity.Label() + ": " + f.Rule
@@ -228,7 +262,7 @@ func completeKeys(c *cobra.Command, args []string, prefix string) ([]string, cob
 // fence), a fence (its value) and a stream's declared consumer groups.
 func lockFacts(l *report.LiveFacts, kc *audit.KeyCheck, f *registry.Family, snapshot bool) {
 	ki := kc.Info
-	notRead := "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; use --replica or --allow-touch)"
+	notRead := "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; run without --no-touch, or use --replica)"
 	if snapshot {
 		notRead = "(not read from a snapshot)"
 	}

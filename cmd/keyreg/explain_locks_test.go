@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,8 +33,8 @@ families:
 // on a real redis-server: the lock's lease left, its token's shape (never
 // the token) and its fence's value; the fence's value; the stream's
 // groups with lag, pending entries and the idlest consumer holding some.
-// Without --allow-touch on Redis 7.0, what would touch the key is said to
-// be unread.
+// With --no-touch on Redis 7.0, what would touch the key is said to be
+// unread, and the rules it decides are listed as not checked.
 func TestExplainLiveLocks(t *testing.T) {
 	t.Parallel()
 	s := redistest.Standalone(t)
@@ -61,7 +62,7 @@ func TestExplainLiveLocks(t *testing.T) {
 	explain := func(key string, extra ...string) (*report.LiveFacts, string) {
 		t.Helper()
 		code, out, errs := cli(t, append([]string{"explain", "--registry", reg, "--url", s.URL(), "--live", "--format", "json", key}, extra...)...)
-		if code != 0 && code != exitFindings {
+		if code != 0 && code != exitFindings && (code != exitRuntime || !slices.Contains(extra, "--no-touch")) {
 			t.Fatalf("explain %q: exit %d\n%s", key, code, errs)
 		}
 		var e struct {
@@ -77,7 +78,7 @@ func TestExplainLiveLocks(t *testing.T) {
 		return e.Live, strings.Join(strings.Fields(text), " ")
 	}
 
-	l, text := explain("v2:jobs:lock:{9}", "--allow-touch")
+	l, text := explain("v2:jobs:lock:{9}")
 	if l.Token != "uuid" || !strings.HasSuffix(l.Lease, " left of 45s") || l.Fence == nil ||
 		l.Fence.Key != "v2:jobs:fence:{9}" || l.Fence.Exists == nil || !*l.Fence.Exists || l.Fence.Value != "17" {
 		t.Errorf("lock: token %q, lease %q, fence %+v", l.Token, l.Lease, l.Fence)
@@ -87,10 +88,10 @@ func TestExplainLiveLocks(t *testing.T) {
 			t.Errorf("explain text of the lock lacks %q:\n%s", want, text)
 		}
 	}
-	if l, _ := explain("v2:jobs:fence:{9}", "--allow-touch"); l.Fence == nil || l.Fence.Value != "17" {
+	if l, _ := explain("v2:jobs:fence:{9}"); l.Fence == nil || l.Fence.Value != "17" {
 		t.Errorf("fence: %+v", l.Fence)
 	}
-	l, text = explain("v2:jobs:events:9", "--allow-touch")
+	l, text = explain("v2:jobs:events:9")
 	if len(l.Groups) != 2 || l.Groups[0].Name != "archive" || l.Groups[0].Exists {
 		t.Fatalf("stream groups %+v, want archive (missing) and workers", l.Groups)
 	}
@@ -103,16 +104,24 @@ func TestExplainLiveLocks(t *testing.T) {
 	}
 
 	// --show-values adds the token, and only then.
-	_, out, _ := cli(t, "explain", "--registry", reg, "--url", s.URL(), "--live", "--allow-touch", "--show-values", "v2:jobs:lock:{9}")
+	_, out, _ := cli(t, "explain", "--registry", reg, "--url", s.URL(), "--live", "--show-values", "v2:jobs:lock:{9}")
 	if !strings.Contains(out, `uuid "`+token+`"`) {
 		t.Errorf("explain --show-values does not show the token:\n%s", out)
 	}
 
-	// Without --allow-touch: the token and the groups are not read.
-	if l, _ := explain("v2:jobs:lock:{9}"); !strings.HasPrefix(l.Token, "(not read") || l.Fence == nil || !*l.Fence.Exists {
-		t.Errorf("lock without --allow-touch: token %q, fence %+v", l.Token, l.Fence)
+	// With --no-touch: the token, the length and the groups are not read,
+	// and the stream's length and group rules are listed as not checked
+	// (exit 3).
+	if l, _ := explain("v2:jobs:lock:{9}", "--no-touch"); !strings.HasPrefix(l.Token, "(not read") || l.Fence == nil || !*l.Fence.Exists {
+		t.Errorf("lock with --no-touch: token %q, fence %+v", l.Token, l.Fence)
 	}
-	if l, _ := explain("v2:jobs:events:9"); l.Groups != nil || !strings.HasPrefix(l.GroupsNote, "(not read") {
-		t.Errorf("stream without --allow-touch: groups %+v, note %q", l.Groups, l.GroupsNote)
+	l, text = explain("v2:jobs:events:9", "--no-touch")
+	if l.Groups != nil || !strings.HasPrefix(l.GroupsNote, "(not read") || l.Verdict != report.VerdictIncomplete ||
+		len(l.NotChecked) != 2 || l.NotChecked[0].Fact != "length" || l.NotChecked[1].Fact != "groups" ||
+		l.NotChecked[1].Reason != report.ReasonTouch || !slices.Contains(l.NotChecked[1].Rules, "stream-group-missing") || l.Touched != 0 {
+		t.Errorf("stream with --no-touch: groups %+v, note %q, verdict %q, not checked %+v, touched %d", l.Groups, l.GroupsNote, l.Verdict, l.NotChecked, l.Touched)
+	}
+	if !strings.Contains(text, "verdict incomplete: no rule fired, but 2 checks were not run") || !strings.Contains(text, "not checked stream-group-missing") {
+		t.Errorf("stream with --no-touch, text:\n%s", text)
 	}
 }

@@ -85,8 +85,9 @@ func TestExplainLiveAgreesWithAudit(t *testing.T) {
 		"tmp:1":          {"unregistered-key"},
 	}
 
-	// Both run with --allow-touch: the test server is Redis 7.0, where
-	// reading a payload or a length without it is refused (docs/audit.md).
+	// The audit runs with --allow-touch: the test server is Redis 7.0, where
+	// it reads no payload or length without it (docs/audit.md); explain
+	// --live reads them by default.
 	// What the audit says, key by key, from the findings' examples (each
 	// rule fires on fewer keys than a finding keeps as examples).
 	code, out, errs := cli(t, "audit", "--allow-touch", "--registry", reg, "--url", s.URL(), "--format", "json")
@@ -123,7 +124,7 @@ func TestExplainLiveAgreesWithAudit(t *testing.T) {
 		if !slices.Equal(audited[key], w) {
 			t.Errorf("audit: %q: rules %q, want %q", key, audited[key], w)
 		}
-		code, out, errs := cli(t, "explain", "--allow-touch", "--registry", reg, "--url", s.URL(), "--live", "--format", "json", key)
+		code, out, errs := cli(t, "explain", "--registry", reg, "--url", s.URL(), "--live", "--format", "json", key)
 		if code == exitUsage || code == exitRuntime {
 			t.Fatalf("explain %q: exit %d\n%s", key, code, errs)
 		}
@@ -153,7 +154,7 @@ func TestExplainLiveAgreesWithAudit(t *testing.T) {
 		}
 	}
 	// The text form shows the length that decided collection-too-long.
-	_, out, _ = cli(t, "explain", "--allow-touch", "--registry", reg, "--url", s.URL(), "--live", "v1:profile:1")
+	_, out, _ = cli(t, "explain", "--registry", reg, "--url", s.URL(), "--live", "v1:profile:1")
 	if !regexp.MustCompile(`(?m)^live length +5$`).MatchString(out) || !regexp.MustCompile(`(?m)^verdict +warning: collection-too-long`).MatchString(out) {
 		t.Errorf("explain --live text:\n%s", out)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
@@ -148,21 +149,28 @@ func (o *outputOptions) open(def func() report.Format) (outputs, error) {
 		}
 		outs = append(outs, &output{format: f, path: path})
 	}
+	var files []fs.FileInfo // of the outputs whose file exists
 	for _, out := range outs {
-		key := out.path
+		key := resolvedPath(out.path)
+		var st fs.FileInfo
 		if key != "-" {
-			if abs, err := filepath.Abs(key); err == nil {
-				key = abs
-			}
+			st, _ = os.Stat(out.path)
 		}
-		if seen[key] {
+		same := seen[key]
+		for _, f := range files {
+			same = same || (st != nil && os.SameFile(f, st))
+		}
+		if same {
 			where := "standard output"
 			if key != "-" {
 				where = fmt.Sprintf("%q", out.path)
 			}
-			return nil, usageError(fmt.Errorf("two outputs write to %s", where), "give each --output its own path")
+			return nil, usageError(fmt.Errorf("two outputs write to %s (the same file, through a link or another name)", where), "give each --output its own path")
 		}
 		seen[key] = true
+		if st != nil {
+			files = append(files, st)
+		}
 	}
 	for _, out := range outs {
 		if err := out.create(); err != nil {
@@ -171,6 +179,27 @@ func (o *outputOptions) open(def func() report.Format) (outputs, error) {
 		}
 	}
 	return outs, nil
+}
+
+// resolvedPath is the file path names once its links are resolved: the
+// file itself when it exists, else its directory, resolved, and its name;
+// "-" stays "-". Two outputs with one resolved path write one file.
+func resolvedPath(path string) string {
+	if path == "-" {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	dir, base := filepath.Split(abs)
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(real, base)
+	}
+	return abs
 }
 
 // create makes the temporary file of a file output.
@@ -188,7 +217,8 @@ func (out *output) create() error {
 		out.target = real
 	}
 	dir, base := filepath.Split(out.target)
-	tmp, err := os.CreateTemp(nonEmptyDir(dir), "."+base+".keyreg-*.tmp")
+	removeStaleTemps(nonEmptyDir(dir), base)
+	tmp, err := os.CreateTemp(nonEmptyDir(dir), tempPrefix(base)+"*"+tempSuffix)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -196,8 +226,58 @@ func (out *output) create() error {
 		}
 		return fmt.Errorf("cannot write --output %s=%s: %w", out.format, out.path, err)
 	}
+	// Held locked while the run lives: the lock goes with the process,
+	// however it ends, so that a later run can tell a temporary file left by
+	// a killed run from one still being written.
+	lockFile(tmp)
 	out.tmp = tmp
 	return nil
+}
+
+// The temporary sibling of an output file base is named
+// "."+base+".keyreg-RANDOM.tmp".
+const tempSuffix = ".tmp"
+
+func tempPrefix(base string) string { return "." + base + ".keyreg-" }
+
+// staleAge is how old a temporary file must be before it may be removed as
+// stale: one just created may not be locked yet.
+const staleAge = time.Minute
+
+// maxStaleScan bounds the directory entries removeStaleTemps looks at.
+const maxStaleScan = 10000
+
+// removeStaleTemps removes the temporary siblings of base in dir that a
+// run killed before it could remove them left (kill -9, a crash, a power
+// cut): files of our own naming, older than staleAge, that no process
+// holds locked. A file that another run is still writing is locked, and
+// kept. Failures are ignored: a stale file left is only clutter.
+func removeStaleTemps(dir, base string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxStaleScan)
+	prefix := tempPrefix(base)
+	for _, name := range names {
+		if !strings.HasPrefix(name, prefix) || !strings.HasSuffix(name, tempSuffix) || len(name) <= len(prefix)+len(tempSuffix) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		st, err := os.Lstat(p)
+		if err != nil || !st.Mode().IsRegular() || time.Since(st.ModTime()) < staleAge {
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_RDWR, 0)
+		if err != nil {
+			continue
+		}
+		if tryLock(f) {
+			os.Remove(p)
+		}
+		f.Close()
+	}
 }
 
 // discard removes the temporary files not renamed yet.

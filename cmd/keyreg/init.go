@@ -38,10 +38,12 @@ type initOptions struct {
 	maxValue  int64
 	limits    bool
 	memory    bool
+	noTouch   bool
+	name      string // the command, init or suggest, for what it prints
 }
 
 func (a *app) initCmd() *cobra.Command {
-	var o initOptions
+	o := initOptions{name: "init"}
 	c := &cobra.Command{
 		Use:   "init",
 		Short: "Write a first keys.yaml from an existing keyspace (read-only scan)",
@@ -61,6 +63,10 @@ others (one-off keys, outliers) get no family: the file lists them at its
 end, under "unregistered leftovers".
 
 --limits proposes max_bytes from the 99th percentile of MEMORY USAGE.
+
+On a primary before redis 7.2 reading a value resets the key's LRU/LFU
+state. Init reads at most --sample values per family, and says how many
+keys it touched; --no-touch reads none (no encodings, no schemas).
 
 A scan cut short (Ctrl-C, a failed node, --max-keys) still writes what it
 saw, says PARTIAL at the top of the file, and exits 3.
@@ -95,6 +101,7 @@ func (o *initOptions) scanFlags(f *pflag.FlagSet) {
 	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
 	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key, for the share of memory in the comments")
+	touchFlags(f, &o.noTouch, "it reads at most --sample values per family")
 }
 
 func (a *app) runInit(ctx context.Context, o initOptions) error {
@@ -150,6 +157,9 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
 			return nil, nil, sum, "", err
 		}
+		if err := rdbInputs(o.rdb); err != nil {
+			return nil, nil, sum, "", err
+		}
 		if o.sample > 0 && slices.Contains(o.rdb, "-") {
 			return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
 		}
@@ -171,6 +181,10 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 			return s
 		}
 	} else {
+		// Unlike the audit, init and suggest read values on a primary
+		// before redis 7.2 by default: they read at most --sample keys
+		// per family, once, and say how many they touched.
+		conn.allowTouch = !o.noTouch
 		so, err := a.scannerOptions(conn, scanner.Plan{})
 		if err != nil {
 			return nil, nil, sum, "", err
@@ -191,7 +205,7 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 	stats, err := src.ScanKeys(ctx, plan, func(batch []source.KeyInfo) error {
 		for i := range batch {
 			k := &batch[i]
-			f := infer.Fact{Key: k.Key, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
+			f := infer.Fact{Key: k.Key, DB: k.DB, Type: k.Type, TTL: k.PTTL, Memory: -1, Len: -1}
 			if k.HasMemory {
 				f.Memory = k.Memory
 			}
@@ -219,7 +233,9 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 		for _, group := range groupTargets(targets) {
 			keys := make([]source.KeyInfo, len(group))
 			for i, t := range group {
-				keys[i] = source.KeyInfo{Key: t.Key, Type: t.Type}
+				// The key's own database: a key of db 1 is read there,
+				// not in db 0, which may hold another key of that name.
+				keys[i] = source.KeyInfo{Key: t.Key, Type: t.Type, DB: t.DB}
 			}
 			var (
 				ss    []payload.Sample
@@ -236,8 +252,23 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 			in.AddSamples(group[0].Candidate, names, ss)
 		}
 	}
+	a.touchNote(o, src, len(targets))
 	d, schemas, sum = in.Draft()
 	return d, schemas, sum, partial, nil
+}
+
+// touchNote says on stderr what sampling did to the eviction state of a
+// primary before redis 7.2: the keys whose LRU/LFU state it reset, or,
+// under --no-touch, that no value was read.
+func (a *app) touchNote(o initOptions, src audit.Source, targets int) {
+	st := src.Touch()
+	switch {
+	case !st.Touches || o.sample == 0 || targets == 0:
+	case st.Allowed:
+		fmt.Fprintf(a.stderr, "keyreg %s: touched %d keys: reading their values reset their LRU/LFU state (%s; --no-touch reads none)\n", o.name, st.Touched, st.Why)
+	default:
+		fmt.Fprintf(a.stderr, "keyreg %s: read no value (--no-touch: %s): the families have no encoding or schema\n", o.name, st.Why)
+	}
 }
 
 // groupTargets splits the sample targets by candidate, in order.

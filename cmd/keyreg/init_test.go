@@ -538,3 +538,54 @@ func TestInitInference(t *testing.T) {
 		t.Logf("%s", data)
 	}
 }
+
+// TestInitSamplesTheKeysDB seeds db 0 and db 1 with keys of the same names
+// and values of different encodings (json in db 0, msgpack in db 1), and
+// keys that only db 1 holds. init and suggest with --db 1 must read the
+// values of db 1: the shared family is msgpack, and the family only db 1
+// has gets its encoding (read from db 0, its keys were not there). With
+// --db 0 the shared family is json.
+func TestInitSamplesTheKeysDB(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	for db, value := range map[int]func(i int) string{
+		0: func(i int) string { return fmt.Sprintf(`{"id":%d}`, i) },
+		1: func(i int) string { return "\x81\xa2id" + string(rune(i%100)) },
+	} {
+		c := redis.NewClient(&redis.Options{Addr: s.Addr, DB: db, DisableIdentity: true})
+		for i := range 30 {
+			if err := c.Set(ctx, fmt.Sprintf("v1:item:%d", i), value(i), 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if db == 1 {
+				c.Set(ctx, fmt.Sprintf("v1:only:%d", i), fmt.Sprintf(`{"n":%d}`, i), 0)
+			}
+		}
+		c.Close()
+	}
+	encodings := func(reg *registry.Registry) map[string]string {
+		m := map[string]string{}
+		for _, f := range reg.Families {
+			m[f.Pattern.LiteralPrefix()] = f.Encoding
+		}
+		return m
+	}
+	reg, _, _ := runInit(t, s.Addr, "--db", "1")
+	if got := encodings(reg); got["v1:item:"] != "msgpack" || got["v1:only:"] != "json" {
+		t.Errorf("init --db 1: encodings %v, want v1:item: msgpack (db 1's values) and v1:only: json", got)
+	}
+	reg, _, _ = runInit(t, s.Addr, "--db", "0")
+	if got := encodings(reg); got["v1:item:"] != "json" {
+		t.Errorf("init --db 0: encodings %v, want v1:item: json", got)
+	}
+	// suggest samples through the same path.
+	regPath := filepath.Join(t.TempDir(), "keys.yaml")
+	if err := os.WriteFile(regPath, []byte("version: 1\nfamilies:\n  - {name: other, pattern: \"v9:{id:int}\", ttl: persistent}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cli(t, "suggest", "--registry", regPath, "--url", s.URL(), "--db", "1")
+	if code != 0 || !regexp.MustCompile(`(?s)pattern: v1:item:\{[^}]+\}.*?encoding: msgpack`).MatchString(out) {
+		t.Errorf("suggest --db 1: exit %d\n%s%s", code, out, errs)
+	}
+}

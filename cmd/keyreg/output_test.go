@@ -9,10 +9,12 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
@@ -282,5 +284,163 @@ func TestOutputsLimit(t *testing.T) {
 	var ee *exitError
 	if _, err := o.open(nil); !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("%d outputs: err = %v, want a usage error", len(o.outputs), err)
+	}
+}
+
+// TestOutputsSameFile gives two --output paths that name one file through
+// a symbolic link to it, a link to its directory, and a hard link: each is
+// a usage error (exit 2) before any run, and no file is written or left.
+func TestOutputsSameFile(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	if err := os.WriteFile(p("a.json"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.json", p("alink.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(p("a.json"), p("hard.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(p("d1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("d1", p("d2")); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{
+		{"json=" + p("a.json"), "sarif=" + p("alink.json")},
+		{"json=" + p("alink.json"), "sarif=" + p("a.json")},
+		{"json=" + p("a.json"), "sarif=" + p("hard.json")},
+		{"json=" + p("d1/new.json"), "sarif=" + p("d2/new.json")},
+		{"json=" + p("a.json"), "sarif=" + p("d1/../a.json")},
+	} {
+		before, _ := os.ReadDir(dir)
+		o := &outputOptions{doc: report.DocDiagnostics, outputs: pair[:]}
+		outs, err := o.open(nil)
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "two outputs write to") {
+			t.Errorf("%q: err = %v, want a usage error", pair, err)
+			outs.discard()
+		}
+		if after, _ := os.ReadDir(dir); len(after) != len(before) {
+			t.Errorf("%q: %d entries after, %d before", pair, len(after), len(before))
+		}
+	}
+	if b, _ := os.ReadFile(p("a.json")); string(b) != "old\n" {
+		t.Errorf("a.json = %q", b)
+	}
+}
+
+// TestOutputsStaleTemps leaves temporary siblings of an output as a run
+// killed with kill -9 leaves them (old, no process holding them), one that
+// a live run holds locked, and one just created: the next run removes only
+// the stale one, and leaves no file of its own.
+func TestOutputsStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, mtime time.Time) *os.File {
+		f, err := os.Create(p(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p(name), mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	mk(".a.json.keyreg-111.tmp", old).Close()
+	held := mk(".a.json.keyreg-222.tmp", old)
+	defer held.Close()
+	lockFile(held)
+	mk(".a.json.keyreg-333.tmp", time.Now()).Close()
+	mk(".b.json.keyreg-444.tmp", old).Close() // another output's
+	mk("a.json.keyreg-555.tmp", old).Close()  // not our naming
+
+	o := &outputOptions{doc: report.DocDiagnostics, outputs: []string{"json=" + p("a.json")}}
+	outs, err := o.open(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outs.write(io.Discard, func(w io.Writer, _ report.Format, _ bool) error {
+		_, err := io.WriteString(w, "{}\n")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{".a.json.keyreg-222.tmp", ".a.json.keyreg-333.tmp", ".b.json.keyreg-444.tmp", "a.json", "a.json.keyreg-555.tmp"}
+	if !slices.Equal(names, want) {
+		t.Errorf("entries %q, want %q", names, want)
+	}
+}
+
+// TestOutputsTempAfterKill runs a real keyreg audit that blocks reading
+// its snapshot from a pipe nobody writes, kills it with SIGKILL once its
+// temporary output file exists, and runs again: the file the killed run
+// left (its lock went with it) is removed once stale, and no temporary
+// file remains.
+func TestOutputsTempAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "keyreg")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte("version: 1\nfamilies: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "a.json")
+	if err := os.Mkdir(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	temps := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "out", ".a.json.keyreg-*.tmp"))
+		return m
+	}
+	cmd := exec.Command(bin, "audit", "--registry", reg, "--rdb", "-", "--output", "json="+out)
+	stdin, err := cmd.StdinPipe() // never written: the audit blocks reading it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(temps()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // polling for the file, not synchronising
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	left := temps()
+	if len(left) != 1 {
+		t.Fatalf("after kill -9: temporary files %q, want the one the run made", left)
+	}
+	// Aged past staleAge, as a file left an hour ago would be.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(left[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := cli(t, "lint", "--registry", reg, "--output", "json="+out)
+	if code != exitClean {
+		t.Fatalf("lint: exit %d\n%s", code, errs)
+	}
+	if got := temps(); len(got) != 0 {
+		t.Errorf("after the next run: temporary files %q remain", got)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("the next run did not write %s: %v", out, err)
 	}
 }

@@ -41,9 +41,15 @@ same registry (the same families, in the same order).
 A finding that fires on no key (family-unused) is kept only when every report
 has it. The merged scan duration is the longest of the inputs'.
 
+The inputs are read one at a time and folded in, so memory does not grow
+with their number. Every number of an input must be one an audit writes
+(counts from 0 to 2^48), so that no sum overflows. The merged report lists
+each input's target, and each finding example names its instance.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a file that is not
-a json audit report of a version this keyreg reads (or reports of different
-registries), 3 when an input report is partial: the merged report is
+a json audit report of a version this keyreg reads, or holds a number out of
+range (the error names the file and the JSON path), or reports of different
+registries, 3 when an input report is partial: the merged report is
 printed, marked partial.`,
 		Example: `  keyreg report merge shard-*.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml`,
@@ -69,15 +75,22 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	if err != nil {
 		return err
 	}
-	reps := make([]*audit.Report, 0, len(files))
+	if len(files) > audit.MaxMergeInputs {
+		return usageError(fmt.Errorf("%d reports to merge, at most %d at once", len(files), audit.MaxMergeInputs), "merge them in groups, then merge the results")
+	}
+	// One input is read and folded in at a time: the memory held is the
+	// merged state and one input, however many there are.
+	m := audit.NewMerger(audit.MergeOptions{Top: top, Examples: audit.Defaults().Examples})
 	for _, name := range files {
 		r, err := readReport(name)
 		if err != nil {
 			return usageError(fmt.Errorf("%s: %w", name, err), "write reports with keyreg audit --format json")
 		}
-		reps = append(reps, r)
+		if err := m.Add(r); err != nil {
+			return usageError(fmt.Errorf("%s: %w", name, err), "")
+		}
 	}
-	rep, err := audit.Merge(reps, audit.MergeOptions{Top: top, Examples: audit.Defaults().Examples})
+	rep, err := m.Report()
 	if err != nil {
 		return usageError(err, "")
 	}

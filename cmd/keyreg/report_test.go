@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
+	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/internal/redistest"
 )
 
@@ -185,7 +190,7 @@ func countsOf(t *testing.T, out string) map[string]any {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	for _, k := range []string{"target", "mode", "started", "tool"} {
+	for _, k := range []string{"target", "targets", "mode", "started", "tool"} {
 		delete(doc, k)
 	}
 	scan := doc["scan"].(map[string]any)
@@ -268,5 +273,143 @@ func TestReportMergeExitCodes(t *testing.T) {
 		if tc.name == "clean merge of two" && !strings.Contains(out, `"keys": 25000,`) {
 			t.Errorf("merging a report with itself does not double its keys:\n%.600s", out)
 		}
+	}
+}
+
+// setJSON returns doc, a json document, with the value at path (keys and
+// indexes, such as families 0 keys) replaced by v.
+func setJSON(t *testing.T, doc []byte, v any, path ...any) []byte {
+	t.Helper()
+	var root any
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	if err := dec.Decode(&root); err != nil {
+		t.Fatal(err)
+	}
+	cur := root
+	for i, p := range path {
+		last := i == len(path)-1
+		switch p := p.(type) {
+		case string:
+			m := cur.(map[string]any)
+			if last {
+				m[p] = v
+			}
+			cur = m[p]
+		case int:
+			a := cur.([]any)
+			if last {
+				a[p] = v
+			}
+			cur = a[p]
+		}
+	}
+	out, err := json.Marshal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestReportMergeValidates merges reports holding numbers no audit writes:
+// a count of 2^63-1, which merging with itself would overflow to -2, a
+// negative count, and a count past audit.MaxCount. Each is a usage error
+// (exit 2) that names the file and the JSON path of the number. Counts of
+// MaxCount each still merge, to 2^49, without overflow.
+func TestReportMergeValidates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	full, err := os.ReadFile("../../report/testdata/audit.full.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, body []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		v    any
+		path []any
+		say  string
+	}{
+		{"max.json", int64(math.MaxInt64), []any{"families", 0, "keys"}, "max.json: $.families[0].keys is 9223372036854775807, out of range"},
+		{"neg.json", -3, []any{"unregistered", "groups", 1, "keys"}, "neg.json: $.unregistered.groups[1].keys is -3, out of range"},
+		{"over.json", int64(audit.MaxCount) + 1, []any{"findings", 2, "count"}, "over.json: $.findings[2].count is 281474976710657"},
+		{"ttl.json", -2, []any{"ttl_histogram", 0, "keys"}, "ttl.json: $.ttl_histogram[0].keys is -2"},
+		{"sketch.json", -1, []any{"types", 0, "bytes", "sketch", "count"}, "sketch.json: $.types[0].bytes.sketch.count is -1"},
+		{"float.json", -1.5, []any{"scan", "keys_per_second"}, "float.json: $.scan.keys_per_second is -1.5"},
+	} {
+		bad := write(tc.name, setJSON(t, full, tc.v, tc.path...))
+		code, out, errs := cli(t, "report", "merge", "--format", "json", bad, bad)
+		if code != exitUsage || !strings.Contains(errs, tc.say) || out != "" {
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 saying %q", tc.name, code, errs, tc.say)
+		}
+	}
+	big := write("big.json", setJSON(t, full, int64(audit.MaxCount), "scan", "scanned"))
+	code, out, errs := cli(t, "report", "merge", "--format", "json", big, big)
+	if code == exitUsage || code == exitRuntime || !strings.Contains(out, fmt.Sprintf(`"scanned": %d,`, 2*audit.MaxCount)) {
+		t.Errorf("merging two reports of MaxCount scanned keys: exit %d\n%s", code, errs)
+	}
+}
+
+// TestReportMergeTargets merges the reports of two instances whose URLs
+// carry passwords: the merged report lists both, each redacted on its
+// own (joined, they read as one URL, and one instance vanished), and
+// every example of a finding names the instance it comes from.
+func TestReportMergeTargets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	full, err := os.ReadFile("../../report/testdata/audit.full.json.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i, u := range []string{"redis://:s3cret@10.0.0.1:8110", "redis://app:hunter2@10.0.0.2:8120/0"} {
+		p := filepath.Join(dir, fmt.Sprintf("r%d.json", i))
+		if err := os.WriteFile(p, setJSON(t, full, u, "target"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, p)
+	}
+	code, out, errs := cli(t, append([]string{"report", "merge", "--format", "json"}, files...)...)
+	if code != exitFindings {
+		t.Fatalf("merge: exit %d\n%s", code, errs)
+	}
+	var doc struct {
+		Target   string   `json:"target"`
+		Targets  []string `json:"targets"`
+		Findings []struct {
+			Examples []struct {
+				Instance string `json:"instance"`
+			} `json:"examples"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"redis://:xxxxx@10.0.0.1:8110", "redis://app:xxxxx@10.0.0.2:8120/0"}
+	if !slices.Equal(doc.Targets, want) || doc.Target != strings.Join(want, ", ") || strings.Contains(out, "s3cret") || strings.Contains(out, "hunter2") {
+		t.Errorf("merged target %q, targets %q; want %q", doc.Target, doc.Targets, want)
+	}
+	instances := map[string]int{}
+	for _, f := range doc.Findings {
+		for _, e := range f.Examples {
+			instances[e.Instance]++
+		}
+	}
+	if len(instances) != 2 || instances[want[0]] == 0 || instances[want[1]] == 0 {
+		t.Errorf("examples name the instances %v; want both of %q and nothing else", instances, want)
+	}
+	_, text, _ := cli(t, append([]string{"report", "merge", "--format", "text"}, files...)...)
+	if !regexp.MustCompile(`(?m)^target +redis://:xxxxx@10\.0\.0\.1:8110, redis://app:xxxxx@10\.0\.0\.2:8120/0 \(`).MatchString(text) {
+		t.Errorf("text target line:\n%.400s", text)
+	}
+	_, md, _ := cli(t, append([]string{"report", "merge", "--format", "markdown"}, files...)...)
+	if !strings.Contains(md, "on redis://:xxxxx@10.0.0.1:8110") || strings.Contains(md, "s3cret") {
+		t.Errorf("the markdown findings do not name their examples' instance:\n%s", md)
 	}
 }

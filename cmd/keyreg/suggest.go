@@ -14,8 +14,8 @@ import (
 )
 
 func (a *app) suggestCmd() *cobra.Command {
+	o := initOptions{name: "suggest"}
 	var (
-		o        initOptions
 		regPath  string
 		write    bool
 		ownerArg string

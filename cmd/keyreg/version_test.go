@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -75,9 +76,63 @@ func TestVersionFromBuild(t *testing.T) {
 	if got != want {
 		t.Fatalf("keyreg --version = %q; the build info says %q:\n%s", got, want, mod)
 	}
+	// keyreg version --format json reports the same version and the VCS
+	// stamp the go command recorded.
+	js, err := exec.Command(bin, "version", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("keyreg version --format json: %v", err)
+	}
+	var facts buildFacts
+	if err := json.Unmarshal(js, &facts); err != nil {
+		t.Fatalf("%v:\n%s", err, js)
+	}
+	var rev string
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" {
+			rev = s.Value
+		}
+	}
+	if facts.Version != want || facts.Revision != rev || facts.Module != "github.com/keyreg/keyreg" || !strings.HasPrefix(facts.GoVersion, "go1.") {
+		t.Errorf("keyreg version --format json = %+v; the build info says version %q, revision %q", facts, want, rev)
+	}
 	// In a clone (as in CI) the go command stamps a pseudo-version; in a
 	// git worktree it may record nothing, and "dev" is then right.
 	if v := info.Main.Version; v != "" && v != "(devel)" && got == "dev" {
 		t.Fatalf("keyreg --version = dev although the build info has %q", v)
+	}
+}
+
+// TestVersionCommand checks keyreg version in both formats against build
+// info given to it, and that another format is a usage error.
+func TestVersionCommand(t *testing.T) {
+	read := func() (*debug.BuildInfo, bool) {
+		return &debug.BuildInfo{GoVersion: "go1.99.1", Main: debug.Module{Path: "github.com/keyreg/keyreg", Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.time", Value: "2026-12-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"},
+		}}, true
+	}
+	f := readBuildFacts("", read)
+	if f.Version != "dev+0123456789ab-dirty" || f.GoVersion != "go1.99.1" || f.Revision != "0123456789abcdef0123" || !f.Modified || f.Time != "2026-12-01T10:00:00Z" || f.ModuleVersion != "(devel)" {
+		t.Errorf("facts %+v", f)
+	}
+	var b bytes.Buffer
+	if err := writeVersion(&b, "JSON", f); err != nil {
+		t.Fatal(err)
+	}
+	var back buildFacts
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil || back != f {
+		t.Errorf("json %s: %+v, %v", b.String(), back, err)
+	}
+	b.Reset()
+	if err := writeVersion(&b, "text", f); err != nil || !strings.HasPrefix(b.String(), "keyreg version dev+0123456789ab-dirty\n") ||
+		!strings.Contains(b.String(), "revision   0123456789abcdef0123 (modified) 2026-12-01T10:00:00Z\n") {
+		t.Errorf("text:\n%s", b.String())
+	}
+	code, _, errs := cli(t, "version", "--format", "xml")
+	if code != exitUsage || !strings.Contains(errs, `unsupported format "xml"`) {
+		t.Errorf("version --format xml: exit %d, %s", code, errs)
+	}
+	code, out, _ := cli(t, "version", "--format", "json")
+	if code != exitClean || !strings.Contains(out, `"go_version": "go1.`) {
+		t.Errorf("version --format json: exit %d\n%s", code, out)
 	}
 }
