@@ -70,7 +70,9 @@ func TestRDBStalledStdin(t *testing.T) {
 		}
 	}}
 	done := make(chan int, 1)
-	go func() { done <- a.run(ctx, []string{"audit", "--registry", auditRegistry, "--rdb", "-", "--format", "json"}) }()
+	go func() {
+		done <- a.run(ctx, []string{"audit", "--registry", auditRegistry, "--rdb", "-", "--format", "json"})
+	}()
 	select {
 	case <-audited:
 	case <-time.After(time.Minute):
