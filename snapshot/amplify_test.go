@@ -3,7 +3,9 @@ package snapshot
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -152,4 +154,65 @@ func TestLZFAmplification(t *testing.T) {
 		}
 		t.Logf("peak live heap %d MiB, file %d KiB", peak>>20, len(file)>>10)
 	})
+}
+
+// TestImplausibleCounts reads encoded values whose header claims more
+// elements than their bytes hold, as redis-check-rdb rejects them: each is
+// a FormatError whether the value is sampled or skipped, never a key
+// reported with the count its header claims.
+func TestImplausibleCounts(t *testing.T) {
+	setCount := func(s string, at int, n uint32, width int) string {
+		b := []byte(s)
+		if width == 2 {
+			binary.LittleEndian.PutUint16(b[at:], uint16(n))
+		} else {
+			binary.LittleEndian.PutUint32(b[at:], n)
+		}
+		return string(b)
+	}
+	is := intset(2, 1, 2, 3, 4, 5, 6, 7, 8) // 24 bytes
+	is = setCount(is+"\x00", 4, math.MaxUint32, 4)
+	zm := []byte(zipmap("a", "b"))
+	zm[0] = 200
+	for name, v := range map[string]struct {
+		t   byte
+		val string
+	}{
+		"intset of 25 bytes claiming 4294967295": {tSetIntset, is},
+		"listpack claiming 1000":                 {tSetListpack, setCount(listpack("a", "b"), 4, 1000, 2)},
+		"ziplist claiming 1000":                  {tListZiplist, setCount(ziplist("a", "b"), 8, 1000, 2)},
+		"zipmap claiming 200 pairs":              {tHashZipmap, string(zm)},
+		"listpack of another length":             {tHashListpack, setCount(listpack("a", "b"), 0, 100, 4)},
+	} {
+		b := &fb{}
+		b.raw([]byte("REDIS0009")...)
+		b.kv(v.t, "k").str(v.val)
+		file := b.eof(9)
+		for _, sample := range []bool{false, true} {
+			r, err := NewReader(bytes.NewReader(file), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e, err := r.Next()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if sample {
+				_, err = e.Value(10, 1<<20)
+			} else {
+				err = e.Skip()
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Errorf("%s (sampled %v): %v, len %d; want a FormatError", name, sample, err, e.Len)
+			}
+		}
+	}
+	// A quicklist node, skipped.
+	b := &fb{}
+	b.raw([]byte("REDIS0010")...)
+	b.kv(tListQuicklist2, "q").len(1).len(2).str(setCount(listpack("a", "b"), 4, 1000, 2))
+	if err := drain(b.eof(10)); err == nil {
+		t.Error("a quicklist node of 2 elements claiming 1000: no error")
+	}
 }

@@ -154,6 +154,7 @@ type Entry struct {
 	start    int64 // offset of the value
 	module   uint64
 	consumed bool
+	bad      *FormatError // a header its bytes cannot hold (peekInfo)
 }
 
 // NewReader reads and checks the magic ("REDIS" or "VALKEY") and version.
