@@ -88,7 +88,7 @@ type ClosestFamily struct {
 type LiveFacts struct {
 	// Source is empty for a live Redis, or the snapshot the facts come
 	// from ("rdb:dump.rdb"): TTLs are then as of its creation time, and
-	// memory is the bytes the value takes in the file.
+	// memory is an estimate of MEMORY USAGE from the decoded value.
 	Source   string `json:"source,omitempty"`
 	Exists   bool   `json:"exists"`
 	DB       int    `json:"db"` // the logical database read

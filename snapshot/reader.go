@@ -144,6 +144,11 @@ type Entry struct {
 	// value, set both (Len stays -1 only when no header gives it).
 	Size int64
 	Len  int64
+	// Memory estimates, once Value or Skip read the value, what MEMORY
+	// USAGE reports of the key on a Redis 7 that loaded the file: from the
+	// decoded value and the encoding Redis gives it, never the compressed
+	// bytes (see memory.go and docs/audit.md for the error bound).
+	Memory int64
 	// Groups are the consumer groups WantGroups asked for that a stream
 	// has, read with its value (Skip or Value); valid when HasGroups.
 	Groups    []StreamGroup
@@ -155,6 +160,8 @@ type Entry struct {
 	module   uint64
 	consumed bool
 	bad      *FormatError // a header its bytes cannot hold (peekInfo)
+	ulen     int64        // an encoded structure's decompressed length (peekInfo)
+	mem      int64        // the in-memory bytes the walk added up (memory.go)
 }
 
 // NewReader reads and checks the magic ("REDIS" or "VALKEY") and version.

@@ -116,7 +116,7 @@ func (s *Source) Notes() []string {
 		out = append(out, fmt.Sprintf("snapshot %s: %s version %d, server %s, %d keys, %s", f.Path, magic, f.Version, orUnknown(f.RedisVer), f.Keys, created))
 	}
 	if len(s.files) > 0 {
-		out = append(out, "snapshot sizes: a key's memory is the bytes its value takes in the file, not MEMORY USAGE; lengths are read from the file")
+		out = append(out, "snapshot sizes: a key's memory is an estimate of MEMORY USAGE on Redis 7, from its decoded value and encoding (not its compressed bytes in the file; see docs/audit.md for the error bound); lengths are read from the file")
 	}
 	if s.noIdle > 0 {
 		out = append(out, fmt.Sprintf("stale-key not checked on %d keys: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", s.noIdle))
@@ -322,10 +322,11 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		} else if err := e.Skip(); err != nil {
 			return fs, flush(err)
 		}
-		// The size in the file and the length come with the value, for
-		// free: the snapshot fills them without being asked.
-		if e.Size >= 0 {
-			k.Memory, k.HasMemory = e.Size, true
+		// The in-memory size, estimated from the decoded value (never
+		// the compressed bytes in the file), and the length come with the
+		// value, for free: the snapshot fills them without being asked.
+		if e.Memory > 0 {
+			k.Memory, k.HasMemory = e.Memory, true
 		}
 		if e.Len >= 0 && e.Type != "string" {
 			k.Len, k.HasLen = e.Len, true

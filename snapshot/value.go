@@ -199,6 +199,7 @@ func (r *Reader) peekInfo(e *Entry, t byte) {
 	if h.kind == strLZF {
 		ulen = h.ulen
 	}
+	e.ulen = ulen
 	if msg := implausible(kind, hb, ulen); msg != "" {
 		// redis-check-rdb rejects the file; so does the read of the value,
 		// sampled or not, rather than report a count the bytes cannot hold.
@@ -457,16 +458,18 @@ func (r *Reader) finish(e *Entry, err error) error {
 		return err
 	}
 	e.Size = r.in.offset() - e.start
+	e.estimate()
 	return err
 }
 
 // elemStr reads one string of a collection into the open group when it
 // fits, else skips it.
-func (r *Reader) elemStr(s *sampler, what string) error {
+func (r *Reader) elemStr(e *Entry, s *sampler, what string) error {
 	h, err := r.readStrHdr(what)
 	if err != nil {
 		return err
 	}
+	e.mem += sdsAlloc(h.size())
 	if l := h.size(); s.fits(l) {
 		b, err := r.readStr(h, l, nil, what)
 		s.add(b)
@@ -570,12 +573,12 @@ func (r *Reader) walkTable(e *Entry, t byte, s *sampler) error {
 			}
 		}
 		s.open()
-		if err := r.elemStr(s, "a collection element"); err != nil {
+		if err := r.elemStr(e, s, "a collection element"); err != nil {
 			return err
 		}
 		switch t {
 		case tHash, tHashMetadataPreGA, tHashMetadata:
-			if err := r.elemStr(s, "a hash value"); err != nil {
+			if err := r.elemStr(e, s, "a hash value"); err != nil {
 				return err
 			}
 		case tZset:
@@ -625,7 +628,8 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 			}
 			if c == 1 { // plain: one element
 				s.open()
-				if err := r.elemStr(s, "a plain quicklist node"); err != nil {
+				e.mem += qlNodeSize
+				if err := r.elemStr(e, s, "a plain quicklist node"); err != nil {
 					return err
 				}
 				s.close()
@@ -647,6 +651,7 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 		if size == 0 {
 			return &FormatError{Offset: at, Expected: "a quicklist node", Found: "an empty string"}
 		}
+		e.mem += qlNodeSize + jemalloc(size)
 		if !s.active() {
 			if msg := implausible(kind, data, size); msg != "" {
 				return &FormatError{Offset: at, Expected: "a valid " + kind + " quicklist node", Found: msg}
@@ -718,7 +723,12 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 			return err
 		}
 		if !s.active() {
-			if err := r.skipString("a stream listpack"); err != nil {
+			h, err := r.readStrHdr("a stream listpack")
+			if err != nil {
+				return err
+			}
+			e.mem += raxNodeSize + jemalloc(h.size())
+			if err := r.skipStr(h, "a stream listpack"); err != nil {
 				return err
 			}
 			continue
@@ -727,6 +737,7 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 		if err != nil {
 			return err
 		}
+		e.mem += raxNodeSize + jemalloc(size)
 		it, err := newIter("listpack", data, whole, size, at)
 		if err != nil {
 			return err
