@@ -29,6 +29,8 @@ func jemalloc(n int64) int64 {
 		return 8
 	case n <= 128:
 		return (n + 15) &^ 15
+	case n > 1<<60:
+		return n // no allocation is that large: a header's claim, as is
 	}
 	// The power of two at or above n, and a quarter of the one below.
 	p := int64(1)
@@ -41,6 +43,9 @@ func jemalloc(n int64) int64 {
 
 // sdsAlloc is what an sds string of n bytes takes, made by sdsnewlen.
 func sdsAlloc(n int64) int64 {
+	if n > 1<<60 {
+		return n
+	}
 	var hdr int64
 	switch {
 	case n < 1<<5:
