@@ -377,7 +377,9 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	row(label+" db", "%d", l.DB)
 	row(label+" type", "%s", l.Type)
 	row(label+" ttl", "%s", l.TTL)
-	if l.Memory > 0 {
+	if l.Memory > 0 && l.Source != "" {
+		row(label+" memory", "%d bytes (an estimate of MEMORY USAGE from the snapshot)", l.Memory)
+	} else if l.Memory > 0 {
 		row(label+" memory", "%d bytes", l.Memory)
 	}
 	if l.Idle != "" {

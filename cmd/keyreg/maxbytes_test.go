@@ -112,6 +112,10 @@ func TestMaxBytesLiveAndRDB(t *testing.T) {
 		}
 		return r.Live.Verdicts
 	}
+	// The text says the figure is an estimate.
+	if _, out, _ := cli(t, "explain", "--registry", maxBytesRegistry, "--rdb", dump, "v1:page:1"); !strings.Contains(out, "an estimate of MEMORY USAGE") {
+		t.Errorf("explain --rdb does not label its memory figure an estimate:\n%s", out)
+	}
 	for _, key := range []string{"v1:page:1", "v1:page:4"} {
 		l := verdicts("--live", "--url", s.URL(), key)
 		r := verdicts("--rdb", dump, key)
