@@ -64,8 +64,8 @@ type TopKey struct {
 	DB     int
 	Family string // "" for a key of no family
 	Type   string
-	// Bytes is the key's MEMORY USAGE when measured (from a snapshot: the
-	// serialised value's length), else 0.
+	// Bytes is the key's MEMORY USAGE when measured (from a snapshot: its
+	// estimate from the decoded value), else 0.
 	Bytes int64
 	// Elements is the length of a collection when read, else 0.
 	Elements int64

@@ -90,7 +90,7 @@ type ClosestFamily struct {
 type LiveFacts struct {
 	// Source is empty for a live Redis, or the snapshot the facts come
 	// from ("rdb:dump.rdb"): TTLs are then as of its creation time, and
-	// memory is the bytes the value takes in the file.
+	// memory is an estimate of MEMORY USAGE from the decoded value.
 	Source   string `json:"source,omitempty"`
 	Exists   bool   `json:"exists"`
 	DB       int    `json:"db"` // the logical database read
@@ -542,7 +542,9 @@ func writeLive(row func(k, format string, args ...any), l *LiveFacts) {
 	row(label+" db", "%d", l.DB)
 	row(label+" type", "%s", l.Type)
 	row(label+" ttl", "%s", l.TTL)
-	if l.Memory > 0 {
+	if l.Memory > 0 && l.Source != "" {
+		row(label+" memory", "%d bytes (an estimate of MEMORY USAGE from the snapshot)", l.Memory)
+	} else if l.Memory > 0 {
 		row(label+" memory", "%d bytes", l.Memory)
 	}
 	if l.Idle != "" {

@@ -70,9 +70,14 @@ func lzfDecode(in *input, clen, ulen, limit int64, dst []byte) ([]byte, error) {
 		if produced+l > ulen {
 			return out, bad("a back reference past the declared length")
 		}
-		for range l {
-			out = append(out, out[ref])
-			ref++
+		// The reference may overlap what it writes: a run of period
+		// len(out)-ref. From ref, every multiple of the period is a
+		// copy of it, so each append may take all there is from ref,
+		// which doubles each time, rather than go byte by byte.
+		for l > 0 {
+			k := min(int64(len(out)-ref), l)
+			out = append(out, out[ref:ref+int(k)]...)
+			l -= k
 		}
 	}
 	if int64(len(out)-base) > want {

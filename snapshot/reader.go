@@ -25,8 +25,14 @@ type Options struct {
 
 const defaultMax = 512 << 20
 
-// maxAux bounds an AUX field's value; a longer one is skipped and not kept.
-const maxAux = 1 << 20
+// AUX fields kept (Aux): at most maxAuxFields, of names up to maxAuxName
+// bytes and values up to maxAuxValue. Redis writes about ten, all short;
+// the others are skipped and not kept.
+const (
+	maxAuxFields = 64
+	maxAuxName   = 256
+	maxAuxValue  = 4 << 10
+)
 
 // Opcodes and value types (redis src/rdb.h).
 const (
@@ -138,6 +144,11 @@ type Entry struct {
 	// value, set both (Len stays -1 only when no header gives it).
 	Size int64
 	Len  int64
+	// Memory estimates, once Value or Skip read the value, what MEMORY
+	// USAGE reports of the key on a Redis 7 that loaded the file: from the
+	// decoded value and the encoding Redis gives it, never the compressed
+	// bytes (see memory.go and docs/audit.md for the error bound).
+	Memory int64
 	// Groups are the consumer groups WantGroups asked for that a stream
 	// has, read with its value (Skip or Value); valid when HasGroups.
 	Groups    []StreamGroup
@@ -148,6 +159,9 @@ type Entry struct {
 	start    int64 // offset of the value
 	module   uint64
 	consumed bool
+	bad      *FormatError // a header its bytes cannot hold (peekInfo)
+	ulen     int64        // an encoded structure's decompressed length (peekInfo)
+	mem      int64        // the in-memory bytes the walk added up (memory.go)
 }
 
 // NewReader reads and checks the magic ("REDIS" or "VALKEY") and version.
@@ -197,7 +211,9 @@ func (r *Reader) Version() int { return r.version }
 // Valkey reports whether the file has Valkey's "VALKEY" magic.
 func (r *Reader) Valkey() bool { return r.valkey }
 
-// Aux returns the AUX fields read so far (redis-ver, ctime, used-mem, ...).
+// Aux returns the AUX fields read so far (redis-ver, ctime, used-mem, ...):
+// the first 64, with names of at most 256 bytes and values of at most 4
+// KiB; longer or later ones are skipped.
 func (r *Reader) Aux() map[string]string { return r.aux }
 
 // Functions returns how many function libraries were read so far.
@@ -368,38 +384,38 @@ func (r *Reader) next() (*Entry, error) {
 	}
 }
 
-// readAux reads an AUX field.
+// readAux reads an AUX field. It keeps at most maxAuxFields of them, of
+// names up to maxAuxName bytes and values up to maxAuxValue: the others are
+// skipped by their framing, undecoded, so that a file of many large (or
+// LZF-amplified) AUX fields costs no memory.
 func (r *Reader) readAux() error {
-	k, err := r.readSmall("an AUX field name")
+	kh, err := r.readStrHdr("an AUX field name")
 	if err != nil {
+		return err
+	}
+	var k []byte
+	if kh.size() <= maxAuxName {
+		if k, err = r.readStr(kh, maxAuxName, r.scratch[:0], "an AUX field name"); err != nil {
+			return err
+		}
+	} else if err := r.skipStr(kh, "an AUX field name"); err != nil {
 		return err
 	}
 	h, err := r.readStrHdr("an AUX field value")
 	if err != nil {
 		return err
 	}
-	if h.size() > maxAux {
+	_, known := r.aux[string(k)]
+	if k == nil || h.size() > maxAuxValue || !known && len(r.aux) >= maxAuxFields {
 		return r.skipStr(h, "an AUX field value")
 	}
-	v, err := r.readStr(h, maxAux, nil, "an AUX field value")
+	name := string(k)
+	v, err := r.readStr(h, maxAuxValue, nil, "an AUX field value")
 	if err != nil {
 		return err
 	}
-	r.aux[string(k)] = string(v)
+	r.aux[name] = string(v)
 	return nil
-}
-
-// readSmall reads a string of at most maxAux bytes.
-func (r *Reader) readSmall(what string) ([]byte, error) {
-	at := r.in.offset()
-	h, err := r.readStrHdr(what)
-	if err != nil {
-		return nil, err
-	}
-	if n := h.size(); n > maxAux {
-		return nil, &FormatError{Offset: at, Expected: fmt.Sprintf("%s of at most %d bytes", what, maxAux), Found: fmt.Sprintf("%d bytes", n)}
-	}
-	return r.readStr(h, maxAux, nil, what)
 }
 
 // readKey reads the key of a value of type t and what the value's first

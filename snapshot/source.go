@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -25,9 +24,16 @@ type SourceOptions struct {
 	// sample: elements of a collection, and bytes in all.
 	SampleLen     int
 	MaxValueBytes int64
+	// MaxKeyBytes bounds a key name; 0 means 1 MiB. A longer key is a
+	// FormatError: a name is held whole, and LZF lets a small file claim
+	// names of any size.
+	MaxKeyBytes int64
 	// Stdin is read for the path "-".
 	Stdin io.Reader
 }
+
+// defaultMaxKey is SourceOptions.MaxKeyBytes by default.
+const defaultMaxKey = 1 << 20
 
 // FileInfo describes one snapshot file a Source read.
 type FileInfo struct {
@@ -67,10 +73,12 @@ type kept struct {
 	err error
 }
 
-// maxKept bounds the values kept per batch for SampleEach: a batch is
-// handed over early when its samples reach it. The values of at most
+// maxKept bounds the bytes of a batch, its key names and the values kept
+// for SampleEach: a batch is handed over early when they reach it. At most
 // readAhead+3 batches are held at once (read ahead, handed over, and the
-// audit's pending one), so 8 MiB keeps them well within the RSS bar.
+// audit's pending one), so 8 MiB keeps them well within the RSS bar, and a
+// file of many long (or LZF-amplified) names costs no more than one of
+// short ones.
 const maxKept = 8 << 20
 
 // batchSize is the keys per batch handed to ScanKeys' callback.
@@ -108,7 +116,7 @@ func (s *Source) Notes() []string {
 		out = append(out, fmt.Sprintf("snapshot %s: %s version %d, server %s, %d keys, %s", f.Path, magic, f.Version, orUnknown(f.RedisVer), f.Keys, created))
 	}
 	if len(s.files) > 0 {
-		out = append(out, "snapshot sizes: a key's memory is the bytes its value takes in the file, not MEMORY USAGE; lengths are read from the file")
+		out = append(out, "snapshot sizes: a key's memory is an estimate of MEMORY USAGE on Redis 7, from its decoded value and encoding (not its compressed bytes in the file; see docs/audit.md for the error bound); lengths are read from the file")
 	}
 	if s.noIdle > 0 {
 		out = append(out, fmt.Sprintf("stale-key not checked on %d keys: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", s.noIdle))
@@ -151,23 +159,18 @@ func (s *Source) ScanKeys(ctx context.Context, plan source.Planner, fn func(batc
 }
 
 func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner, fn func([]source.KeyInfo) error, st *source.Stats) error {
-	var in io.Reader
-	if path == "-" {
-		if s.o.Stdin == nil {
-			return errors.New("--rdb -: no standard input")
-		}
-		in = s.o.Stdin
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		in = f
+	in, closeIn, err := openInput(ctx, path, s.o.Stdin)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	// The reader buffers for itself (input.go); a bufio.Reader in front
 	// would only copy every byte once more.
-	r, err := NewReader(in, Options{MaxValueBytes: s.o.MaxValueBytes, ParallelCRC: true})
+	maxKey := s.o.MaxKeyBytes
+	if maxKey <= 0 {
+		maxKey = defaultMaxKey
+	}
+	r, err := NewReader(in, Options{MaxKeyBytes: maxKey, MaxValueBytes: s.o.MaxValueBytes, ParallelCRC: true})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -214,6 +217,9 @@ func (s *Source) scanFile(ctx context.Context, path string, plan source.Planner,
 	return readErr
 }
 
+// errNoStdin is the error for "-" without a standard input.
+var errNoStdin = errors.New("--rdb -: no standard input")
+
 // readAhead is how many batches the reader may finish before fn takes them.
 const readAhead = 1
 
@@ -246,10 +252,16 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 		batch, keptB = make([]source.KeyInfo, 0, batchSize), 0
 		return nil
 	}
+	// flush hands over the keys read before err, so that a damaged or
+	// interrupted file still counts every key read up to the damage.
+	flush := func(err error) error {
+		_ = send() // a consumer that stopped has its own error
+		return err
+	}
 	for {
 		if fs.scanned%batchSize == 0 {
 			if err := ctx.Err(); err != nil {
-				return fs, err
+				return fs, flush(err)
 			}
 		}
 		e, err := r.Next()
@@ -257,7 +269,7 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			break
 		}
 		if err != nil {
-			return fs, err
+			return fs, flush(err)
 		}
 		if !ctimeK {
 			ctime, ctimeK = auxTime(r.Aux()), true
@@ -279,7 +291,7 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			}
 			if left <= 0 {
 				if err := e.Skip(); err != nil {
-					return fs, err
+					return fs, flush(err)
 				}
 				fs.vanished++ // expired when the snapshot was taken
 				continue
@@ -301,19 +313,20 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			v, err := e.Value(s.o.SampleLen, s.o.MaxValueBytes)
 			var fe *FormatError
 			if errors.As(err, &fe) {
-				return fs, err
+				return fs, flush(err)
 			}
 			s.mu.Lock()
 			s.kept[keptKey{k.DB, k.Key}] = kept{v, err}
 			s.mu.Unlock()
 			keptB += sampleBytes(v)
 		} else if err := e.Skip(); err != nil {
-			return fs, err
+			return fs, flush(err)
 		}
-		// The size in the file and the length come with the value, for
-		// free: the snapshot fills them without being asked.
-		if e.Size >= 0 {
-			k.Memory, k.HasMemory = e.Size, true
+		// The in-memory size, estimated from the decoded value (never
+		// the compressed bytes in the file), and the length come with the
+		// value, for free: the snapshot fills them without being asked.
+		if e.Memory > 0 {
+			k.Memory, k.HasMemory = e.Memory, true
 		}
 		if e.Len >= 0 && e.Type != "string" {
 			k.Len, k.HasLen = e.Len, true
@@ -335,6 +348,7 @@ func (s *Source) read(ctx context.Context, r *Reader, path string, idx int, plan
 			s.mu.Unlock()
 		}
 		batch = append(batch, k)
+		keptB += int64(len(k.Key))
 		if len(batch) == batchSize || keptB >= maxKept {
 			if err := send(); err != nil {
 				return fs, err

@@ -195,6 +195,17 @@ func (r *Reader) peekInfo(e *Entry, t byte) {
 		e.Size = int64(o+used) + h.n
 		hb = p[o+used:]
 	}
+	ulen := h.n
+	if h.kind == strLZF {
+		ulen = h.ulen
+	}
+	e.ulen = ulen
+	if msg := implausible(kind, hb, ulen); msg != "" {
+		// redis-check-rdb rejects the file; so does the read of the value,
+		// sampled or not, rather than report a count the bytes cannot hold.
+		e.bad = &FormatError{Offset: e.start + int64(o), Expected: "a valid " + kind, Found: msg}
+		return
+	}
 	if n := headerCount(kind, hb); n >= 0 {
 		if kind == "zipmap" {
 			e.Len = n
@@ -202,6 +213,52 @@ func (r *Reader) peekInfo(e *Entry, t byte) {
 			e.Len = n / int64(group)
 		}
 	}
+}
+
+// implausible checks the header of an encoded structure of size bytes
+// against its size, as far as its first bytes (hb) hold it: the total
+// length a listpack or ziplist declares, an intset's width and count, and
+// for every kind an element count that its bytes could not hold (each
+// element takes at least 2 bytes in a listpack or ziplist, a zipmap pair
+// 3). It returns what is wrong, or "".
+func implausible(kind string, hb []byte, size int64) string {
+	var minHdr, minElem int64
+	switch kind {
+	case "listpack":
+		minHdr, minElem = 7, 2
+		if len(hb) >= 4 {
+			if tot := int64(binary.LittleEndian.Uint32(hb)); tot != size {
+				return fmt.Sprintf("a total length of %d in a string of %d bytes", tot, size)
+			}
+		}
+	case "ziplist":
+		minHdr, minElem = 11, 2
+		if len(hb) >= 4 {
+			if tot := int64(binary.LittleEndian.Uint32(hb)); tot != size {
+				return fmt.Sprintf("a total length of %d in a string of %d bytes", tot, size)
+			}
+		}
+	case "intset":
+		if len(hb) >= 8 {
+			enc := int64(binary.LittleEndian.Uint32(hb))
+			n := int64(binary.LittleEndian.Uint32(hb[4:]))
+			if enc != 2 && enc != 4 && enc != 8 {
+				return fmt.Sprintf("an integer width of %d", enc)
+			}
+			if 8+enc*n != size {
+				return fmt.Sprintf("%d integers of %d bytes in a string of %d bytes", n, enc, size)
+			}
+		}
+		return ""
+	case "zipmap":
+		minHdr, minElem = 2, 3
+	}
+	if n := headerCount(kind, hb); n >= 0 {
+		if minHdr+minElem*n > size {
+			return fmt.Sprintf("%d elements in a string of %d bytes", n, size)
+		}
+	}
+	return ""
 }
 
 // parseHdrInt returns the decimal length of an int-encoded string header.
@@ -343,6 +400,9 @@ func (e *Entry) Value(n int, maxBytes int64) (payload.Sample, error) {
 		return payload.Sample{}, errSequence
 	}
 	e.consumed = true
+	if e.bad != nil {
+		return payload.Sample{}, r.finish(e, e.bad)
+	}
 	maxBytes = min(maxBytes, r.o.MaxValueBytes)
 	smp := payload.Sample{Type: e.Type}
 	if e.RDBType == tString {
@@ -380,6 +440,9 @@ func (e *Entry) Skip() error {
 		return errSequence
 	}
 	e.consumed = true
+	if e.bad != nil {
+		return r.finish(e, e.bad)
+	}
 	var err error
 	if e.RDBType == tString {
 		err = r.skipString("a string value")
@@ -395,16 +458,18 @@ func (r *Reader) finish(e *Entry, err error) error {
 		return err
 	}
 	e.Size = r.in.offset() - e.start
+	e.estimate()
 	return err
 }
 
 // elemStr reads one string of a collection into the open group when it
 // fits, else skips it.
-func (r *Reader) elemStr(s *sampler, what string) error {
+func (r *Reader) elemStr(e *Entry, s *sampler, what string) error {
 	h, err := r.readStrHdr(what)
 	if err != nil {
 		return err
 	}
+	e.mem += sdsAlloc(h.size())
 	if l := h.size(); s.fits(l) {
 		b, err := r.readStr(h, l, nil, what)
 		s.add(b)
@@ -484,6 +549,9 @@ func (r *Reader) walk(e *Entry, s *sampler) error {
 			e.Len = n / int64(group)
 		}
 	} else {
+		if n := it.count(); n >= 0 && n != k {
+			return &FormatError{Offset: at, Expected: "a valid " + kind, Found: fmt.Sprintf("%d elements where its header declares %d", k, n)}
+		}
 		e.Len = k / int64(group)
 	}
 	return nil
@@ -505,12 +573,12 @@ func (r *Reader) walkTable(e *Entry, t byte, s *sampler) error {
 			}
 		}
 		s.open()
-		if err := r.elemStr(s, "a collection element"); err != nil {
+		if err := r.elemStr(e, s, "a collection element"); err != nil {
 			return err
 		}
 		switch t {
 		case tHash, tHashMetadataPreGA, tHashMetadata:
-			if err := r.elemStr(s, "a hash value"); err != nil {
+			if err := r.elemStr(e, s, "a hash value"); err != nil {
 				return err
 			}
 		case tZset:
@@ -560,7 +628,8 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 			}
 			if c == 1 { // plain: one element
 				s.open()
-				if err := r.elemStr(s, "a plain quicklist node"); err != nil {
+				e.mem += qlNodeSize
+				if err := r.elemStr(e, s, "a plain quicklist node"); err != nil {
 					return err
 				}
 				s.close()
@@ -582,7 +651,11 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 		if size == 0 {
 			return &FormatError{Offset: at, Expected: "a quicklist node", Found: "an empty string"}
 		}
+		e.mem += qlNodeSize + jemalloc(size)
 		if !s.active() {
+			if msg := implausible(kind, data, size); msg != "" {
+				return &FormatError{Offset: at, Expected: "a valid " + kind + " quicklist node", Found: msg}
+			}
 			if n := headerCount(kind, data); n >= 0 {
 				total += n
 			} else {
@@ -618,6 +691,9 @@ func (r *Reader) walkQuicklist(e *Entry, t byte, s *sampler) error {
 				known = false
 			}
 		} else {
+			if n := it.count(); n >= 0 && n != k {
+				return &FormatError{Offset: at, Expected: "a valid " + kind + " quicklist node", Found: fmt.Sprintf("%d elements where its header declares %d", k, n)}
+			}
 			total += k
 		}
 	}
@@ -647,7 +723,12 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 			return err
 		}
 		if !s.active() {
-			if err := r.skipString("a stream listpack"); err != nil {
+			h, err := r.readStrHdr("a stream listpack")
+			if err != nil {
+				return err
+			}
+			e.mem += raxNodeSize + jemalloc(h.size())
+			if err := r.skipStr(h, "a stream listpack"); err != nil {
 				return err
 			}
 			continue
@@ -656,6 +737,7 @@ func (r *Reader) walkStream(e *Entry, t byte, s *sampler) error {
 		if err != nil {
 			return err
 		}
+		e.mem += raxNodeSize + jemalloc(size)
 		it, err := newIter("listpack", data, whole, size, at)
 		if err != nil {
 			return err

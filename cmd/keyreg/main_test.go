@@ -20,6 +20,11 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files and testscript outputs")
 
 func TestMain(m *testing.M) {
+	// The test binary is keyreg itself, signal handling included, for the
+	// tests that run it as a process (TestRDBSignal).
+	if os.Getenv("KEYREG_TEST_MAIN") == "1" {
+		main()
+	}
 	testscript.Main(m, map[string]func(){
 		"keyreg": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 	})
