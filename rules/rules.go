@@ -237,6 +237,7 @@ var keyRules = []*Rule{
 var breakingRules = []*Rule{
 	FamilyRemoved,
 	PatternChanged,
+	VersionChanged,
 	HashTagChanged,
 	TypeChanged,
 	FencingChanged,

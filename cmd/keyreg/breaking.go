@@ -31,7 +31,8 @@ func (a *app) breakingCmd() *cobra.Command {
 		Long: `Breaking compares the registry with an older version of it and reports
 changes that would break a reader or writer still in production: families
 removed before their sunset, key patterns, hash tags, types or encodings
-changed without a version bump, payload schemas that are not reader-safe or
+changed without a version bump, a version bumped in place under the same
+family name, payload schemas that are not reader-safe or
 writer-safe as each family's compat level requires, and (as warnings and
 notes) TTL, codegen and ownership changes. See docs/breaking.md.
 
