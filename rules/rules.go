@@ -203,6 +203,7 @@ var lintRules = []*Rule{
 	FencingSlot,
 	StreamUnbounded,
 	VersionMismatch,
+	VersionMissing,
 	PayloadSchemaTypeMismatch,
 	DeprecatedReplacementUnknown,
 	IgnoreWithoutReason,
