@@ -628,6 +628,12 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 						o.Description = fv.Value
 					case "prefixes":
 						for _, p := range fv.Content {
+							if len(p.Value) > MaxPatternLen {
+								// lint proves claims against each other
+								// in time quadratic in their lengths.
+								l.errorf(l.nodePos(p), RuleSchemaInvalid, "", "owners.%s.prefixes: prefix is %d bytes long, more than the limit of %d", o.Name, len(p.Value), MaxPatternLen)
+								continue
+							}
 							o.Prefixes = append(o.Prefixes, Prefix{Glob: p.Value, Pos: l.nodePos(p)})
 						}
 					}

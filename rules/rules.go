@@ -197,6 +197,7 @@ var lintRules = []*Rule{
 	OwnerUnknown,
 	OwnerPlaceholder,
 	OwnerPrefixClaim,
+	OwnerClaimConflict,
 	TTLPolicyMissing,
 	LockLeaseMissing,
 	FencingInvalid,
