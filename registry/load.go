@@ -195,6 +195,14 @@ type loader struct {
 	jsonPtr map[*yaml.Node]string
 	// presetFamilies counts the families presets: entries expanded into.
 	presetFamilies int
+	// lenient is set while a document the schema rejected is decoded:
+	// values may then have any shape.
+	lenient bool
+	// badPtrs are the JSON pointers of the values the schema rejected.
+	// The model is still decoded, to report what its pass finds too
+	// (patterns, schema files), but a presets: entry with a rejected value
+	// is not expanded.
+	badPtrs []string
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -237,10 +245,48 @@ func (l *loader) load(data []byte) *Registry {
 	}
 	l.value = value
 	l.validateSchema(value)
-	if len(l.diags) > 0 {
-		return nil
+	if len(l.diags) == 0 {
+		return l.decode(root)
 	}
-	return l.decode(root)
+	// The schema rejected the document. Decode it anyway, so that one run
+	// also reports what decoding finds (a pattern that does not parse, a
+	// payload schema file that is missing, a duplicate name), without a
+	// second finding where the schema already put one.
+	schemaDiags := len(l.diags)
+	l.lenient = true
+	l.decode(root)
+	l.diags = dropRepeats(l.diags, schemaDiags)
+	return nil
+}
+
+// dropRepeats keeps the first n diagnostics, and of the rest those at a
+// position none of the first n has: the schema's finding on a value says
+// what is wrong with it, a decoder's finding there only repeats it.
+func dropRepeats(l diag.List, n int) diag.List {
+	type at struct{ line, col int }
+	seen := make(map[at]bool, n)
+	for _, d := range l[:n] {
+		seen[at{d.Pos.Line, d.Pos.Col}] = true
+	}
+	out := l[:n]
+	for _, d := range l[n:] {
+		if k := (at{d.Pos.Line, d.Pos.Col}); !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// rejected reports whether the schema rejected the value at ptr, or a
+// value inside it.
+func (l *loader) rejected(ptr string) bool {
+	for _, p := range l.badPtrs {
+		if p == ptr || strings.HasPrefix(p, ptr+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeYAML parses data, which must hold one YAML document. A second
@@ -447,21 +493,28 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 	ptr := pointer(e.InstanceLocation)
 	where := displayPath(e.InstanceLocation)
 	pos := l.posAt(ptr)
+	if len(e.Causes) == 0 {
+		l.badPtrs = append(l.badPtrs, ptr)
+	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
+		fields := schemaFields(e.SchemaURL)
 		for _, p := range k.Properties {
 			child := ptr + "/" + escapePointer(p)
 			kp, ok := l.keyPos[child]
 			if !ok {
 				kp = pos
 			}
-			l.errorf(kp, RuleSchemaInvalid, "", "%sunknown field %q", prefix(where), p)
+			l.errorf(kp, RuleSchemaInvalid, "", "%sunknown field %s%s", prefix(where), quoteShort(p), diag.DidYouMean(p, fields))
 		}
 		return
 	case *kind.Required:
 		for _, p := range k.Missing {
 			l.errorf(pos, RuleSchemaInvalid, "", "%smissing required field %q", prefix(where), p)
 		}
+		return
+	case *kind.Enum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s%s", prefix(where), e.ErrorKind.LocalizedString(printer), enumSuggestion(k))
 		return
 	case *kind.OneOf, *kind.AnyOf:
 		// Errors below this node come from the branch whose shape fit;
@@ -474,7 +527,8 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 			}
 			return
 		}
-		l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), wantFor(e.InstanceLocation))
+		l.badPtrs = append(l.badPtrs, ptr)
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s%s", prefix(where), wantFor(e.InstanceLocation), branchSuggestion(e, len(e.InstanceLocation)))
 		return
 	case *kind.Pattern:
 		if strings.Contains(e.SchemaURL, "duration") {
@@ -489,6 +543,85 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 		return
 	}
 	l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), e.ErrorKind.LocalizedString(printer))
+}
+
+// keysSchemaDoc is the embedded schema as JSON values, for the names of
+// the fields a typo is compared with.
+var keysSchemaDoc = sync.OnceValue(func() any {
+	var v any
+	if err := json.Unmarshal(schemas.KeysV1, &v); err != nil {
+		panic(fmt.Sprintf("embedded keys.yaml schema is not JSON: %v", err))
+	}
+	return v
+})
+
+// schemaFields returns the properties of the object schema at url (the
+// location in the embedded schema of the subschema that rejected an
+// unknown field), sorted, for a "did you mean".
+func schemaFields(url string) []string {
+	_, frag, ok := strings.Cut(url, "#")
+	if !ok || (frag != "" && frag[0] != '/') {
+		return nil
+	}
+	v := keysSchemaDoc()
+	for _, step := range strings.Split(frag, "/")[1:] {
+		step = strings.ReplaceAll(strings.ReplaceAll(step, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[step]
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	m, _ := v.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// enumSuggestion returns a "did you mean" for a string that is none of an
+// enum's values, such as "strin" for "string".
+func enumSuggestion(k *kind.Enum) string {
+	got, ok := k.Got.(string)
+	if !ok {
+		return ""
+	}
+	var want []string
+	for _, w := range k.Want {
+		if s, ok := w.(string); ok {
+			want = append(want, s)
+		}
+	}
+	return diag.DidYouMean(got, want)
+}
+
+// branchSuggestion returns a "did you mean" for a value that fits no branch
+// of a oneOf or anyOf at depth, from the first enum among the branches'
+// errors at the value itself (encoding: jsn, whose branches are one
+// encoding or a list of them).
+func branchSuggestion(e *jsonschema.ValidationError, depth int) string {
+	for _, c := range e.Causes {
+		if len(c.InstanceLocation) != depth {
+			continue
+		}
+		if k, ok := c.ErrorKind.(*kind.Enum); ok {
+			return enumSuggestion(k)
+		}
+		if s := branchSuggestion(c, depth); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func collectDeeper(e *jsonschema.ValidationError, depth int, out *[]*jsonschema.ValidationError) {
@@ -668,11 +801,16 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 			presets = v
 		}
 	}
-	if families != nil {
+	if families != nil && (!l.lenient || families.Kind == yaml.SequenceNode) {
 		for i, fn := range families.Content {
+			if l.lenient && fn.Kind != yaml.MappingNode {
+				continue
+			}
 			f := l.family(r, fn, "/families/"+strconv.Itoa(i))
-			f.Index = i
-			if prev, dup := r.byName[f.Name]; dup {
+			f.Index = len(r.Families)
+			if f.Name == "" && l.lenient {
+				// The schema reported the missing name.
+			} else if prev, dup := r.byName[f.Name]; dup {
 				l.errorf(f.PosOf("name"), RuleDuplicateName, f.Name, "family name %q is already used at line %d", f.Name, prev.Pos.Line)
 			} else {
 				r.byName[f.Name] = f

@@ -301,6 +301,10 @@ func FuzzLoad(f *testing.F) {
 	f.Add("version: 1\nfamilies: [{name: a, pattern: \"q\\x06{p}\", schema: schemas/cycle.json}]\n---\nb: 1\n")
 	f.Add("version: 1\nfamilies:\n  - name: a\n    pattern: >-\n      v1:\u00e9:\n      {id\n    schema: schemas/out.json\n")
 	f.Add("version: 1\nfamilies: [{name: a, pattern: \"caf\\u00e9:\\\"{id\"}]\n")
+	// Documents the schema rejects are decoded too (every problem in one run).
+	f.Add("version: 1\nfamilies: {a: 1}\npresets: {x: 1}\n")
+	f.Add("version: 1\nfamilies: [1, {name: a, typ: x, pattern: \"{a\"}, {pattern: x}, {pattern: y}]\npresets: [{owner: x}, {use: celery, owner: 5, with: 3}, {use: rq, owner: o, with: {queues: [a, 1]}, families: 3}]\n")
+	f.Add("version: x\nseparator: ab\nowners: [1]\ndefaults: 3\nbreaking: 5\nrules: [1]\nfamilies: [{name: [a], pattern: {a: 1}, ttl: [1], schema: [1], groups: 5, ignore: 5, deprecated: 5, encoding: {a: 1}, kind: 3, version: [1]}]\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		fsys := fstest.MapFS{
 			"keys.yaml":            {Data: []byte(src)},

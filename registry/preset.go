@@ -378,8 +378,14 @@ func (l *loader) presets(r *Registry, list *yaml.Node) {
 	if list == nil {
 		return
 	}
+	if l.lenient && (list.Kind != yaml.SequenceNode || slices.Contains(l.badPtrs, "/presets")) {
+		return
+	}
 	used := map[string]diag.Pos{}
 	for j, n := range list.Content {
+		if l.lenient && l.rejected("/presets/"+strconv.Itoa(j)) {
+			continue // the schema reported what is wrong with the entry
+		}
 		u := l.presetUse(n, "/presets/"+strconv.Itoa(j))
 		if u == nil {
 			continue

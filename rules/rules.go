@@ -368,7 +368,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 		r, ok := Lookup(o.Rule)
 		switch {
 		case !ok:
-			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q (see keyreg rules)", o.Rule)
+			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q%s (see keyreg rules)", o.Rule, didYouMean(o.Rule, ruleIDs(All())))
 		case r.Kind == KindLoad:
 			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: %q makes the registry unusable and cannot be overridden", o.Rule)
 		}
@@ -376,7 +376,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 	for _, f := range reg.Families {
 		for _, ig := range f.Ignore {
 			if _, ok := Lookup(ig.Rule); !ok {
-				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q (see keyreg rules)", ig.Rule)
+				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q%s (see keyreg rules)", ig.Rule, didYouMean(ig.Rule, ruleIDs(All())))
 			}
 		}
 	}
@@ -398,15 +398,24 @@ func checkBreakingRefs(reg *registry.Registry) diag.List {
 			case ok:
 				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: %q is a %s rule, not a breaking rule", field, ref.Name, r.Kind)
 			case strings.ToUpper(ref.Name) == ref.Name:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q (want %s)", field, ref.Name, strings.Join(Categories(), ", "))
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q%s (want %s)", field, ref.Name, didYouMean(ref.Name, Categories()), strings.Join(Categories(), ", "))
 			default:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q (see keyreg rules)", field, ref.Name)
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q%s (see keyreg rules)", field, ref.Name, didYouMean(ref.Name, ruleIDs(breakingRules)))
 			}
 		}
 	}
 	check("use", reg.Breaking.Use)
 	check("except", reg.Breaking.Except)
 	return out
+}
+
+// ruleIDs returns the IDs of rs, for a "did you mean".
+func ruleIDs(rs []*Rule) []string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
 }
 
 // selected reports whether the breaking: block of reg runs rule r: r is
