@@ -83,3 +83,36 @@ func TestLoadSuggestsNearest(t *testing.T) {
 	got := diagnostics(t, "version: 1\nfamilis: []\n")
 	wantDiag(t, got, `keys.yaml:2:1: error: unknown field "familis"; did you mean "families"? (schema-invalid)`)
 }
+
+// TestLoadBadNamesAndLimits covers issue 22 item 29: an empty group name
+// was reported at 1:1 without its path, and a max_len of 10^26 was
+// accepted and clamped to the largest int64.
+func TestLoadBadNamesAndLimits(t *testing.T) {
+	got := diagnostics(t, `version: 1
+owners:
+  "Bad Team": {contact: x}
+defaults: {max_len: 9223372036854775808}
+families:
+  - name: events
+    pattern: "v1:events"
+    type: stream
+    max_len: 100000000000000000000000000
+    max_bytes: 1e3
+    version: 99999999999999999999
+    groups:
+      "": {max_lag: 5}
+`)
+	for _, want := range []string{
+		`keys.yaml:3:3: error: owners: bad name "Bad Team": 'Bad Team' does not match pattern`,
+		`keys.yaml:4:21: error: defaults.max_len: 9223372036854775808 is more than the maximum, 9223372036854775807 (schema-invalid)`,
+		`keys.yaml:9:14: error: families[0].max_len: 100000000000000000000000000 is more than the maximum, 9223372036854775807 (schema-invalid)`,
+		`keys.yaml:10:16: error: bad limit "1e3" (want an integer from 1 to 9223372036854775807) (schema-invalid)`,
+		`keys.yaml:11:14: error: families[0].version: 99999999999999999999 is more than the maximum, 9223372036854775807 (schema-invalid)`,
+		`keys.yaml:13:7: error: families[0].groups: bad name "": a name must not be empty (schema-invalid)`,
+	} {
+		wantDiag(t, got, want)
+	}
+	if strings.Contains(got, ":1:1:") {
+		t.Errorf("a finding without its position:\n%s", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/big"
 	"os"
 	"path"
 	"path/filepath"
@@ -203,6 +204,8 @@ type loader struct {
 	// (patterns, schema files), but a presets: entry with a rejected value
 	// is not expanded.
 	badPtrs []string
+	// namesSeen are the keys a propertyNames error was placed on.
+	namesSeen map[string]bool
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -434,6 +437,9 @@ func (l *loader) toJSON(n *yaml.Node, ptr string) (any, bool) {
 	return nil, true
 }
 
+// decimalInt is a YAML integer written in plain decimal digits.
+var decimalInt = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 func scalarJSON(n *yaml.Node) any {
 	switch n.ShortTag() {
 	case "!!null":
@@ -448,7 +454,16 @@ func scalarJSON(n *yaml.Node) any {
 		if n.Decode(&i) == nil {
 			return json.Number(strconv.FormatInt(i, 10))
 		}
+		if len(n.Value) <= 100 && decimalInt.MatchString(n.Value) {
+			// Beyond int64: still an integer, which the schema's bounds
+			// then judge (a 2^63 max_len is "more than the maximum", not
+			// "a string").
+			return json.Number(n.Value)
+		}
 	case "!!float":
+		if len(n.Value) <= 100 && decimalInt.MatchString(n.Value) {
+			return json.Number(n.Value) // an integer beyond int64: exactly as written
+		}
 		var f float64
 		if n.Decode(&f) == nil {
 			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
@@ -513,6 +528,42 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 			l.errorf(pos, RuleSchemaInvalid, "", "%smissing required field %q", prefix(where), p)
 		}
 		return
+	case *kind.PropertyNames:
+		// The causes judge the name as a value of its own, at no location:
+		// report them at the key, with the path of its mapping.
+		child := l.namedKey(e, k.Property)
+		where = displayPath(splitPointer(child)[:max(len(splitPointer(child))-1, 0)])
+		kp, ok := l.keyPos[child]
+		if !ok {
+			kp = pos
+		}
+		var why []string
+		var leaves func(c *jsonschema.ValidationError)
+		leaves = func(c *jsonschema.ValidationError) {
+			if len(c.Causes) == 0 {
+				why = append(why, c.ErrorKind.LocalizedString(printer))
+			}
+			for _, cc := range c.Causes {
+				leaves(cc)
+			}
+		}
+		for _, c := range e.Causes {
+			leaves(c)
+		}
+		if k.Property == "" {
+			why = []string{"a name must not be empty"}
+		} else if len(why) == 0 {
+			why = append(why, "not allowed")
+		}
+		l.badPtrs = append(l.badPtrs, child)
+		l.errorf(kp, RuleSchemaInvalid, "", "%sbad name %s: %s", prefix(where), quoteShort(k.Property), strings.Join(why, "; "))
+		return
+	case *kind.Maximum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s is more than the maximum, %s", prefix(where), ratString(k.Got), ratString(k.Want))
+		return
+	case *kind.Minimum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s is less than the minimum, %s", prefix(where), ratString(k.Got), ratString(k.Want))
+		return
 	case *kind.Enum:
 		l.errorf(pos, RuleSchemaInvalid, "", "%s%s%s", prefix(where), e.ErrorKind.LocalizedString(printer), enumSuggestion(k))
 		return
@@ -543,6 +594,70 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 		return
 	}
 	l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), e.ErrorKind.LocalizedString(printer))
+}
+
+// namedKey returns the JSON pointer of the mapping key that a
+// propertyNames error is about. The validator (jsonschema v6.0.x) hands
+// that error its live location buffer, not a copy, so the tokens may have
+// been overwritten by the time the error is read (an owner's bad name was
+// reported under families:); only their number is right. The key is found
+// in the document instead: a key of that name, at that depth, inside a
+// mapping named as the schema's propertyNames keyword says (owners, groups,
+// families, rules). Each key is claimed once, so two bad names of the same
+// spelling in two mappings land on their own lines.
+func (l *loader) namedKey(e *jsonschema.ValidationError, name string) string {
+	depth := len(e.InstanceLocation) + 1
+	_, frag, _ := strings.Cut(e.SchemaURL, "#")
+	parent := ""
+	if steps := strings.Split(strings.TrimSuffix(frag, "/propertyNames"), "/"); len(steps) > 0 {
+		parent = steps[len(steps)-1]
+	}
+	var cands []string
+	for ptr := range l.keyPos {
+		toks := splitPointer(ptr)
+		if len(toks) == depth && toks[depth-1] == name && (depth < 2 || toks[depth-2] == parent) && !l.namesSeen[ptr] {
+			cands = append(cands, ptr)
+		}
+	}
+	if len(cands) == 0 {
+		return pointer(e.InstanceLocation) + "/" + escapePointer(name)
+	}
+	slices.SortFunc(cands, func(a, b string) int {
+		pa, pb := l.keyPos[a], l.keyPos[b]
+		if pa.Line != pb.Line {
+			return pa.Line - pb.Line
+		}
+		return pa.Col - pb.Col
+	})
+	if l.namesSeen == nil {
+		l.namesSeen = map[string]bool{}
+	}
+	l.namesSeen[cands[0]] = true
+	return cands[0]
+}
+
+// ratString writes a number of a schema error as written in YAML: an
+// integer in full, anything else as a short decimal.
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(3)
+}
+
+// splitPointer splits a JSON pointer into its unescaped tokens.
+func splitPointer(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
 }
 
 // keysSchemaDoc is the embedded schema as JSON values, for the names of
@@ -745,9 +860,9 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 				case "max_idle":
 					r.Defaults.MaxIdle = l.duration(dv)
 				case "max_bytes":
-					r.Defaults.MaxBytes, _ = strconv.ParseInt(dv.Value, 10, 64)
+					r.Defaults.MaxBytes = l.limit(dv)
 				case "max_len":
-					r.Defaults.MaxLen, _ = strconv.ParseInt(dv.Value, 10, 64)
+					r.Defaults.MaxLen = l.limit(dv)
 				}
 			}
 		case "owners":
@@ -865,9 +980,9 @@ func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 		case "schema":
 			f.Schema = l.schema(v, ptr)
 		case "max_bytes":
-			f.MaxBytes, _ = strconv.ParseInt(v.Value, 10, 64)
+			f.MaxBytes = l.limit(v)
 		case "max_len":
-			f.MaxLen, _ = strconv.ParseInt(v.Value, 10, 64)
+			f.MaxLen = l.limit(v)
 		case "max_idle":
 			f.MaxIdle = l.duration(v)
 		case "managed_by":
@@ -995,6 +1110,18 @@ func (l *loader) count(n *yaml.Node) int64 {
 	if err != nil || c < 0 {
 		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "bad count %q (want an integer from 0 to %d)", n.Value, int64(math.MaxInt64))
 		return NoLimit
+	}
+	return c
+}
+
+// limit parses a max_bytes or max_len: an integer from 1 to the largest
+// int64. A larger one (10^26, which YAML reads as a float and the schema
+// accepts as an integer) is refused at its position rather than clamped.
+func (l *loader) limit(n *yaml.Node) int64 {
+	c, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil || c < 1 {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "bad limit %s (want an integer from 1 to %d)", quoteShort(n.Value), int64(math.MaxInt64))
+		return 0
 	}
 	return c
 }
