@@ -174,7 +174,7 @@ func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
 		l.diags.Sort()
 		return nil, &diag.ListError{List: l.diags}
 	}
-	reg.buildMatcher()
+	reg.buildLockMatchers()
 	return reg, nil
 }
 

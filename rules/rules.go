@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
@@ -265,13 +266,19 @@ func KeyRules() []*Rule { return slices.Clone(keyRules) }
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (*Rule, bool) {
-	for _, r := range All() {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	return nil, false
+	r, ok := byID()[id]
+	return r, ok
 }
+
+// byID indexes All by ID once: Lookup runs for every finding a run
+// reports, and building All there allocated the whole list each time.
+var byID = sync.OnceValue(func() map[string]*Rule {
+	m := map[string]*Rule{}
+	for _, r := range All() {
+		m[r.ID] = r
+	}
+	return m
+})
 
 // IsFatal reports whether d makes the registry unusable (exit 2).
 func IsFatal(d diag.Diagnostic) bool {
@@ -328,7 +335,7 @@ func Lint(reg *registry.Registry) diag.List {
 // entries to l. Findings turned off are dropped; ignored ones are marked
 // suppressed with their reason. Load rules cannot be overridden.
 func Apply(reg *registry.Registry, l diag.List) diag.List {
-	out := l[:0:0]
+	out := make(diag.List, 0, len(l))
 	for _, d := range l {
 		if r, ok := Lookup(d.Rule); ok {
 			d.Severity, d.Suppressed, d.Reason = Effective(reg, r, d.Family, d.Severity)
