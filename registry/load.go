@@ -204,8 +204,9 @@ type loader struct {
 	// (patterns, schema files), but a presets: entry with a rejected value
 	// is not expanded.
 	badPtrs []string
-	// namesSeen are the keys a propertyNames error was placed on.
-	namesSeen map[string]bool
+	// keysByName are the keys a propertyNames error may be about, not yet
+	// claimed by one (namedKey).
+	keysByName map[keyName][]string
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -612,28 +613,44 @@ func (l *loader) namedKey(e *jsonschema.ValidationError, name string) string {
 	if steps := strings.Split(strings.TrimSuffix(frag, "/propertyNames"), "/"); len(steps) > 0 {
 		parent = steps[len(steps)-1]
 	}
-	var cands []string
-	for ptr := range l.keyPos {
-		toks := splitPointer(ptr)
-		if len(toks) == depth && toks[depth-1] == name && (depth < 2 || toks[depth-2] == parent) && !l.namesSeen[ptr] {
-			cands = append(cands, ptr)
+	if l.keysByName == nil {
+		// Index every key once by (depth, mapping, name), in document
+		// order, so that many bad names cost one pass over the document.
+		l.keysByName = map[keyName][]string{}
+		for ptr := range l.keyPos {
+			toks := splitPointer(ptr)
+			k := keyName{depth: len(toks), name: toks[len(toks)-1]}
+			if len(toks) >= 2 {
+				k.parent = toks[len(toks)-2]
+			}
+			l.keysByName[k] = append(l.keysByName[k], ptr)
+		}
+		for _, ptrs := range l.keysByName {
+			slices.SortFunc(ptrs, func(a, b string) int {
+				pa, pb := l.keyPos[a], l.keyPos[b]
+				if pa.Line != pb.Line {
+					return pa.Line - pb.Line
+				}
+				return pa.Col - pb.Col
+			})
 		}
 	}
-	if len(cands) == 0 {
+	k := keyName{depth: depth, name: name}
+	if depth >= 2 {
+		k.parent = parent
+	}
+	ptrs := l.keysByName[k]
+	if len(ptrs) == 0 {
 		return pointer(e.InstanceLocation) + "/" + escapePointer(name)
 	}
-	slices.SortFunc(cands, func(a, b string) int {
-		pa, pb := l.keyPos[a], l.keyPos[b]
-		if pa.Line != pb.Line {
-			return pa.Line - pb.Line
-		}
-		return pa.Col - pb.Col
-	})
-	if l.namesSeen == nil {
-		l.namesSeen = map[string]bool{}
-	}
-	l.namesSeen[cands[0]] = true
-	return cands[0]
+	l.keysByName[k] = ptrs[1:] // each key is claimed once
+	return ptrs[0]
+}
+
+// keyName indexes the keys of the document for namedKey.
+type keyName struct {
+	depth        int
+	parent, name string
 }
 
 // ratString writes a number of a schema error as written in YAML: an
