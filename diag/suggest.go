@@ -8,7 +8,9 @@ import "strconv"
 func Closest(name string, candidates []string) (string, bool) {
 	best, bestD := "", 3
 	for _, c := range candidates {
-		if c == name {
+		// The distance is at least the difference in length: skip those
+		// out of reach before paying len(name)*len(c) steps.
+		if c == name || len(c) > len(name)+2 || len(name) > len(c)+2 {
 			continue
 		}
 		if d := editDistance(name, c); d < bestD && d < len(name) {

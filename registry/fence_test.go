@@ -83,7 +83,7 @@ func TestLoadKindErrors(t *testing.T) {
 		{"groups on a hash", fam("    type: hash\n    groups: {g: {}}\n"), `keys.yaml:6:13: error: groups: consumer groups need type: stream (the family declares type: hash) (schema-invalid)`},
 		{"groups without a type", fam("    groups: {g: {}}\n"), `groups: consumer groups need type: stream (the family declares no type)`},
 		{"negative max_lag", fam("    type: stream\n    groups: {g: {max_lag: -1}}\n"), `keys.yaml:6:27: error: families[0].groups.g.max_lag: `},
-		{"huge max_pending", fam("    type: stream\n    groups: {g: {max_pending: 99999999999999999999}}\n"), `keys.yaml:6:31: error: bad count "99999999999999999999" (want an integer from 0 to 9223372036854775807) (schema-invalid)`},
+		{"huge max_pending", fam("    type: stream\n    groups: {g: {max_pending: 99999999999999999999}}\n"), `keys.yaml:6:31: error: families[0].groups.g.max_pending: 99999999999999999999 is more than the maximum, 9223372036854775807 (schema-invalid)`},
 		{"unknown group field", fam("    type: stream\n    groups: {g: {max_lagg: 1}}\n"), `unknown field "max_lagg"`},
 		{"fencing on a non-lock", fam("    fencing: other\n"), `keys.yaml:5:14: error: fencing: only a kind: lock family has a fencing counter (schema-invalid)`},
 	}

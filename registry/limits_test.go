@@ -67,6 +67,10 @@ func TestLoadLimits(t *testing.T) {
 		wantDiag(t, got, "keys.yaml:3:25: error: pattern")
 		wantDiag(t, got, "keys.yaml:4:25: error: pattern")
 	})
+	t.Run("2 KB claimed prefix", func(t *testing.T) {
+		got := diagnostics(t, fmt.Sprintf("version: 1\nowners:\n  a:\n    contact: a@example.com\n    prefixes: [%q]\nfamilies: []\n", strings.Repeat("a*", 1000)))
+		wantDiag(t, got, `keys.yaml:5:16: error: owners.a.prefixes: prefix is 2000 bytes long, more than the limit of 1024 (schema-invalid)`)
+	})
 	t.Run("8000 any placeholders", func(t *testing.T) {
 		got := diagnostics(t, fmt.Sprintf("version: 1\nfamilies:\n  - {name: a, pattern: %q}\n  - {name: b, pattern: %q}\n", anyPattern(8000), anyPattern(8000)+"y"))
 		wantDiag(t, got, "more than the limit of 1024 (pattern-invalid)")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"math/big"
 	"os"
 	"path"
 	"path/filepath"
@@ -173,7 +174,7 @@ func parse(fsys fs.FS, name, display string, data []byte) (*Registry, error) {
 		l.diags.Sort()
 		return nil, &diag.ListError{List: l.diags}
 	}
-	reg.buildMatcher()
+	reg.buildLockMatchers()
 	return reg, nil
 }
 
@@ -195,6 +196,17 @@ type loader struct {
 	jsonPtr map[*yaml.Node]string
 	// presetFamilies counts the families presets: entries expanded into.
 	presetFamilies int
+	// lenient is set while a document the schema rejected is decoded:
+	// values may then have any shape.
+	lenient bool
+	// badPtrs are the JSON pointers of the values the schema rejected.
+	// The model is still decoded, to report what its pass finds too
+	// (patterns, schema files), but a presets: entry with a rejected value
+	// is not expanded.
+	badPtrs []string
+	// keysByName are the keys a propertyNames error may be about, not yet
+	// claimed by one (namedKey).
+	keysByName map[keyName][]string
 }
 
 func (l *loader) errorf(pos diag.Pos, rule, family, format string, args ...any) {
@@ -237,10 +249,48 @@ func (l *loader) load(data []byte) *Registry {
 	}
 	l.value = value
 	l.validateSchema(value)
-	if len(l.diags) > 0 {
-		return nil
+	if len(l.diags) == 0 {
+		return l.decode(root)
 	}
-	return l.decode(root)
+	// The schema rejected the document. Decode it anyway, so that one run
+	// also reports what decoding finds (a pattern that does not parse, a
+	// payload schema file that is missing, a duplicate name), without a
+	// second finding where the schema already put one.
+	schemaDiags := len(l.diags)
+	l.lenient = true
+	l.decode(root)
+	l.diags = dropRepeats(l.diags, schemaDiags)
+	return nil
+}
+
+// dropRepeats keeps the first n diagnostics, and of the rest those at a
+// position none of the first n has: the schema's finding on a value says
+// what is wrong with it, a decoder's finding there only repeats it.
+func dropRepeats(l diag.List, n int) diag.List {
+	type at struct{ line, col int }
+	seen := make(map[at]bool, n)
+	for _, d := range l[:n] {
+		seen[at{d.Pos.Line, d.Pos.Col}] = true
+	}
+	out := l[:n]
+	for _, d := range l[n:] {
+		if k := (at{d.Pos.Line, d.Pos.Col}); !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// rejected reports whether the schema rejected the value at ptr, or a
+// value inside it.
+func (l *loader) rejected(ptr string) bool {
+	for _, p := range l.badPtrs {
+		if p == ptr || strings.HasPrefix(p, ptr+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeYAML parses data, which must hold one YAML document. A second
@@ -388,6 +438,9 @@ func (l *loader) toJSON(n *yaml.Node, ptr string) (any, bool) {
 	return nil, true
 }
 
+// decimalInt is a YAML integer written in plain decimal digits.
+var decimalInt = regexp.MustCompile(`^[-+]?[0-9]+$`)
+
 func scalarJSON(n *yaml.Node) any {
 	switch n.ShortTag() {
 	case "!!null":
@@ -402,7 +455,16 @@ func scalarJSON(n *yaml.Node) any {
 		if n.Decode(&i) == nil {
 			return json.Number(strconv.FormatInt(i, 10))
 		}
+		if len(n.Value) <= 100 && decimalInt.MatchString(n.Value) {
+			// Beyond int64: still an integer, which the schema's bounds
+			// then judge (a 2^63 max_len is "more than the maximum", not
+			// "a string").
+			return json.Number(n.Value)
+		}
 	case "!!float":
+		if len(n.Value) <= 100 && decimalInt.MatchString(n.Value) {
+			return json.Number(n.Value) // an integer beyond int64: exactly as written
+		}
 		var f float64
 		if n.Decode(&f) == nil {
 			return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
@@ -447,21 +509,64 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 	ptr := pointer(e.InstanceLocation)
 	where := displayPath(e.InstanceLocation)
 	pos := l.posAt(ptr)
+	if len(e.Causes) == 0 {
+		l.badPtrs = append(l.badPtrs, ptr)
+	}
 	switch k := e.ErrorKind.(type) {
 	case *kind.AdditionalProperties:
+		fields := schemaFields(e.SchemaURL)
 		for _, p := range k.Properties {
 			child := ptr + "/" + escapePointer(p)
 			kp, ok := l.keyPos[child]
 			if !ok {
 				kp = pos
 			}
-			l.errorf(kp, RuleSchemaInvalid, "", "%sunknown field %q", prefix(where), p)
+			l.errorf(kp, RuleSchemaInvalid, "", "%sunknown field %s%s", prefix(where), quoteShort(p), diag.DidYouMean(p, fields))
 		}
 		return
 	case *kind.Required:
 		for _, p := range k.Missing {
 			l.errorf(pos, RuleSchemaInvalid, "", "%smissing required field %q", prefix(where), p)
 		}
+		return
+	case *kind.PropertyNames:
+		// The causes judge the name as a value of its own, at no location:
+		// report them at the key, with the path of its mapping.
+		child := l.namedKey(e, k.Property)
+		where = displayPath(splitPointer(child)[:max(len(splitPointer(child))-1, 0)])
+		kp, ok := l.keyPos[child]
+		if !ok {
+			kp = pos
+		}
+		var why []string
+		var leaves func(c *jsonschema.ValidationError)
+		leaves = func(c *jsonschema.ValidationError) {
+			if len(c.Causes) == 0 {
+				why = append(why, c.ErrorKind.LocalizedString(printer))
+			}
+			for _, cc := range c.Causes {
+				leaves(cc)
+			}
+		}
+		for _, c := range e.Causes {
+			leaves(c)
+		}
+		if k.Property == "" {
+			why = []string{"a name must not be empty"}
+		} else if len(why) == 0 {
+			why = append(why, "not allowed")
+		}
+		l.badPtrs = append(l.badPtrs, child)
+		l.errorf(kp, RuleSchemaInvalid, "", "%sbad name %s: %s", prefix(where), quoteShort(k.Property), strings.Join(why, "; "))
+		return
+	case *kind.Maximum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s is more than the maximum, %s", prefix(where), ratString(k.Got), ratString(k.Want))
+		return
+	case *kind.Minimum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s is less than the minimum, %s", prefix(where), ratString(k.Got), ratString(k.Want))
+		return
+	case *kind.Enum:
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s%s", prefix(where), e.ErrorKind.LocalizedString(printer), enumSuggestion(k))
 		return
 	case *kind.OneOf, *kind.AnyOf:
 		// Errors below this node come from the branch whose shape fit;
@@ -474,7 +579,8 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 			}
 			return
 		}
-		l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), wantFor(e.InstanceLocation))
+		l.badPtrs = append(l.badPtrs, ptr)
+		l.errorf(pos, RuleSchemaInvalid, "", "%s%s%s", prefix(where), wantFor(e.InstanceLocation), branchSuggestion(e, len(e.InstanceLocation)))
 		return
 	case *kind.Pattern:
 		if strings.Contains(e.SchemaURL, "duration") {
@@ -489,6 +595,165 @@ func (l *loader) schemaErrors(e *jsonschema.ValidationError) {
 		return
 	}
 	l.errorf(pos, RuleSchemaInvalid, "", "%s%s", prefix(where), e.ErrorKind.LocalizedString(printer))
+}
+
+// namedKey returns the JSON pointer of the mapping key that a
+// propertyNames error is about. The validator (jsonschema v6.0.x) hands
+// that error its live location buffer, not a copy, so the tokens may have
+// been overwritten by the time the error is read (an owner's bad name was
+// reported under families:); only their number is right. The key is found
+// in the document instead: a key of that name, at that depth, inside a
+// mapping named as the schema's propertyNames keyword says (owners, groups,
+// families, rules). Each key is claimed once, so two bad names of the same
+// spelling in two mappings land on their own lines.
+func (l *loader) namedKey(e *jsonschema.ValidationError, name string) string {
+	depth := len(e.InstanceLocation) + 1
+	_, frag, _ := strings.Cut(e.SchemaURL, "#")
+	parent := ""
+	if steps := strings.Split(strings.TrimSuffix(frag, "/propertyNames"), "/"); len(steps) > 0 {
+		parent = steps[len(steps)-1]
+	}
+	if l.keysByName == nil {
+		// Index every key once by (depth, mapping, name), in document
+		// order, so that many bad names cost one pass over the document.
+		l.keysByName = map[keyName][]string{}
+		for ptr := range l.keyPos {
+			toks := splitPointer(ptr)
+			k := keyName{depth: len(toks), name: toks[len(toks)-1]}
+			if len(toks) >= 2 {
+				k.parent = toks[len(toks)-2]
+			}
+			l.keysByName[k] = append(l.keysByName[k], ptr)
+		}
+		for _, ptrs := range l.keysByName {
+			slices.SortFunc(ptrs, func(a, b string) int {
+				pa, pb := l.keyPos[a], l.keyPos[b]
+				if pa.Line != pb.Line {
+					return pa.Line - pb.Line
+				}
+				return pa.Col - pb.Col
+			})
+		}
+	}
+	k := keyName{depth: depth, name: name}
+	if depth >= 2 {
+		k.parent = parent
+	}
+	ptrs := l.keysByName[k]
+	if len(ptrs) == 0 {
+		return pointer(e.InstanceLocation) + "/" + escapePointer(name)
+	}
+	l.keysByName[k] = ptrs[1:] // each key is claimed once
+	return ptrs[0]
+}
+
+// keyName indexes the keys of the document for namedKey.
+type keyName struct {
+	depth        int
+	parent, name string
+}
+
+// ratString writes a number of a schema error as written in YAML: an
+// integer in full, anything else as a short decimal.
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	return r.FloatString(3)
+}
+
+// splitPointer splits a JSON pointer into its unescaped tokens.
+func splitPointer(ptr string) []string {
+	if ptr == "" {
+		return nil
+	}
+	toks := strings.Split(ptr[1:], "/")
+	for i, t := range toks {
+		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	}
+	return toks
+}
+
+// keysSchemaDoc is the embedded schema as JSON values, for the names of
+// the fields a typo is compared with.
+var keysSchemaDoc = sync.OnceValue(func() any {
+	var v any
+	if err := json.Unmarshal(schemas.KeysV1, &v); err != nil {
+		panic(fmt.Sprintf("embedded keys.yaml schema is not JSON: %v", err))
+	}
+	return v
+})
+
+// schemaFields returns the properties of the object schema at url (the
+// location in the embedded schema of the subschema that rejected an
+// unknown field), sorted, for a "did you mean".
+func schemaFields(url string) []string {
+	_, frag, ok := strings.Cut(url, "#")
+	if !ok || (frag != "" && frag[0] != '/') {
+		return nil
+	}
+	v := keysSchemaDoc()
+	for _, step := range strings.Split(frag, "/")[1:] {
+		step = strings.ReplaceAll(strings.ReplaceAll(step, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[step]
+		case []any:
+			i, err := strconv.Atoi(step)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	m, _ := v.(map[string]any)
+	props, _ := m["properties"].(map[string]any)
+	names := make([]string, 0, len(props))
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// enumSuggestion returns a "did you mean" for a string that is none of an
+// enum's values, such as "strin" for "string".
+func enumSuggestion(k *kind.Enum) string {
+	got, ok := k.Got.(string)
+	if !ok {
+		return ""
+	}
+	var want []string
+	for _, w := range k.Want {
+		if s, ok := w.(string); ok {
+			want = append(want, s)
+		}
+	}
+	return diag.DidYouMean(got, want)
+}
+
+// branchSuggestion returns a "did you mean" for a value that fits no branch
+// of a oneOf or anyOf at depth, from the first enum among the branches'
+// errors at the value itself (encoding: jsn, whose branches are one
+// encoding or a list of them).
+func branchSuggestion(e *jsonschema.ValidationError, depth int) string {
+	for _, c := range e.Causes {
+		if len(c.InstanceLocation) != depth {
+			continue
+		}
+		if k, ok := c.ErrorKind.(*kind.Enum); ok {
+			return enumSuggestion(k)
+		}
+		if s := branchSuggestion(c, depth); s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func collectDeeper(e *jsonschema.ValidationError, depth int, out *[]*jsonschema.ValidationError) {
@@ -612,9 +877,9 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 				case "max_idle":
 					r.Defaults.MaxIdle = l.duration(dv)
 				case "max_bytes":
-					r.Defaults.MaxBytes, _ = strconv.ParseInt(dv.Value, 10, 64)
+					r.Defaults.MaxBytes = l.limit(dv)
 				case "max_len":
-					r.Defaults.MaxLen, _ = strconv.ParseInt(dv.Value, 10, 64)
+					r.Defaults.MaxLen = l.limit(dv)
 				}
 			}
 		case "owners":
@@ -628,6 +893,12 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 						o.Description = fv.Value
 					case "prefixes":
 						for _, p := range fv.Content {
+							if len(p.Value) > MaxPatternLen {
+								// lint proves claims against each other
+								// in time quadratic in their lengths.
+								l.errorf(l.nodePos(p), RuleSchemaInvalid, "", "owners.%s.prefixes: prefix is %d bytes long, more than the limit of %d", o.Name, len(p.Value), MaxPatternLen)
+								continue
+							}
 							o.Prefixes = append(o.Prefixes, Prefix{Glob: p.Value, Pos: l.nodePos(p)})
 						}
 					}
@@ -662,11 +933,16 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 			presets = v
 		}
 	}
-	if families != nil {
+	if families != nil && (!l.lenient || families.Kind == yaml.SequenceNode) {
 		for i, fn := range families.Content {
+			if l.lenient && fn.Kind != yaml.MappingNode {
+				continue
+			}
 			f := l.family(r, fn, "/families/"+strconv.Itoa(i))
-			f.Index = i
-			if prev, dup := r.byName[f.Name]; dup {
+			f.Index = len(r.Families)
+			if f.Name == "" && l.lenient {
+				// The schema reported the missing name.
+			} else if prev, dup := r.byName[f.Name]; dup {
 				l.errorf(f.PosOf("name"), RuleDuplicateName, f.Name, "family name %q is already used at line %d", f.Name, prev.Pos.Line)
 			} else {
 				r.byName[f.Name] = f
@@ -721,9 +997,9 @@ func (l *loader) family(r *Registry, n *yaml.Node, ptr string) *Family {
 		case "schema":
 			f.Schema = l.schema(v, ptr)
 		case "max_bytes":
-			f.MaxBytes, _ = strconv.ParseInt(v.Value, 10, 64)
+			f.MaxBytes = l.limit(v)
 		case "max_len":
-			f.MaxLen, _ = strconv.ParseInt(v.Value, 10, 64)
+			f.MaxLen = l.limit(v)
 		case "max_idle":
 			f.MaxIdle = l.duration(v)
 		case "managed_by":
@@ -851,6 +1127,18 @@ func (l *loader) count(n *yaml.Node) int64 {
 	if err != nil || c < 0 {
 		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "bad count %q (want an integer from 0 to %d)", n.Value, int64(math.MaxInt64))
 		return NoLimit
+	}
+	return c
+}
+
+// limit parses a max_bytes or max_len: an integer from 1 to the largest
+// int64. A larger one (10^26, which YAML reads as a float and the schema
+// accepts as an integer) is refused at its position rather than clamped.
+func (l *loader) limit(n *yaml.Node) int64 {
+	c, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil || c < 1 {
+		l.errorf(l.nodePos(n), RuleSchemaInvalid, "", "bad limit %s (want an integer from 1 to %d)", quoteShort(n.Value), int64(math.MaxInt64))
+		return 0
 	}
 	return c
 }

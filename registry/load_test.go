@@ -207,7 +207,7 @@ func TestLoadErrors(t *testing.T) {
 		{"bad max_idle", fam("    max_idle: soon\n"), `keys.yaml:5:15: error: families[0].max_idle: bad duration "soon" (want Go syntax with d and w, such as 30m, 24h or 7d) (schema-invalid)`},
 		{"unbalanced brace", "version: 1\nfamilies:\n  - name: a\n    pattern: \"v1:a:{id\"\n", `keys.yaml:4:20: error: pattern "v1:a:{id": unbalanced "{": placeholder is not closed (write "\{" for a literal brace) (pattern-invalid)`},
 		{"unknown placeholder type", "version: 1\nfamilies:\n  - name: a\n    pattern: v1:a:{id:float}\n", `keys.yaml:4:23: error: pattern "v1:a:{id:float}": unknown placeholder type "float" (want int, uuid, hex, ulid, word or any) (pattern-invalid)`},
-		{"missing schema file", fam("    schema: schemas/nope.json\n"), `keys.yaml:5:13: error: schema file "schemas/nope.json" not found (paths are relative to keys.yaml) (payload-schema-invalid)`},
+		{"missing schema file", fam("    schema: schemas/nope.json\n"), `keys.yaml:5:13: error: schema file "schemas/nope.json" not found (paths are relative to the directory of keys.yaml) (payload-schema-invalid)`},
 		{"schema does not compile", fam("    schema: {type: 12}\n"), `(payload-schema-invalid)`},
 		{"duplicate yaml key", "version: 1\nversion: 1\nfamilies: []\n", `keys.yaml:2:1: error: duplicate key "version" (first defined at line 1) (schema-invalid)`},
 		{"duplicate family name", "version: 1\nfamilies:\n  - {name: a, pattern: \"a:{x}\"}\n  - {name: a, pattern: \"b:{x}\"}\n", `keys.yaml:4:12: error: family name "a" is already used at line 3 (duplicate-name)`},
@@ -301,6 +301,10 @@ func FuzzLoad(f *testing.F) {
 	f.Add("version: 1\nfamilies: [{name: a, pattern: \"q\\x06{p}\", schema: schemas/cycle.json}]\n---\nb: 1\n")
 	f.Add("version: 1\nfamilies:\n  - name: a\n    pattern: >-\n      v1:\u00e9:\n      {id\n    schema: schemas/out.json\n")
 	f.Add("version: 1\nfamilies: [{name: a, pattern: \"caf\\u00e9:\\\"{id\"}]\n")
+	// Documents the schema rejects are decoded too (every problem in one run).
+	f.Add("version: 1\nfamilies: {a: 1}\npresets: {x: 1}\n")
+	f.Add("version: 1\nfamilies: [1, {name: a, typ: x, pattern: \"{a\"}, {pattern: x}, {pattern: y}]\npresets: [{owner: x}, {use: celery, owner: 5, with: 3}, {use: rq, owner: o, with: {queues: [a, 1]}, families: 3}]\n")
+	f.Add("version: x\nseparator: ab\nowners: [1]\ndefaults: 3\nbreaking: 5\nrules: [1]\nfamilies: [{name: [a], pattern: {a: 1}, ttl: [1], schema: [1], groups: 5, ignore: 5, deprecated: 5, encoding: {a: 1}, kind: 3, version: [1]}]\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		fsys := fstest.MapFS{
 			"keys.yaml":            {Data: []byte(src)},

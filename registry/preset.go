@@ -391,8 +391,14 @@ func (l *loader) presets(r *Registry, list *yaml.Node) {
 	if list == nil {
 		return
 	}
+	if l.lenient && (list.Kind != yaml.SequenceNode || slices.Contains(l.badPtrs, "/presets")) {
+		return
+	}
 	used := map[string]diag.Pos{}
 	for j, n := range list.Content {
+		if l.lenient && l.rejected("/presets/"+strconv.Itoa(j)) {
+			continue // the schema reported what is wrong with the entry
+		}
 		u := l.presetUse(n, "/presets/"+strconv.Itoa(j))
 		if u == nil {
 			continue
@@ -900,4 +906,40 @@ func literalText(p *Pattern) string {
 		}
 	}
 	return b.String()
+}
+
+// presetValue reads the value of parameter name given as text, as
+// ExpandPreset takes it: YAML, or text that is not YAML as a string. Text
+// that opens a flow list or mapping, or a quoted string, is YAML by
+// intent: "[a}b]" is a malformed list, not a queue named "[a}b]", so it is
+// an error (a *diag.ListError, as the loader's), and so is a mapping,
+// which no parameter takes. Other text that YAML reads as a mapping
+// ("a: b") stays the string it was written as.
+func presetValue(name, text string) (*yaml.Node, error) {
+	t := strings.TrimSpace(text)
+	flow := t != "" && strings.ContainsRune("[{\"'", rune(t[0]))
+	var doc yaml.Node
+	err := yaml.Unmarshal([]byte(text), &doc)
+	ok := err == nil && len(doc.Content) == 1
+	if !flow {
+		if !ok || doc.Content[0].Kind == yaml.MappingNode {
+			return str(text), nil
+		}
+		return doc.Content[0], nil
+	}
+	var what string
+	switch {
+	case err != nil:
+		what = "does not parse as YAML (" + strings.TrimPrefix(err.Error(), "yaml: ") + ")"
+	case !ok:
+		what = "is not one YAML value"
+	case doc.Content[0].Kind == yaml.MappingNode:
+		what = "is a mapping, and a parameter takes a value or a list"
+	default:
+		return doc.Content[0], nil
+	}
+	var l diag.List
+	l.Add(diag.Pos{File: "--with", Line: 1, Col: 1}, diag.Error, RuleSchemaInvalid, "",
+		"with.%s: %s %s: write a list as [a, b], and quote a value that holds [ ] { } , or a quote", name, quoteShort(text), what)
+	return nil, &diag.ListError{List: l}
 }

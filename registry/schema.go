@@ -45,7 +45,7 @@ func (l *loader) compileSchemas(r *Registry) {
 			doc, err := ld.read(s.File)
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
-					l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema file %q not found (paths are relative to %s)", s.Path, l.file)
+					l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema file %q not found (paths are relative to the directory of %s)", s.Path, l.file)
 				} else {
 					l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema file %q: %v", s.Path, err)
 				}

@@ -168,8 +168,10 @@ func num(n int64) *yaml.Node {
 
 // ExpandPreset expands a preset as a presets: entry of keys.yaml would,
 // owned by owner, with parameters given as YAML values by name (such as
-// "[a, b]" or "1d"; text that is not YAML is taken as a string). It
-// returns the registry the entry makes; its errors are the loader's.
+// "[a, b]" or "1d"; text that is not YAML is taken as a string, but text
+// that opens a flow list, mapping or quoted string must be valid YAML). It
+// returns the registry the entry makes; its errors are the loader's, or a
+// malformed value's.
 func ExpandPreset(name, owner string, with map[string]string) (*Registry, error) {
 	return ExpandPresetAs(name, "", owner, with)
 }
@@ -179,11 +181,11 @@ func ExpandPreset(name, owner string, with map[string]string) (*Registry, error)
 func ExpandPresetAs(name, as, owner string, with map[string]string) (*Registry, error) {
 	withNode := &yaml.Node{Kind: yaml.MappingNode}
 	for _, k := range slices.Sorted(maps.Keys(with)) {
-		var v yaml.Node
-		if err := yaml.Unmarshal([]byte(with[k]), &v); err != nil || len(v.Content) != 1 || v.Content[0].Kind == yaml.MappingNode {
-			v = yaml.Node{Content: []*yaml.Node{str(with[k])}}
+		v, err := presetValue(k, with[k])
+		if err != nil {
+			return nil, err
 		}
-		withNode.Content = append(withNode.Content, str(k), v.Content[0])
+		withNode.Content = append(withNode.Content, str(k), v)
 	}
 	entry := &yaml.Node{Kind: yaml.MappingNode}
 	entry.Content = append(entry.Content, str("use"), str(name), str("owner"), str(owner))

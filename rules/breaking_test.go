@@ -64,7 +64,7 @@ families:
 func TestBreakingBadRefs(t *testing.T) {
 	reg := loadYAML(t, "version: 1\nbreaking: {use: [KEYS, ttl-missing], except: [no-such-rule]}\nfamilies: []\n")
 	want := []string{
-		`keys.yaml:2:18: error: breaking.use: unknown category "KEYS" (want KEY, PAYLOAD, OPS, CODEGEN, OWNERSHIP) (schema-invalid)`,
+		`keys.yaml:2:18: error: breaking.use: unknown category "KEYS"; did you mean "KEY"? (want KEY, PAYLOAD, OPS, CODEGEN, OWNERSHIP) (schema-invalid)`,
 		`keys.yaml:2:24: error: breaking.use: "ttl-missing" is a key rule, not a breaking rule (schema-invalid)`,
 		`keys.yaml:2:47: error: breaking.except: unknown rule "no-such-rule" (see keyreg rules) (schema-invalid)`,
 	}

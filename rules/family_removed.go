@@ -49,10 +49,9 @@ var FamilyRemoved = &Rule{
 			case d.Sunset.IsZero():
 				p.Reportf(of, pos, "%s was removed while deprecated without a sunset: set deprecated.sunset, and remove it once the sunset plus its max ttl has passed%s", what, renamed)
 			default:
-				deadline := d.Sunset
+				deadline, _ := retireDeadline(of)
 				after := "its sunset " + d.Sunset.Format(time.DateOnly)
 				if of.TTL.Kind == registry.TTLMax {
-					deadline = deadline.Add(of.TTL.Max)
 					after += " plus its max ttl " + registry.FormatDuration(of.TTL.Max)
 				}
 				if p.Now.Before(deadline) {
@@ -61,6 +60,21 @@ var FamilyRemoved = &Rule{
 			}
 		}
 	},
+}
+
+// retireDeadline returns when no key of family f can be live any more:
+// its deprecation sunset, plus its max TTL when it has one. ok is false
+// when f is not deprecated with a sunset.
+func retireDeadline(f *registry.Family) (deadline time.Time, ok bool) {
+	d := f.Deprecated
+	if d == nil || d.Sunset.IsZero() {
+		return time.Time{}, false
+	}
+	deadline = d.Sunset
+	if f.TTL.Kind == registry.TTLMax {
+		deadline = deadline.Add(f.TTL.Max)
+	}
+	return deadline, true
 }
 
 // samePattern returns the family of reg, not declared in the old registry

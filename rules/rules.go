@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
@@ -197,12 +198,14 @@ var lintRules = []*Rule{
 	OwnerUnknown,
 	OwnerPlaceholder,
 	OwnerPrefixClaim,
+	OwnerClaimConflict,
 	TTLPolicyMissing,
 	LockLeaseMissing,
 	FencingInvalid,
 	FencingSlot,
 	StreamUnbounded,
 	VersionMismatch,
+	VersionMissing,
 	PayloadSchemaTypeMismatch,
 	DeprecatedReplacementUnknown,
 	IgnoreWithoutReason,
@@ -237,6 +240,7 @@ var keyRules = []*Rule{
 var breakingRules = []*Rule{
 	FamilyRemoved,
 	PatternChanged,
+	VersionChanged,
 	HashTagChanged,
 	TypeChanged,
 	FencingChanged,
@@ -262,13 +266,19 @@ func KeyRules() []*Rule { return slices.Clone(keyRules) }
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (*Rule, bool) {
-	for _, r := range All() {
-		if r.ID == id {
-			return r, true
-		}
-	}
-	return nil, false
+	r, ok := byID()[id]
+	return r, ok
 }
+
+// byID indexes All by ID once: Lookup runs for every finding a run
+// reports, and building All there allocated the whole list each time.
+var byID = sync.OnceValue(func() map[string]*Rule {
+	m := map[string]*Rule{}
+	for _, r := range All() {
+		m[r.ID] = r
+	}
+	return m
+})
 
 // IsFatal reports whether d makes the registry unusable (exit 2).
 func IsFatal(d diag.Diagnostic) bool {
@@ -325,7 +335,7 @@ func Lint(reg *registry.Registry) diag.List {
 // entries to l. Findings turned off are dropped; ignored ones are marked
 // suppressed with their reason. Load rules cannot be overridden.
 func Apply(reg *registry.Registry, l diag.List) diag.List {
-	out := l[:0:0]
+	out := make(diag.List, 0, len(l))
 	for _, d := range l {
 		if r, ok := Lookup(d.Rule); ok {
 			d.Severity, d.Suppressed, d.Reason = Effective(reg, r, d.Family, d.Severity)
@@ -365,7 +375,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 		r, ok := Lookup(o.Rule)
 		switch {
 		case !ok:
-			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q (see keyreg rules)", o.Rule)
+			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q%s (see keyreg rules)", o.Rule, didYouMean(o.Rule, ruleIDs(All())))
 		case r.Kind == KindLoad:
 			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: %q makes the registry unusable and cannot be overridden", o.Rule)
 		}
@@ -373,7 +383,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 	for _, f := range reg.Families {
 		for _, ig := range f.Ignore {
 			if _, ok := Lookup(ig.Rule); !ok {
-				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q (see keyreg rules)", ig.Rule)
+				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q%s (see keyreg rules)", ig.Rule, didYouMean(ig.Rule, ruleIDs(All())))
 			}
 		}
 	}
@@ -395,15 +405,24 @@ func checkBreakingRefs(reg *registry.Registry) diag.List {
 			case ok:
 				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: %q is a %s rule, not a breaking rule", field, ref.Name, r.Kind)
 			case strings.ToUpper(ref.Name) == ref.Name:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q (want %s)", field, ref.Name, strings.Join(Categories(), ", "))
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q%s (want %s)", field, ref.Name, didYouMean(ref.Name, Categories()), strings.Join(Categories(), ", "))
 			default:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q (see keyreg rules)", field, ref.Name)
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q%s (see keyreg rules)", field, ref.Name, didYouMean(ref.Name, ruleIDs(breakingRules)))
 			}
 		}
 	}
 	check("use", reg.Breaking.Use)
 	check("except", reg.Breaking.Except)
 	return out
+}
+
+// ruleIDs returns the IDs of rs, for a "did you mean".
+func ruleIDs(rs []*Rule) []string {
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.ID
+	}
+	return ids
 }
 
 // selected reports whether the breaking: block of reg runs rule r: r is

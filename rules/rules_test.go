@@ -438,3 +438,34 @@ func parseKeyLine(t *testing.T, line string) *KeyFacts {
 	}
 	return k
 }
+
+// TestUnknownRuleSuggests: a misspelt rule under rules:, ignore: or
+// breaking: gets the nearest rule ID.
+func TestUnknownRuleSuggests(t *testing.T) {
+	fsys := fstest.MapFS{"keys.yaml": {Data: []byte(`version: 1
+rules: {descripton-missing: error}
+breaking: {except: [type-chnged]}
+families:
+  - name: a
+    pattern: "v1:a:{id:int}"
+    version: 1
+    ignore: [{rule: ttl-polcy-missing, reason: x}]
+`)}}
+	reg, err := registry.Load(fsys, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	for _, d := range Lint(reg) {
+		got.WriteString(d.String() + "\n")
+	}
+	for _, want := range []string{
+		`keys.yaml:2:9: error: rules: unknown rule "descripton-missing"; did you mean "description-missing"? (see keyreg rules) (schema-invalid)`,
+		`keys.yaml:3:21: error: breaking.except: unknown rule "type-chnged"; did you mean "type-changed"? (see keyreg rules) (schema-invalid)`,
+		`keys.yaml:8:14: error: ignore: unknown rule "ttl-polcy-missing"; did you mean "ttl-policy-missing"? (see keyreg rules) (schema-invalid)`,
+	} {
+		if !strings.Contains(got.String(), want) {
+			t.Errorf("lint:\n%s\nwant a line:\n%s", got.String(), want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/keyreg/keyreg/internal/gitfs"
@@ -31,7 +32,8 @@ func (a *app) breakingCmd() *cobra.Command {
 		Long: `Breaking compares the registry with an older version of it and reports
 changes that would break a reader or writer still in production: families
 removed before their sunset, key patterns, hash tags, types or encodings
-changed without a version bump, payload schemas that are not reader-safe or
+changed without a version bump, a version bumped in place under the same
+family name, payload schemas that are not reader-safe or
 writer-safe as each family's compat level requires, and (as warnings and
 notes) TTL, codegen and ownership changes. See docs/breaking.md.
 
@@ -85,7 +87,7 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 	if err != nil {
 		return err
 	}
-	old, err := a.loadAgainst(ctx, o.registry, against, o.against == "")
+	old, err := a.loadAgainst(ctx, outs, o.registry, against, o.against == "")
 	if err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 // holding the registry; with mergeBase set it is the base branch of a pull
 // request, and the merge base of HEAD with it is used. A registry missing
 // at the ref yields nil: everything in the new one is an addition.
-func (a *app) loadAgainst(ctx context.Context, regPath, against string, mergeBase bool) (*registry.Registry, error) {
+func (a *app) loadAgainst(ctx context.Context, outs outputs, regPath, against string, mergeBase bool) (*registry.Registry, error) {
 	if !mergeBase {
 		if st, err := os.Stat(against); err == nil {
 			p := against
@@ -116,7 +118,7 @@ func (a *app) loadAgainst(ctx context.Context, regPath, against string, mergeBas
 			}
 			old, err := registry.LoadFile(p)
 			if err != nil {
-				return nil, a.againstError(p, err)
+				return nil, a.againstError(outs, p, "", err)
 			}
 			return old, nil
 		}
@@ -132,13 +134,13 @@ func (a *app) loadAgainst(ctx context.Context, regPath, against string, mergeBas
 		}
 		return nil, runtimeError(err, "")
 	}
-	ref, shown := against, against
+	ref, shown, label := against, against, against
 	if mergeBase {
 		base, err := gitfs.MergeBase(ctx, dir, "HEAD", against)
 		if err != nil {
 			return nil, gitError(err, "the base branch comes from $GITHUB_BASE_REF")
 		}
-		ref, shown = base, fmt.Sprintf("the merge base of HEAD and %s (%.12s)", against, base)
+		ref, shown, label = base, fmt.Sprintf("the merge base of HEAD and %s (%.12s)", against, base), fmt.Sprintf("%.12s", base)
 	}
 	fsys, err := gitfs.Open(ctx, dir, ref)
 	if err != nil {
@@ -153,22 +155,33 @@ func (a *app) loadAgainst(ctx context.Context, regPath, against string, mergeBas
 		return nil, nil
 	}
 	if err != nil {
-		return nil, a.againstError(name+" at "+shown, err)
+		return nil, a.againstError(outs, name+" at "+shown, label+":"+name, err)
 	}
 	fmt.Fprintf(a.stderr, "keyreg: comparing %s with %s\n", regPath, shown)
 	return old, nil
 }
 
 // againstError reports a failure to load the older registry: an invalid one
-// exits 2, with its diagnostics on stderr.
-func (a *app) againstError(what string, err error) error {
+// exits 2, with its diagnostics in every output (as an invalid new registry
+// has), so that --format json still writes a document that says why. file, when set,
+// names the registry in their positions instead of its path inside a git
+// commit ("main:keys.yaml"), which annotations would put on the keys.yaml
+// of the working tree.
+func (a *app) againstError(outs outputs, what, file string, err error) error {
 	le, ok := listError(err)
 	if !ok {
 		return runtimeError(fmt.Errorf("loading %s: %w", what, err), "")
 	}
-	fmt.Fprintf(a.stderr, "keyreg: error: the older registry %s is invalid:\n", what)
-	for _, d := range le.List {
-		fmt.Fprintln(a.stderr, d)
+	list := slices.Clone(le.List)
+	for i := range list {
+		if file != "" {
+			list[i].Pos.File = file
+		}
+		list[i].Message = "older registry: " + list[i].Message
+	}
+	fmt.Fprintf(a.stderr, "keyreg: error: the older registry %s is invalid (its findings are in the report)\n", what)
+	if werr := a.writeDiagnostics(outs, list, "keyreg/breaking/", nil); werr != nil {
+		return runtimeError(werr, "")
 	}
 	fmt.Fprintln(a.stderr, "hint: compare with a ref or file whose keys.yaml is valid")
 	return &exitError{code: exitUsage}

@@ -57,7 +57,9 @@ declare the same keys by hand ("ejecting" from the preset): edit them freely
 from there on.
 
 --with sets a parameter as keys.yaml's with: would, its value in YAML:
---with queues=[celery,reports] --with result_expires=2d.`,
+--with queues=[celery,reports] --with result_expires=2d. A value that opens
+a list, a mapping or a quoted string must be valid YAML ([a}b] is an error,
+not a queue of that name); other text is taken as a string.`,
 		Example: `  keyreg presets show celery
   keyreg presets show celery --with queues=[a,b] --owner payments
   keyreg presets show django --with 'key_prefixes=["", shop]'`,
@@ -99,11 +101,11 @@ from there on.
 			if err != nil {
 				return runtimeError(err, "")
 			}
-			fmt.Fprintf(a.stdout, "# Families of preset %s, as keyreg %s expands it", argv[0], toolVersion())
+			fmt.Fprintf(a.stdout, "# Families that preset %s expands into", argv[0])
 			if len(with) > 0 {
 				fmt.Fprintf(a.stdout, " with %s", strings.Join(with, " "))
 			}
-			fmt.Fprintf(a.stdout, ".\n# Paste under families: in place of the presets: entry to eject from the preset.\n")
+			fmt.Fprintf(a.stdout, " (keyreg version %s).\n# Paste under families: in place of the presets: entry to eject from the preset.\n", toolVersion())
 			_, err = a.stdout.Write(out)
 			return err
 		},
