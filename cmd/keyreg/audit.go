@@ -36,6 +36,7 @@ type auditOptions struct {
 	maxValue   int64
 	showValues bool
 	output     outputOptions
+	paths      pathOptions
 	top        int
 	failOn     string
 	baseline   baselineOptions
@@ -131,6 +132,7 @@ written after the scan).`,
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
+	pathPrefixFlag(c, &o.paths)
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
@@ -153,7 +155,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	if err != nil {
 		return err
 	}
-	reg, err := loadRegistry(o.registry)
+	reg, err := loadRegistryAs(o.registry, o.paths)
 	if err != nil {
 		return err
 	}
