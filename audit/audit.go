@@ -291,6 +291,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		if k.HasMemory {
 			st.rep.Memory += k.Memory
 			st.rep.MemoryMeasured = true
+			st.rep.MemoryKeys++
 		}
 		st.rep.TTL.add(k.PTTL)
 		r.perDB(st, k)
@@ -335,6 +336,7 @@ func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
 	}
 	if k.HasMemory {
 		d.Memory += k.Memory
+		d.MemoryKeys++
 	}
 }
 
@@ -480,6 +482,7 @@ func (r *run) group(k *scanner.KeyInfo) {
 	}
 	if k.HasMemory {
 		g.Memory += k.Memory
+		g.MemoryKeys++
 	}
 	if len(g.Examples) < 3 {
 		g.Examples = append(g.Examples, shortKey(k.Key))
@@ -587,6 +590,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		rep.Totals.Registered += fs.rep.Keys
 		rep.Totals.WithTTL += fs.rep.WithTTL
 		rep.Totals.Memory += fs.rep.Memory
+		rep.Totals.MemoryKeys += fs.rep.MemoryKeys
 		o := owners[f.Owner]
 		if o == nil {
 			o = &OwnerReport{Name: f.Owner}
@@ -599,6 +603,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		o.Keys += fs.rep.Keys
 		o.WithTTL += fs.rep.WithTTL
 		o.Memory += fs.rep.Memory
+		o.MemoryKeys += fs.rep.MemoryKeys
 		o.Findings += fs.rep.Findings
 	}
 	for _, o := range owners {
@@ -611,9 +616,10 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	rep.Totals.Unregistered = u.Keys
 	rep.Totals.WithTTL += u.WithTTL
 	rep.Totals.Memory += u.Memory
+	rep.Totals.MemoryKeys += u.MemoryKeys
 	rep.Unregistered = UnregisteredReport{
 		Keys: u.Keys, Other: r.other, Groups: []*Group{},
-		WithTTL: u.WithTTL, Memory: u.Memory, MemoryMeasured: u.MemoryMeasured, TTL: u.TTL,
+		WithTTL: u.WithTTL, Memory: u.Memory, MemoryMeasured: u.MemoryMeasured, MemoryKeys: u.MemoryKeys, TTL: u.TTL,
 	}
 	rep.TTL.Merge(&u.TTL)
 	rep.DBs = slices.Sorted(slices.Values(r.dbs))

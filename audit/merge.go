@@ -164,6 +164,7 @@ func mergeFamilies(m *Report, reps []*Report) {
 			mf.WithTTL += rf.WithTTL
 			mf.Memory += rf.Memory
 			mf.MemoryMeasured = mf.MemoryMeasured || rf.MemoryMeasured
+			mf.MemoryKeys += rf.MemoryKeys
 			mf.Sampled += rf.Sampled
 			mf.Findings += rf.Findings
 			mf.TTL.Merge(&rf.TTL)
@@ -179,6 +180,7 @@ func mergeFamilies(m *Report, reps []*Report) {
 				md.Keys += d.Keys
 				md.WithTTL += d.WithTTL
 				md.Memory += d.Memory
+				md.MemoryKeys += d.MemoryKeys
 			}
 		}
 		for _, d := range dbs {
@@ -190,6 +192,7 @@ func mergeFamilies(m *Report, reps []*Report) {
 		m.Totals.Registered += mf.Keys
 		m.Totals.WithTTL += mf.WithTTL
 		m.Totals.Memory += mf.Memory
+		m.Totals.MemoryKeys += mf.MemoryKeys
 		ow := owners[mf.Owner]
 		if ow == nil {
 			ow = &OwnerReport{Name: mf.Owner}
@@ -200,6 +203,7 @@ func mergeFamilies(m *Report, reps []*Report) {
 		ow.Keys += mf.Keys
 		ow.WithTTL += mf.WithTTL
 		ow.Memory += mf.Memory
+		ow.MemoryKeys += mf.MemoryKeys
 		ow.Findings += mf.Findings
 	}
 	for _, r := range reps {
@@ -224,6 +228,7 @@ func mergeUnregistered(m *Report, reps []*Report, maxGroups int) map[string]*Gro
 		u.WithTTL += ru.WithTTL
 		u.Memory += ru.Memory
 		u.MemoryMeasured = u.MemoryMeasured || ru.MemoryMeasured
+		u.MemoryKeys += ru.MemoryKeys
 		u.TTL.Merge(&ru.TTL)
 		for _, g := range ru.Groups {
 			mg := groups[g.Prefix]
@@ -234,6 +239,7 @@ func mergeUnregistered(m *Report, reps []*Report, maxGroups int) map[string]*Gro
 			mg.Keys += g.Keys
 			mg.WithTTL += g.WithTTL
 			mg.Memory += g.Memory
+			mg.MemoryKeys += g.MemoryKeys
 			for _, e := range g.Examples {
 				if len(mg.Examples) < 3 {
 					mg.Examples = append(mg.Examples, e)
@@ -259,6 +265,7 @@ func mergeUnregistered(m *Report, reps []*Report, maxGroups int) map[string]*Gro
 	m.Totals.Unregistered = u.Keys
 	m.Totals.WithTTL += u.WithTTL
 	m.Totals.Memory += u.Memory
+	m.Totals.MemoryKeys += u.MemoryKeys
 	return groups
 }
 

@@ -79,9 +79,10 @@ type Totals struct {
 	Unregistered int64 `json:"unregistered"`
 	WithTTL      int64 `json:"with_ttl"`
 	Memory       int64 `json:"memory_bytes,omitempty"`
-	Errors       int64 `json:"errors"`   // findings (keys) at error severity
-	Warnings     int64 `json:"warnings"` // at warn severity
-	Infos        int64 `json:"infos"`    // at info severity
+	MemoryKeys   int64 `json:"memory_keys"` // keys whose memory was measured: Memory sums these
+	Errors       int64 `json:"errors"`      // findings (keys) at error severity
+	Warnings     int64 `json:"warnings"`    // at warn severity
+	Infos        int64 `json:"infos"`       // at info severity
 }
 
 // FamilyReport aggregates one family.
@@ -98,8 +99,11 @@ type FamilyReport struct {
 	// Memory is the summed MEMORY USAGE of the family's keys, when measured.
 	Memory         int64 `json:"memory_bytes,omitempty"`
 	MemoryMeasured bool  `json:"memory_measured"`
-	Sampled        int64 `json:"sampled"`
-	Findings       int64 `json:"findings"` // keys with at least one active finding
+	// MemoryKeys counts the keys whose memory was measured: all of them
+	// for a family with max_bytes or under --memory, else none.
+	MemoryKeys int64 `json:"memory_keys"`
+	Sampled    int64 `json:"sampled"`
+	Findings   int64 `json:"findings"` // keys with at least one active finding
 	// TTL counts the family's keys by TTL bucket.
 	TTL TTLHistogram `json:"-"`
 	// DBs splits the family's keys by logical database, in DB order; one
@@ -113,6 +117,8 @@ type DBReport struct {
 	Keys    int64
 	WithTTL int64
 	Memory  int64 // summed MEMORY USAGE, when measured
+	// MemoryKeys counts the keys whose memory was measured.
+	MemoryKeys int64
 }
 
 // TTLPercent is the share of the family's keys that have a TTL, 0 to 100.
@@ -126,7 +132,10 @@ type OwnerReport struct {
 	Keys     int64    `json:"keys"`
 	WithTTL  int64    `json:"with_ttl"`
 	Memory   int64    `json:"memory_bytes,omitempty"`
-	Findings int64    `json:"findings"`
+	// MemoryKeys counts the keys of the owner's families whose memory was
+	// measured: Memory is a total only when it equals Keys.
+	MemoryKeys int64 `json:"memory_keys"`
+	Findings   int64 `json:"findings"`
 }
 
 // UnregisteredReport groups keys that match no family.
@@ -144,17 +153,20 @@ type UnregisteredReport struct {
 	WithTTL        int64 `json:"-"`
 	Memory         int64 `json:"-"`
 	MemoryMeasured bool  `json:"-"`
+	MemoryKeys     int64 `json:"-"` // keys whose memory was measured
 	// TTL counts the unregistered keys by TTL bucket.
 	TTL TTLHistogram `json:"-"`
 }
 
 // Group is a set of unregistered keys sharing an inferred prefix.
 type Group struct {
-	Prefix   string   `json:"prefix"` // such as "sidekiq:queue:" or "tmp:"
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
-	Memory   int64    `json:"memory_bytes,omitempty"`
-	Examples []string `json:"examples"` // up to 3 key names
+	Prefix  string `json:"prefix"` // such as "sidekiq:queue:" or "tmp:"
+	Keys    int64  `json:"keys"`
+	WithTTL int64  `json:"with_ttl"`
+	Memory  int64  `json:"memory_bytes,omitempty"`
+	// MemoryKeys counts the keys whose memory was measured.
+	MemoryKeys int64    `json:"memory_keys"`
+	Examples   []string `json:"examples"` // up to 3 key names
 }
 
 // Finding is one rule firing on one family (or on unregistered keys).

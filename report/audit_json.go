@@ -98,7 +98,8 @@ type auditTotalsJSON struct {
 	Registered   int64  `json:"registered"`
 	Unregistered int64  `json:"unregistered"`
 	WithTTL      int64  `json:"with_ttl"`
-	Memory       *int64 `json:"memory_bytes,omitempty"`
+	Memory       *int64 `json:"memory_bytes"`
+	MemoryKeys   *int64 `json:"memory_keys"`
 	Errors       int64  `json:"errors"`
 	Warnings     int64  `json:"warnings"`
 	Infos        int64  `json:"infos"`
@@ -113,7 +114,8 @@ type auditFamilyJSON struct {
 	WithTTL        int64           `json:"with_ttl"`
 	TTLPercent     float64         `json:"ttl_percent"`
 	MemoryMeasured bool            `json:"memory_measured"`
-	Memory         *int64          `json:"memory_bytes,omitempty"`
+	Memory         *int64          `json:"memory_bytes"`
+	MemoryKeys     *int64          `json:"memory_keys"`
 	Sampled        int64           `json:"sampled"`
 	Findings       int64           `json:"findings"`
 	TTLHistogram   []ttlBucketJSON `json:"ttl_histogram"`
@@ -122,10 +124,11 @@ type auditFamilyJSON struct {
 
 // auditDBJSON is the part of a family's keys in one database.
 type auditDBJSON struct {
-	DB      int    `json:"db"`
-	Keys    int64  `json:"keys"`
-	WithTTL int64  `json:"with_ttl"`
-	Memory  *int64 `json:"memory_bytes,omitempty"`
+	DB         int    `json:"db"`
+	Keys       int64  `json:"keys"`
+	WithTTL    int64  `json:"with_ttl"`
+	Memory     *int64 `json:"memory_bytes"`
+	MemoryKeys *int64 `json:"memory_keys"`
 }
 
 // ttlBucketJSON is one bucket of a TTL histogram.
@@ -168,20 +171,22 @@ type distJSON struct {
 }
 
 type auditOwnerJSON struct {
-	Name     string   `json:"name"`
-	Contact  string   `json:"contact"`
-	Families []string `json:"families"`
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
-	Memory   *int64   `json:"memory_bytes,omitempty"`
-	Findings int64    `json:"findings"`
+	Name       string   `json:"name"`
+	Contact    string   `json:"contact"`
+	Families   []string `json:"families"`
+	Keys       int64    `json:"keys"`
+	WithTTL    int64    `json:"with_ttl"`
+	Memory     *int64   `json:"memory_bytes"`
+	MemoryKeys *int64   `json:"memory_keys"`
+	Findings   int64    `json:"findings"`
 }
 
 type auditUnregJSON struct {
 	Keys           int64            `json:"keys"`
 	WithTTL        int64            `json:"with_ttl"`
 	MemoryMeasured bool             `json:"memory_measured"`
-	Memory         *int64           `json:"memory_bytes,omitempty"`
+	Memory         *int64           `json:"memory_bytes"`
+	MemoryKeys     *int64           `json:"memory_keys"`
 	TTLHistogram   []ttlBucketJSON  `json:"ttl_histogram"`
 	Groups         []auditGroupJSON `json:"groups"`
 	Other          int64            `json:"other"`
@@ -193,8 +198,9 @@ type auditGroupJSON struct {
 	Keys         int64              `json:"keys"`
 	WithTTL      int64              `json:"with_ttl"`
 	TTLPercent   float64            `json:"ttl_percent"`
-	Memory       *int64             `json:"memory_bytes,omitempty"`
-	MemoryShare  *float64           `json:"memory_percent,omitempty"`
+	Memory       *int64             `json:"memory_bytes"`
+	MemoryKeys   *int64             `json:"memory_keys"`
+	MemoryShare  *float64           `json:"memory_percent"`
 	Examples     []auditExampleJSON `json:"examples"`
 	New          *bool              `json:"new,omitempty"` // only with a baseline
 }
@@ -254,13 +260,17 @@ func memoryMeasured(r *audit.Report) bool {
 	return r.Unregistered.MemoryMeasured
 }
 
-// memoryJSON returns &n when memory was measured, else nil.
-func memoryJSON(measured bool, n int64) *int64 {
-	if !measured {
+// memoryJSON returns &n when the memory of some keys was measured
+// (measured is their count), else nil: null, never a 0 that was not
+// measured.
+func memoryJSON(measured, n int64) *int64 {
+	if measured <= 0 {
 		return nil
 	}
 	return &n
 }
+
+func int64Ptr(n int64) *int64 { return &n }
 
 // auditDoc converts r to its json document.
 func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
@@ -285,7 +295,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		},
 		Totals: auditTotalsJSON{
 			Keys: r.Totals.Keys, Registered: r.Totals.Registered, Unregistered: r.Totals.Unregistered,
-			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(memory, r.Totals.Memory),
+			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(r.Totals.MemoryKeys, r.Totals.Memory), MemoryKeys: int64Ptr(r.Totals.MemoryKeys),
 			Errors: r.Totals.Errors, Warnings: r.Totals.Warnings, Infos: r.Totals.Infos,
 		},
 		Families: make([]auditFamilyJSON, 0, len(r.Families)),
@@ -307,7 +317,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		doc.Families = append(doc.Families, auditFamilyJSON{
 			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: position(f.Position, f.Pos.File, f.Pos.String()),
 			Keys: f.Keys, WithTTL: f.WithTTL, TTLPercent: f.TTLPercent(),
-			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryMeasured, f.Memory),
+			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryKeys, f.Memory), MemoryKeys: int64Ptr(f.MemoryKeys),
 			Sampled: f.Sampled, Findings: f.Findings,
 			TTLHistogram: ttlJSON(&f.TTL), DBs: dbsJSON(f),
 		})
@@ -319,7 +329,8 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		fams := append(make([]string, 0, len(ow.Families)), ow.Families...)
 		doc.Owners = append(doc.Owners, auditOwnerJSON{
 			Name: ow.Name, Contact: redact(ow.Contact), Families: fams,
-			Keys: ow.Keys, WithTTL: ow.WithTTL, Memory: memoryJSON(memory, ow.Memory), Findings: ow.Findings,
+			Keys: ow.Keys, WithTTL: ow.WithTTL, Memory: memoryJSON(ow.MemoryKeys, ow.Memory), MemoryKeys: int64Ptr(ow.MemoryKeys),
+			Findings: ow.Findings,
 		})
 	}
 	for _, g := range r.Unregistered.Groups {
@@ -329,10 +340,11 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		jg := auditGroupJSON{
 			Prefix: validUTF8(g.Prefix), PrefixBase64: rawBase64(g.Prefix),
 			Keys: g.Keys, WithTTL: g.WithTTL, TTLPercent: percentOf(g.WithTTL, g.Keys),
-			Memory:   memoryJSON(memory, g.Memory),
-			Examples: make([]auditExampleJSON, 0, len(g.Examples)),
+			Memory:     memoryJSON(g.MemoryKeys, g.Memory),
+			MemoryKeys: int64Ptr(g.MemoryKeys),
+			Examples:   make([]auditExampleJSON, 0, len(g.Examples)),
 		}
-		if memory {
+		if g.MemoryKeys > 0 {
 			share := percentOf(g.Memory, r.Totals.Memory)
 			jg.MemoryShare = &share
 		}
@@ -381,7 +393,8 @@ func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
 	u := &r.Unregistered
 	doc.Unregistered.WithTTL = u.WithTTL
 	doc.Unregistered.MemoryMeasured = u.MemoryMeasured
-	doc.Unregistered.Memory = memoryJSON(memory, u.Memory)
+	doc.Unregistered.Memory = memoryJSON(u.MemoryKeys, u.Memory)
+	doc.Unregistered.MemoryKeys = int64Ptr(u.MemoryKeys)
 	doc.Unregistered.TTLHistogram = ttlJSON(&u.TTL)
 	doc.DBs = append([]int{}, r.DBs...)
 	doc.TTLHistogram = ttlJSON(&r.TTL)
@@ -439,7 +452,7 @@ func ttlJSON(h *audit.TTLHistogram) []ttlBucketJSON {
 func dbsJSON(f *audit.FamilyReport) []auditDBJSON {
 	out := make([]auditDBJSON, 0, len(f.DBs))
 	for _, d := range f.DBs {
-		out = append(out, auditDBJSON{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: memoryJSON(f.MemoryMeasured, d.Memory)})
+		out = append(out, auditDBJSON{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: memoryJSON(d.MemoryKeys, d.Memory), MemoryKeys: int64Ptr(d.MemoryKeys)})
 	}
 	return out
 }

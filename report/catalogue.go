@@ -213,7 +213,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 		}
 		liveOwners = map[string]ownerRow{}
 		for _, ow := range r.Owners {
-			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory,
+			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory, MemKeys: ow.MemoryKeys,
 				TTL: pct(ow.WithTTL, ow.Keys), TTLText: ttlPercent(ow.WithTTL, ow.Keys), Findings: ow.Findings}
 		}
 		if r.Partial {

@@ -116,6 +116,7 @@ type htmlAudit struct {
 // cell read back from its text.
 type htmlGrid struct {
 	Title, ID string
+	Note      string // a table left out, and why; then no rows
 	Head      []string
 	Right     []bool
 	Rows      [][]htmlCell
@@ -139,7 +140,7 @@ func sectionID(title string) string {
 func htmlGrids(secs []section) []htmlGrid {
 	var out []htmlGrid
 	for _, sec := range secs {
-		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right}
+		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right, Note: upperFirst(sec.note)}
 		for _, row := range sec.g.rows {
 			var cells []htmlCell
 			for i, c := range row {
@@ -192,8 +193,9 @@ type famRow struct {
 	Anchor    string // the id of the family's row or section
 	Owner     string
 	Keys      int64
-	HasMemory bool
+	HasMemory bool // the memory of some keys was measured
 	Memory    int64
+	MemKeys   int64   // keys whose memory was measured
 	TTL       float64 // % of keys with a TTL
 	TTLText   string
 	Findings  int64
@@ -201,13 +203,9 @@ type famRow struct {
 	raw       string // the family's name as the report has it
 }
 
-// MemoryText formats the row's memory, or "-" when not measured.
-func (f famRow) MemoryText() string {
-	if !f.HasMemory {
-		return "-"
-	}
-	return humanBytes(f.Memory)
-}
+// MemoryText formats the row's memory: "-" when not measured, marked as
+// a lower bound when only some keys were.
+func (f famRow) MemoryText() string { return memText(f.Memory, f.MemKeys, f.Keys) }
 
 type ownerRow struct {
 	Name     string
@@ -216,13 +214,15 @@ type ownerRow struct {
 	Families int
 	Keys     int64
 	Memory   int64
+	MemKeys  int64 // keys whose memory was measured
 	TTL      float64
 	TTLText  string
 	Findings int64
 }
 
-// MemoryText formats the owner's memory.
-func (o ownerRow) MemoryText() string { return humanBytes(o.Memory) }
+// MemoryText formats the owner's memory: "-" when not measured, marked
+// as a lower bound when only some keys were.
+func (o ownerRow) MemoryText() string { return memText(o.Memory, o.MemKeys, o.Keys) }
 
 type groupRow struct {
 	Prefix   string
@@ -284,9 +284,9 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
 	if bv := v.baseline; bv != nil {
 		a.Baseline = bv.line
-		secs := []section{{"new since baseline", bv.added}}
+		secs := []section{{title: "new since baseline", g: bv.added}}
 		if bv.resolvedNote == "" {
-			secs = append(secs, section{"resolved since baseline", bv.resolved})
+			secs = append(secs, section{title: "resolved since baseline", g: bv.resolved})
 		} else {
 			a.Baseline += "; resolved entries " + bv.resolvedTitle
 		}
@@ -300,7 +300,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	for _, o := range r.Owners {
 		a.Owners = append(a.Owners, ownerRow{
 			Name: printable(o.Name), Anchor: ownerAnchor(o.Name), Contact: orDash(printable(redact(o.Contact))),
-			Families: len(o.Families), Keys: o.Keys, Memory: o.Memory,
+			Families: len(o.Families), Keys: o.Keys, Memory: o.Memory, MemKeys: o.MemoryKeys,
 			TTL: pct(o.WithTTL, o.Keys), TTLText: ttlPercent(o.WithTTL, o.Keys), Findings: o.Findings,
 		})
 	}
@@ -333,7 +333,7 @@ func famRows(r *audit.Report) []famRow {
 		}
 		rows = append(rows, famRow{
 			Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-			Keys: f.Keys, HasMemory: f.MemoryMeasured, Memory: f.Memory,
+			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, Memory: f.Memory, MemKeys: f.MemoryKeys,
 			TTL: pct(f.WithTTL, f.Keys), TTLText: ttlPercent(f.WithTTL, f.Keys), Findings: f.Findings,
 			Search: searchText(f.Name, f.Owner), raw: f.Name,
 		})
@@ -503,21 +503,38 @@ func keyCount(n int64) string {
 func auditCharts(r *audit.Report) []chart {
 	memory := false
 	for _, f := range r.Families {
-		if f != nil && f.MemoryMeasured {
+		if f != nil && f.MemoryKeys > 0 {
 			memory = true
 		}
 	}
-	what, format := "Keys", keyCount
+	what, format, note := "Keys", keyCount, ""
 	if memory {
 		what, format = "Memory", humanBytes
+		if t := r.Totals; t.MemoryKeys < t.Keys {
+			// Never a bar of 0 B for memory not measured: what was not
+			// measured is left out, and a partial sum says so.
+			note = fmt.Sprintf("measured keys only: %d of %d (--memory measures every key)", t.MemoryKeys, t.Keys)
+		}
+	}
+	// memBar is the bar of memory summed over measured of keys keys; ok
+	// is false when none was measured.
+	memBar := func(label string, sum, measured, keys int64) (bar, bool) {
+		b := bar{label: label, values: []int64{sum}}
+		if measured < keys {
+			b.text = "≥ " + humanBytes(sum)
+		}
+		return b, measured > 0
 	}
 	var owners, ttl []bar
 	for _, o := range r.Owners {
-		v := o.Keys
+		b := bar{label: printable(o.Name), values: []int64{o.Keys}}
+		ok := true
 		if memory {
-			v = o.Memory
+			b, ok = memBar(b.label, o.Memory, o.MemoryKeys, o.Keys)
 		}
-		owners = append(owners, bar{label: printable(o.Name), values: []int64{v}})
+		if ok {
+			owners = append(owners, b)
+		}
 		ttl = append(ttl, bar{label: printable(o.Name), values: []int64{o.WithTTL, o.Keys - o.WithTTL},
 			text: ttlPercent(o.WithTTL, o.Keys) + " with TTL"})
 	}
@@ -526,18 +543,21 @@ func auditCharts(r *audit.Report) []chart {
 		if f == nil {
 			continue
 		}
-		v := f.Keys
+		b := bar{label: printable(f.Name), values: []int64{f.Keys}}
+		ok := true
 		if memory {
-			v = f.Memory
+			b, ok = memBar(b.label, f.Memory, f.MemoryKeys, f.Keys)
 		}
-		fams = append(fams, bar{label: printable(f.Name), values: []int64{v}})
+		if ok {
+			fams = append(fams, b)
+		}
 	}
 	var out []chart
 	if len(owners) > 0 {
-		out = append(out, newChart(what+" per owner", "", owners, []string{"c1"}, nil, format))
+		out = append(out, newChart(what+" per owner", note, owners, []string{"c1"}, nil, format))
 	}
 	if len(fams) > 0 {
-		out = append(out, newChart(what+" per family", "", fams, []string{"c2"}, nil, format))
+		out = append(out, newChart(what+" per family", note, fams, []string{"c2"}, nil, format))
 	}
 	if h := r.TTL; h.Total() > 0 {
 		var buckets []bar
@@ -550,8 +570,12 @@ func auditCharts(r *audit.Report) []chart {
 	}
 	t, u := r.Totals, r.Unregistered
 	share := []bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
-	if memory && u.MemoryMeasured {
-		share = append(share, shareBar("memory", t.Memory-u.Memory, u.Memory))
+	if memory && u.MemoryKeys > 0 {
+		label := "memory"
+		if t.MemoryKeys < t.Keys {
+			label = "measured memory"
+		}
+		share = append(share, shareBar(label, t.Memory-u.Memory, u.Memory))
 	}
 	out = append(out, layoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
 	return out

@@ -34,18 +34,22 @@ func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Op
 	writeWrapped(b, head.String(), o.Width)
 
 	sections := []section{
-		{"families", v.families},
-		{"owners", v.owners},
-		{"unregistered: " + v.unregistered, v.groups},
+		{title: "families", g: v.families},
+		{title: "owners", g: v.owners},
+		{title: "unregistered: " + v.unregistered, g: v.groups},
 	}
 	sections = append(sections, v.statSections()...)
-	sections = append(sections, section{v.findingsTitle + ": " + v.summary, v.findings})
+	sections = append(sections, section{title: v.findingsTitle + ": " + v.summary, g: v.findings})
 	if bv := v.baseline; bv != nil {
 		sections = append(sections,
-			section{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
-			section{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
+			section{title: bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), g: bv.added},
+			section{title: "resolved since baseline: " + bv.resolvedTitle, g: bv.resolved})
 	}
 	for _, s := range sections {
+		if s.note != "" {
+			writeWrapped(b, "\n"+s.note+"\n", o.Width)
+			continue
+		}
 		writeWrapped(b, "\n"+s.title+"\n", o.Width)
 		if len(s.g.rows) == 0 {
 			continue
