@@ -33,6 +33,8 @@ type CatalogueOptions struct {
 	// --package), and each family shows its generated key builder, such as
 	// keys.BuildUserSession(sessionID string).
 	GoPackage string
+	// Version is keyreg's version, named in the page's footer.
+	Version string
 }
 
 // File is one file of a generated catalogue, its Name relative to the
@@ -67,6 +69,7 @@ func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
 	switch o.Format {
 	case HTML, "":
 		p := newPage("keyreg catalogue")
+		p.Version = printable(o.Version)
 		p.Filter = "filter by family name, pattern or description"
 		p.Summary = c.Summary
 		if o.Audit != nil {
@@ -207,9 +210,9 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	var liveOwners map[string]ownerRow
 	if r := o.Audit; r != nil {
 		c.Live = true
+		c.Memory = memoryMeasured(r)
 		for _, f := range famRows(r) {
 			live[f.raw] = f
-			c.Memory = c.Memory || f.HasMemory
 		}
 		liveOwners = map[string]ownerRow{}
 		for _, ow := range r.Owners {

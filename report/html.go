@@ -47,6 +47,7 @@ var (
 // catalogue (page.html.tmpl holds the layout, the other files its parts).
 var htmlTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"percent": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"brk":     breakable,
 }).ParseFS(htmlFiles, "templates/*.html.tmpl"))
 
 func mustRead(name string) string {
@@ -72,6 +73,7 @@ type htmlPage struct {
 	CSS     template.CSS
 	JS      template.JS
 	Partial string
+	Version string      // keyreg's, in the footer; empty for none
 	Summary [][2]string // label and value, at the top
 	Filter  string      // the filter box's placeholder; empty for none
 	Charts  []chart
@@ -194,6 +196,7 @@ type famRow struct {
 	Owner     string
 	Keys      int64
 	HasMemory bool // the memory of some keys was measured
+	MemCol    bool // the table has a memory column: every row has the cell
 	Memory    int64
 	MemKeys   int64   // keys whose memory was measured
 	TTL       float64 // % of keys with a TTL
@@ -206,6 +209,16 @@ type famRow struct {
 // MemoryText formats the row's memory: "-" when not measured, marked as
 // a lower bound when only some keys were.
 func (f famRow) MemoryText() string { return memText(f.Memory, f.MemKeys, f.Keys) }
+
+// MemSort is the memory cell's sort value: -1, first, when not measured.
+func (f famRow) MemSort() int64 { return memSort(f.Memory, f.MemKeys) }
+
+func memSort(sum, measured int64) int64 {
+	if measured <= 0 {
+		return -1
+	}
+	return sum
+}
 
 type ownerRow struct {
 	Name     string
@@ -224,13 +237,19 @@ type ownerRow struct {
 // as a lower bound when only some keys were.
 func (o ownerRow) MemoryText() string { return memText(o.Memory, o.MemKeys, o.Keys) }
 
+// MemSort is the memory cell's sort value: -1, first, when not measured.
+func (o ownerRow) MemSort() int64 { return memSort(o.Memory, o.MemKeys) }
+
 type groupRow struct {
-	Prefix   string
-	Keys     int64
-	TTL      float64
-	TTLText  string
-	Examples []string
-	Search   string
+	Prefix     string
+	Keys       int64
+	MemoryText string // "-" when not measured
+	Share      string // % of the measured memory
+	MemSort    int64  // -1 when not measured
+	TTL        float64
+	TTLText    string
+	Examples   []string
+	Search     string
 }
 
 type findingRow struct {
@@ -275,9 +294,10 @@ func searchText(parts ...string) string {
 }
 
 // writeAuditHTML renders r as one page.
-func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Options) error {
+func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
 	v := newAuditViewFor(r, c)
 	p := newPage("keyreg audit")
+	p.Version = printable(o.Tool.Version)
 	p.Partial = v.partial
 	p.Summary = v.header
 	p.Filter = "filter families, prefixes and findings"
@@ -306,7 +326,9 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	}
 	for _, g := range r.Unregistered.Groups {
 		ex := g.Examples[:min(len(g.Examples), 3)]
-		row := groupRow{Prefix: quoteKey(g.Prefix), Keys: g.Keys, TTL: pct(g.WithTTL, g.Keys), TTLText: ttlPercent(g.WithTTL, g.Keys)}
+		row := groupRow{Prefix: quoteKey(g.Prefix), Keys: g.Keys, TTL: pct(g.WithTTL, g.Keys), TTLText: ttlPercent(g.WithTTL, g.Keys),
+			MemoryText: memText(g.Memory, g.MemoryKeys, g.Keys), Share: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory),
+			MemSort: memSort(g.Memory, g.MemoryKeys)}
 		for _, k := range ex {
 			row.Examples = append(row.Examples, quoteKey(k))
 		}
@@ -333,7 +355,7 @@ func famRows(r *audit.Report) []famRow {
 		}
 		rows = append(rows, famRow{
 			Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, Memory: f.Memory, MemKeys: f.MemoryKeys,
+			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: memoryMeasured(r), Memory: f.Memory, MemKeys: f.MemoryKeys,
 			TTL: pct(f.WithTTL, f.Keys), TTLText: ttlPercent(f.WithTTL, f.Keys), Findings: f.Findings,
 			Search: searchText(f.Name, f.Owner), raw: f.Name,
 		})
@@ -592,6 +614,27 @@ func shareBar(label string, registered, unregistered int64) bar {
 		b.text = fmt.Sprintf("%.1f%% unregistered", pct(unregistered, total))
 	}
 	return b
+}
+
+// breakable escapes s for HTML text and lets it break only after a run of
+// separators (: / . - _ @ | , }), with <wbr>, so that a key, a
+// prefix or an address wraps at its parts and never mid-word (the style
+// sheet sets no overflow-wrap: anywhere). A part longer than the cell
+// makes its table scroll inside its card.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	sep := func(c byte) bool { return strings.IndexByte(":/.-_@|,}", c) >= 0 }
+	start := 0
+	for i := 0; i+1 < len(s); i++ {
+		if sep(s[i]) && !sep(s[i+1]) {
+			b.WriteString(template.HTMLEscapeString(s[start : i+1]))
+			b.WriteString("<wbr>")
+			start = i + 1
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s[start:]))
+	return template.HTML(b.String())
 }
 
 // stamp formats a time for the page, or "" for the zero time.

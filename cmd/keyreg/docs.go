@@ -80,7 +80,7 @@ func (a *app) runDocs(o docsOptions) error {
 	if err != nil {
 		return err
 	}
-	co := report.CatalogueOptions{Format: f, RepoURL: o.repoURL, GoPackage: o.goPackage}
+	co := report.CatalogueOptions{Format: f, RepoURL: o.repoURL, GoPackage: o.goPackage, Version: toolVersion()}
 	if o.audit != "" {
 		if co.Audit, err = readReport(o.audit); err != nil {
 			return usageError(fmt.Errorf("%s: reading audit report: %w", o.audit, err), "write one with keyreg audit --format json > "+o.audit)
