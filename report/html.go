@@ -343,6 +343,9 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	a.Stats = htmlGrids(v.statSections())
 	p.Audit = a
 	p.Charts = auditCharts(r)
+	if c != nil {
+		p.Charts = append(p.Charts, baselineChart(c))
+	}
 	return p.render(b)
 }
 
@@ -590,6 +593,26 @@ func auditCharts(r *audit.Report) []chart {
 	} else if len(ttl) > 0 {
 		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
 	}
+	// Memory by type, from the per-type sums of what was measured.
+	var types []bar
+	partialTypes := false
+	for _, ts := range r.Types {
+		if ts == nil || ts.BytesDist.Count() == 0 {
+			continue
+		}
+		b := bar{label: printable(ts.Type), values: []int64{ts.Bytes}}
+		if ts.BytesDist.Count() < ts.Keys {
+			b.text, partialTypes = "≥ "+humanBytes(ts.Bytes), true
+		}
+		types = append(types, b)
+	}
+	if len(types) > 0 {
+		typeNote := ""
+		if partialTypes {
+			typeNote = fmt.Sprintf("measured keys only: %d of %d (--memory measures every key)", r.Totals.MemoryKeys, r.Totals.Keys)
+		}
+		out = append(out, newChart("Memory by type", typeNote, types, []string{"c4"}, nil, humanBytes))
+	}
 	t, u := r.Totals, r.Unregistered
 	share := []bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
 	if memory && u.MemoryKeys > 0 {
@@ -601,6 +624,20 @@ func auditCharts(r *audit.Report) []chart {
 	}
 	out = append(out, layoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
 	return out
+}
+
+// baselineChart draws the change against the baseline: the findings new
+// since it, those resolved and those unchanged.
+func baselineChart(c *audit.Comparison) chart {
+	n := func(es []audit.Entry) int64 { return int64(len(es)) }
+	bars := []bar{{label: "new", values: []int64{n(c.New)}}, {label: "unchanged", values: []int64{n(c.Unchanged)}}}
+	if c.ResolvedNote == "" {
+		bars = append(bars, bar{label: "resolved", values: []int64{n(c.Resolved)}})
+	}
+	entries := func(v int64) string {
+		return strconv.FormatInt(v, 10) + " " + plural(int(min(v, math.MaxInt32)), "entry")
+	}
+	return layoutChart("Change against the baseline", "findings by rule and family (or prefix)", bars, []string{"c5"}, nil, entries)
 }
 
 // shareBar is a row of a share chart: the two parts in thousandths of the

@@ -570,3 +570,29 @@ func TestBreakable(t *testing.T) {
 		t.Error("page.css lets words break anywhere")
 	}
 }
+
+// TestHTMLChartsBeyondOwners: the audit page draws memory by type (with
+// what was measured) and, against a baseline, the change: new, unchanged
+// and resolved entries, plurals right.
+func TestHTMLChartsBeyondOwners(t *testing.T) {
+	r := sampleReport()
+	var b bytes.Buffer
+	if err := AuditBaseline(&b, HTML, r, audit.Compare(r, audit.NewBaseline(emptyReport())), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<figcaption>Memory by type",
+		"<title>string: ≥ 1.0 MiB</title>", // 4 of 10500 keys measured: a lower bound
+		"<figcaption>Change against the baseline",
+		"<title>new: ",
+		"<title>resolved: ",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("audit page lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "entrys") || strings.Contains(page, ": 1 entries<") {
+		t.Error("a plural is wrong")
+	}
+}
