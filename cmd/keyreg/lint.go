@@ -152,7 +152,7 @@ func (a *app) render(outs outputs, automation string, fn func(w io.Writer, forma
 			Automation: automation,
 		}
 		if format == report.Table {
-			o.Width, o.Color = terminalWidth(w), useColor(w)
+			o.Width, o.Color = terminalWidth(w), a.useColor(w)
 		}
 		if first && step != nil && format == report.GitHub {
 			o.StepSummary = step
