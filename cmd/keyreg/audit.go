@@ -286,16 +286,16 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
-			return runtimeError(errors.New("audit interrupted; the report above is partial"), "")
+			return runtimeError(errors.New("audit interrupted; "+outs.partialNote("report")), "")
 		}
 		if errors.Is(runErr, context.DeadlineExceeded) {
-			return runtimeError(errors.New("audit timed out; the report above is partial"), "raise --timeout or narrow the audit with --match")
+			return runtimeError(errors.New("audit timed out; "+outs.partialNote("report")), "raise --timeout or narrow the audit with --match")
 		}
 		hint := ""
 		if writeTo != "" {
 			hint = "baseline " + writeTo + " was not written: a baseline needs a complete audit"
 		}
-		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), hint)
+		return runtimeError(fmt.Errorf("audit failed; %s: %w", outs.partialNote("report"), runErr), hint)
 	}
 	if writeTo != "" {
 		if rep.Partial {
