@@ -596,3 +596,27 @@ func TestHTMLChartsBeyondOwners(t *testing.T) {
 		t.Error("a plural is wrong")
 	}
 }
+
+// TestCatalogueSchemaAndSunset: a hash's schema (a map of fields to
+// values) lists its field names and the properties of every value, not
+// only "(value) object"; a sunset before CatalogueOptions.Now is marked
+// passed without an audit, and not when Now is before it.
+func TestCatalogueSchemaAndSunset(t *testing.T) {
+	reg := exampleRegistry(t)
+	page := catalogueHTML(t, reg, CatalogueOptions{Now: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)})
+	for _, want := range []string{
+		`<code>(field name)</code>`,
+		`<code>(any field).<wbr>qty</code></td><td>integer</td><td>yes</td>`,
+		` (passed)</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("catalogue lacks %s", want)
+		}
+	}
+	if page := catalogueHTML(t, reg, CatalogueOptions{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); strings.Contains(page, "(passed)") {
+		t.Error("a sunset still ahead is marked passed")
+	}
+	if page := catalogueHTML(t, reg, CatalogueOptions{}); strings.Contains(page, "(passed)") {
+		t.Error("without a date, a sunset is marked passed")
+	}
+}
