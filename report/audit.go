@@ -241,7 +241,7 @@ func newAuditView(r *audit.Report) *auditView {
 		v.families.head = append(v.families.head, "memory")
 		v.families.right = append(v.families.right, true)
 	}
-	v.families.head = append(v.families.head, "% ttl", "findings")
+	v.families.head = append(v.families.head, "% ttl", "keys with findings")
 	v.families.right = append(v.families.right, true, true)
 	for _, f := range r.Families {
 		row := []cell{{text: printable(f.Name)}, {text: orDash(printable(f.Owner))}, txt("%d", f.Keys)}
@@ -259,7 +259,7 @@ func newAuditView(r *audit.Report) *auditView {
 		v.owners.head = append(v.owners.head, "memory")
 		v.owners.right = append(v.owners.right, true)
 	}
-	v.owners.head = append(v.owners.head, "% ttl", "findings")
+	v.owners.head = append(v.owners.head, "% ttl", "keys with findings")
 	v.owners.right = append(v.owners.right, true, true)
 	for _, o := range r.Owners {
 		row := []cell{{text: printable(o.Name)}, {text: orDash(printable(redact(o.Contact)))}, txt("%d", len(o.Families)), txt("%d", o.Keys)}
@@ -333,8 +333,8 @@ func newAuditView(r *audit.Report) *auditView {
 	}
 
 	s := r.Scan
-	v.scan = fmt.Sprintf("scan: %d %s, %d keys, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
-		s.Nodes, plural(s.Nodes, "node"), s.Keys, strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
+	v.scan = fmt.Sprintf("scan: %d %s, %d %s, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
+		s.Nodes, plural(s.Nodes, "node"), s.Keys, plural(int(min(s.Keys, math.MaxInt32)), "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
 		s.Duration.Round(time.Millisecond), s.Vanished, s.Duplicates, s.Skipped, s.Sampled)
 	for _, n := range s.Notes {
 		v.notes = append(v.notes, printable(redact(n)))

@@ -519,7 +519,7 @@ func TestAuditText(t *testing.T) {
 	out, summary, _ := renderAudit(t, Text, sampleReport())
 	for _, want := range []string{
 		"\nkeys.yaml:12:5: error: family \"user-session\": 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
-		"\nfamilies:\nfamily         owner     keys   memory   % ttl   findings\nuser-session   identity  10000  5.0 MiB  100.0%  12\n",
+		"\nfamilies:\nfamily         owner     keys   memory   % ttl   keys with findings\nuser-session   identity  10000  5.0 MiB  100.0%  12\n",
 		"\nfeature-flags  platform  340    -        0.0%    0\n",
 		"  ≥ 1.5 MiB (of 2000/2340 keys)  ",
 		"\n\"tmp|x:\"          30    -         -         0.0%   ",
@@ -1094,4 +1094,28 @@ func lookupJSON(v any, path ...any) (any, bool) {
 		}
 	}
 	return v, true
+}
+
+// TestSingularKey: one key is "1 key", never "1 keys", in the scan line and
+// the unregistered summary.
+func TestSingularKey(t *testing.T) {
+	r := unmeasuredReport()
+	r.Scan.Keys, r.Scan.Nodes = 1, 1
+	r.Unregistered.Keys = 1
+	r.Unregistered.Groups = r.Unregistered.Groups[:1]
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		out, _, _ := renderAudit(t, f, r)
+		if regexp.MustCompile(`\b1 (keys|nodes|prefix groups)\b`).MatchString(out) {
+			t.Errorf("%s says 1 with a plural:\n%s", f, out)
+		}
+		if !strings.Contains(out, "1 node, 1 key,") {
+			t.Errorf("%s lacks the scan line's 1 key", f)
+		}
+	}
+	if got := plural(2, "entry"); got != "entries" {
+		t.Errorf("plural(2, entry) = %q", got)
+	}
+	if got := plural(2, "key"); got != "keys" {
+		t.Errorf("plural(2, key) = %q", got)
+	}
 }
