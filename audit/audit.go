@@ -484,9 +484,23 @@ func (r *run) group(k *scanner.KeyInfo) {
 		g.Memory += k.Memory
 		g.MemoryKeys++
 	}
+	g.DBs = addDB(g.DBs, k.DB)
 	if len(g.Examples) < 3 {
 		g.Examples = append(g.Examples, shortKey(k.Key))
 	}
+}
+
+// addDB adds db to the sorted list dbs, at most maxDBs long. Keys come in
+// runs of one database, so the common case is the last entry.
+func addDB(dbs []int, db int) []int {
+	if n := len(dbs); n > 0 && dbs[n-1] == db {
+		return dbs
+	}
+	i, found := slices.BinarySearch(dbs, db)
+	if found || len(dbs) >= maxDBs {
+		return dbs
+	}
+	return slices.Insert(dbs, i, db)
 }
 
 // InferPrefix guesses the prefix that groups a key with its siblings: up to

@@ -240,6 +240,9 @@ func mergeUnregistered(m *Report, reps []*Report, maxGroups int) map[string]*Gro
 			mg.WithTTL += g.WithTTL
 			mg.Memory += g.Memory
 			mg.MemoryKeys += g.MemoryKeys
+			for _, db := range g.DBs {
+				mg.DBs = addDB(mg.DBs, db)
+			}
 			for _, e := range g.Examples {
 				if len(mg.Examples) < 3 {
 					mg.Examples = append(mg.Examples, e)

@@ -64,6 +64,12 @@ families:
 	if o := whole.Owners[0]; o.MemoryKeys != o.Keys-1 || whole.Totals.MemoryKeys != whole.Totals.Keys-1 {
 		t.Errorf("memory measured for %d of %d owner keys, %d of %d in all; want one key fewer", o.MemoryKeys, o.Keys, whole.Totals.MemoryKeys, whole.Totals.Keys)
 	}
+	// The unregistered groups name the databases of their keys (0 and 1).
+	for _, g := range whole.Unregistered.Groups {
+		if fmt.Sprint(g.DBs) != "[0 1]" {
+			t.Errorf("group %q lives in databases %v, want [0 1]", g.Prefix, g.DBs)
+		}
+	}
 	var parts []*audit.Report
 	for p := range 3 {
 		var keys []scanner.KeyInfo

@@ -165,8 +165,11 @@ type Group struct {
 	WithTTL int64  `json:"with_ttl"`
 	Memory  int64  `json:"memory_bytes,omitempty"`
 	// MemoryKeys counts the keys whose memory was measured.
-	MemoryKeys int64    `json:"memory_keys"`
-	Examples   []string `json:"examples"` // up to 3 key names
+	MemoryKeys int64 `json:"memory_keys"`
+	// DBs lists the logical databases the group's keys live in, in
+	// order, at most maxDBs of them.
+	DBs      []int    `json:"dbs"`
+	Examples []string `json:"examples"` // up to 3 key names
 }
 
 // Finding is one rule firing on one family (or on unregistered keys).

@@ -281,6 +281,10 @@ func newAuditView(r *audit.Report) *auditView {
 	}
 	v.groups.head = []string{"prefix", "keys"}
 	v.groups.right = []bool{false, true}
+	if r.MultiDB() {
+		v.groups.head = slices.Insert(v.groups.head, 1, "db")
+		v.groups.right = slices.Insert(v.groups.right, 1, false)
+	}
 	if v.memory {
 		v.groups.head = append(v.groups.head, "memory", "% memory")
 		v.groups.right = append(v.groups.right, true, true)
@@ -293,6 +297,9 @@ func newAuditView(r *audit.Report) *auditView {
 			ex = ex[:3]
 		}
 		row := []cell{{keys: []string{g.Prefix}}, txt("%d", g.Keys)}
+		if r.MultiDB() {
+			row = slices.Insert(row, 1, cell{text: dbList(g.DBs)})
+		}
 		if v.memory {
 			row = append(row, cell{text: memText(g.Memory, g.MemoryKeys, g.Keys)}, cell{text: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory)})
 		}
@@ -536,6 +543,19 @@ func ttlText(d time.Duration) string {
 		return fmt.Sprintf("%dh", int64(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+}
+
+// dbList formats the databases of a group, "0, 3", or "-" when unknown
+// (a report of keyreg before groups had them).
+func dbList(dbs []int) string {
+	if len(dbs) == 0 {
+		return "-"
+	}
+	s := make([]string, len(dbs))
+	for i, db := range dbs {
+		s[i] = strconv.Itoa(db)
+	}
+	return strings.Join(s, ", ")
 }
 
 // memText formats memory summed over the measured of keys keys: "-" when

@@ -201,6 +201,7 @@ type auditGroupJSON struct {
 	Memory       *int64             `json:"memory_bytes"`
 	MemoryKeys   *int64             `json:"memory_keys"`
 	MemoryShare  *float64           `json:"memory_percent"`
+	DBs          []int              `json:"dbs"`
 	Examples     []auditExampleJSON `json:"examples"`
 	New          *bool              `json:"new,omitempty"` // only with a baseline
 }
@@ -342,6 +343,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 			Keys: g.Keys, WithTTL: g.WithTTL, TTLPercent: percentOf(g.WithTTL, g.Keys),
 			Memory:     memoryJSON(g.MemoryKeys, g.Memory),
 			MemoryKeys: int64Ptr(g.MemoryKeys),
+			DBs:        append([]int{}, g.DBs...),
 			Examples:   make([]auditExampleJSON, 0, len(g.Examples)),
 		}
 		if g.MemoryKeys > 0 {

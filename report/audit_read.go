@@ -129,6 +129,9 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 	}
 	for _, g := range doc.Unregistered.Groups {
 		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory), MemoryKeys: memKeys(g.MemoryKeys, g.Memory, g.Keys)}
+		if len(g.DBs) > 0 {
+			ag.DBs = g.DBs
+		}
 		for _, e := range g.Examples {
 			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
 		}

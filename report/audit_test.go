@@ -71,9 +71,9 @@ func sampleReport() *audit.Report {
 		Unregistered: audit.UnregisteredReport{
 			Keys: 160,
 			Groups: []*audit.Group{
-				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536, MemoryKeys: 120,
+				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536, MemoryKeys: 120, DBs: []int{0},
 					Examples: []string{"sidekiq:queue:default", "sidekiq:queue:mailers", "sidekiq:queue:low"}},
-				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
+				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, DBs: []int{0, 3}, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
 				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, MemoryKeys: 8, Examples: []string{binaryKey, binaryKey + "\n2"}},
 			},
 			Other:   2,
@@ -495,10 +495,10 @@ func TestAuditTableRows(t *testing.T) {
 		`│ cart +│ platform +│ +2000 │ +1\.5 MiB │ +90\.0% │ +45 │`,
 		`│ feature-flags +│ platform +│ +340 │ +- │ +0\.0% │ +0 │`,
 		`│ platform +│ platform@example\.com +│ +2 │ +2340 │ ≥ 1\.5 MiB \(of 2000/2340 keys\) +│`,
-		`│ "tmp\|x:" +│ +30 │ +- │ +- │`,
+		`│ "tmp\|x:" +│ 0, 3 +│ +30 │ +- │ +- │`,
 		`│ platform +│ platform@example\.com +│ +2 │ +2340 │`,
 		`│ error +│ payload-schema +│ user-session +│ +12/300 │`,
-		`│ "\\x00\\xffbin" +│ +8 │`,
+		`│ "\\x00\\xffbin" +│ - +│ +8 │`,
 		`(?m)^scan: 1 node, 12500 keys, 3846 keys/s, 3\.25s, 3 vanished, 20 duplicates, 2 skipped, 400 sampled$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -522,7 +522,8 @@ func TestAuditText(t *testing.T) {
 		"\nfamilies:\nfamily         owner     keys   memory   % ttl   keys with findings\nuser-session   identity  10000  5.0 MiB  100.0%  12\n",
 		"\nfeature-flags  platform  340    -        0.0%    0\n",
 		"  ≥ 1.5 MiB (of 2000/2340 keys)  ",
-		"\n\"tmp|x:\"          30    -         -         0.0%   ",
+		"\n\"tmp|x:\"          0, 3  30    -         -         0.0%   ",
+		"\nprefix            db    keys  memory    % memory  % ttl  examples\n",
 		"\ntype    keys   size of   measured  p50 ",
 	} {
 		if !strings.Contains(out, want) {

@@ -100,6 +100,7 @@ func (p *htmlPage) render(b *bytes.Buffer) error {
 // htmlAudit holds the sections of the audit page.
 type htmlAudit struct {
 	Memory       bool
+	MultiDB      bool // several databases: the groups name theirs
 	Families     []famRow
 	Owners       []ownerRow
 	Unregistered string
@@ -246,6 +247,7 @@ type groupRow struct {
 	MemoryText string // "-" when not measured
 	Share      string // % of the measured memory
 	MemSort    int64  // -1 when not measured
+	DBs        string // the databases of its keys, "0, 3"
 	TTL        float64
 	TTLText    string
 	Examples   []string
@@ -301,7 +303,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	p.Partial = v.partial
 	p.Summary = v.header
 	p.Filter = "filter families, prefixes and findings"
-	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
+	a := &htmlAudit{Memory: v.memory, MultiDB: r.MultiDB(), Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
 	if bv := v.baseline; bv != nil {
 		a.Baseline = bv.line
 		secs := []section{{title: "new since baseline", g: bv.added}}
@@ -328,7 +330,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 		ex := g.Examples[:min(len(g.Examples), 3)]
 		row := groupRow{Prefix: quoteKey(g.Prefix), Keys: g.Keys, TTL: pct(g.WithTTL, g.Keys), TTLText: ttlPercent(g.WithTTL, g.Keys),
 			MemoryText: memText(g.Memory, g.MemoryKeys, g.Keys), Share: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory),
-			MemSort: memSort(g.Memory, g.MemoryKeys)}
+			MemSort: memSort(g.Memory, g.MemoryKeys), DBs: dbList(g.DBs)}
 		for _, k := range ex {
 			row.Examples = append(row.Examples, quoteKey(k))
 		}
@@ -664,7 +666,8 @@ func breakable(s string) template.HTML {
 	sep := func(c byte) bool { return strings.IndexByte(":/.-_@|,}", c) >= 0 }
 	start := 0
 	for i := 0; i+1 < len(s); i++ {
-		if sep(s[i]) && !sep(s[i+1]) {
+		// No break before the closing quote of a quoted key.
+		if sep(s[i]) && !sep(s[i+1]) && s[i+1:] != `"` {
 			b.WriteString(template.HTMLEscapeString(s[start : i+1]))
 			b.WriteString("<wbr>")
 			start = i + 1
