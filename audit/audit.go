@@ -642,6 +642,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	}
 	rep.TopKeys = TopKeys{ByBytes: r.stats.bytes.sorted(), ByElements: r.stats.elements.sorted()}
 	rep.Types = r.stats.types
+	rep.TTLMemory, rep.KeyBytes = r.stats.ttlMemory, r.stats.keyBytes
 	if rep.Types == nil {
 		rep.Types = []*TypeStats{}
 	}

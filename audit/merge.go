@@ -112,6 +112,8 @@ func Merge(reps []*Report, o MergeOptions) (*Report, error) {
 			mt.ElementsDist.Merge(&t.ElementsDist)
 		}
 		m.TTL.Merge(&r.TTL)
+		m.TTLMemory.Merge(&r.TTLMemory)
+		m.KeyBytes += r.KeyBytes
 	}
 	m.Target = clip(strings.Join(targets, ","), maxDetailBytes, true)
 	if m.Partial {

@@ -64,6 +64,16 @@ families:
 	if o := whole.Owners[0]; o.MemoryKeys != o.Keys-1 || whole.Totals.MemoryKeys != whole.Totals.Keys-1 {
 		t.Errorf("memory measured for %d of %d owner keys, %d of %d in all; want one key fewer", o.MemoryKeys, o.Keys, whole.Totals.MemoryKeys, whole.Totals.Keys)
 	}
+	// The key names' bytes, and the measured memory per TTL bucket, add
+	// up to what was audited.
+	var names, memory int64
+	for _, k := range all {
+		names += int64(len(k.Key))
+		memory += k.Memory
+	}
+	if whole.KeyBytes != names || whole.TTLMemory.Total() != memory || memory != whole.Totals.Memory {
+		t.Errorf("key names %d bytes, want %d; memory per TTL bucket %d, want %d (totals %d)", whole.KeyBytes, names, whole.TTLMemory.Total(), memory, whole.Totals.Memory)
+	}
 	// The unregistered groups name the databases of their keys (0 and 1).
 	for _, g := range whole.Unregistered.Groups {
 		if fmt.Sprint(g.DBs) != "[0 1]" {

@@ -48,6 +48,12 @@ type Report struct {
 	// TTL counts every audited key by TTL bucket: the sum of the
 	// families' histograms and the unregistered keys'.
 	TTL TTLHistogram `json:"-"`
+	// TTLMemory sums the measured memory (Totals.MemoryKeys keys) per TTL
+	// bucket: what expires soon, and what never does.
+	TTLMemory TTLHistogram `json:"-"`
+	// KeyBytes sums the lengths of the audited keys' names: what the names
+	// alone take, before any value.
+	KeyBytes int64 `json:"-"`
 }
 
 // MultiDB reports whether the audited keys live in more than one logical

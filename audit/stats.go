@@ -28,18 +28,19 @@ var ttlBounds = [...]time.Duration{time.Minute, time.Hour, 24 * time.Hour, 7 * 2
 type TTLHistogram [numTTLBuckets]int64
 
 // add counts a key whose PTTL is pttl (negative: no TTL).
-func (h *TTLHistogram) add(pttl time.Duration) {
+func (h *TTLHistogram) add(pttl time.Duration) { h[ttlBucket(pttl)]++ }
+
+// ttlBucket is the index of pttl's bucket in TTLBuckets.
+func ttlBucket(pttl time.Duration) int {
 	if pttl < 0 {
-		h[0]++
-		return
+		return 0
 	}
 	for i, b := range ttlBounds {
 		if pttl < b {
-			h[i+1]++
-			return
+			return i + 1
 		}
 	}
-	h[numTTLBuckets-1]++
+	return numTTLBuckets - 1
 }
 
 // Merge adds the counts of o to h.
@@ -189,6 +190,10 @@ const maxTypes = 32
 // stats aggregates the keyspace statistics of a run. TTL histograms are
 // kept per family, and summed at the end.
 type stats struct {
+	// keyBytes sums the lengths of the key names; ttlMemory the measured
+	// memory per TTL bucket.
+	keyBytes        int64
+	ttlMemory       TTLHistogram
 	bytes, elements topHeap
 	types           []*TypeStats // in the order first seen
 	last            *TypeStats   // the type of the key before: most runs of keys share one
@@ -226,8 +231,10 @@ func (s *stats) find(typ string) *TypeStats {
 func (s *stats) add(k *scanner.KeyInfo, family string) {
 	t := s.typeOf(k.Type)
 	t.Keys++
+	s.keyBytes += int64(len(k.Key))
 	var b, e int64
 	if k.HasMemory {
+		s.ttlMemory[ttlBucket(k.PTTL)] += k.Memory
 		b = k.Memory
 		t.Bytes += b
 		t.BytesDist.Add(b)

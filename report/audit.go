@@ -227,9 +227,11 @@ func newAuditView(r *audit.Report) *auditView {
 	if !r.Started.IsZero() {
 		v.header = append(v.header, [2]string{"started", r.Started.UTC().Format(time.RFC3339)})
 	}
-	v.header = append(v.header,
-		[2]string{"keys", keyCounts(r)},
-		[2]string{"findings", v.summary})
+	v.header = append(v.header, [2]string{"keys", keyCounts(r)})
+	if r.KeyBytes > 0 {
+		v.header = append(v.header, [2]string{"key names", humanBytes(r.KeyBytes)})
+	}
+	v.header = append(v.header, [2]string{"findings", v.summary})
 	if r.Partial {
 		v.partial = partialBanner(r)
 	}
@@ -469,6 +471,23 @@ func (v *auditView) stats(r *audit.Report) {
 	}
 	if r.TTL.Total() > 0 {
 		add("all keys", &r.TTL)
+		// The memory of the measured keys per bucket: what expires soon,
+		// and what never does.
+		if t := r.TTLMemory.Total(); t > 0 && r.Totals.MemoryKeys > 0 {
+			name := "memory"
+			if r.Totals.MemoryKeys < r.Totals.Keys {
+				name = fmt.Sprintf("memory (%d measured)", r.Totals.MemoryKeys)
+			}
+			row := []cell{{text: name}, {text: humanBytes(t)}}
+			for i, n := range r.TTLMemory {
+				text := "-" // no key in the bucket
+				if r.TTL[i] > 0 {
+					text = humanBytes(n)
+				}
+				row = append(row, cell{text: text})
+			}
+			v.ttl.rows = append(v.ttl.rows, row)
+		}
 		for _, f := range r.Families {
 			if f.TTL.Total() > 0 {
 				add(printable(f.Name), &f.TTL)

@@ -34,6 +34,9 @@ type auditJSON struct {
 	TopKeys       []auditTopKeyJSON  `json:"top_keys"`
 	Types         []auditTypeJSON    `json:"types"`
 	TTLHistogram  []ttlBucketJSON    `json:"ttl_histogram"`
+	// TTLMemory is the measured memory per TTL bucket; absent in a report
+	// of keyreg before it.
+	TTLMemory []ttlMemoryJSON `json:"ttl_memory_histogram"`
 	// Baseline is present only when the audit was compared with a baseline.
 	Baseline *auditBaselineJSON `json:"baseline,omitempty"`
 }
@@ -100,6 +103,7 @@ type auditTotalsJSON struct {
 	WithTTL      int64  `json:"with_ttl"`
 	Memory       *int64 `json:"memory_bytes"`
 	MemoryKeys   *int64 `json:"memory_keys"`
+	KeyBytes     int64  `json:"key_name_bytes"`
 	Errors       int64  `json:"errors"`
 	Warnings     int64  `json:"warnings"`
 	Infos        int64  `json:"infos"`
@@ -129,6 +133,12 @@ type auditDBJSON struct {
 	WithTTL    int64  `json:"with_ttl"`
 	Memory     *int64 `json:"memory_bytes"`
 	MemoryKeys *int64 `json:"memory_keys"`
+}
+
+// ttlMemoryJSON is one bucket of the memory per TTL bucket.
+type ttlMemoryJSON struct {
+	Bucket string `json:"bucket"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // ttlBucketJSON is one bucket of a TTL histogram.
@@ -296,7 +306,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		},
 		Totals: auditTotalsJSON{
 			Keys: r.Totals.Keys, Registered: r.Totals.Registered, Unregistered: r.Totals.Unregistered,
-			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(r.Totals.MemoryKeys, r.Totals.Memory), MemoryKeys: int64Ptr(r.Totals.MemoryKeys),
+			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(r.Totals.MemoryKeys, r.Totals.Memory), MemoryKeys: int64Ptr(r.Totals.MemoryKeys), KeyBytes: r.KeyBytes,
 			Errors: r.Totals.Errors, Warnings: r.Totals.Warnings, Infos: r.Totals.Infos,
 		},
 		Families: make([]auditFamilyJSON, 0, len(r.Families)),
@@ -400,6 +410,10 @@ func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
 	doc.Unregistered.TTLHistogram = ttlJSON(&u.TTL)
 	doc.DBs = append([]int{}, r.DBs...)
 	doc.TTLHistogram = ttlJSON(&r.TTL)
+	doc.TTLMemory = make([]ttlMemoryJSON, len(r.TTLMemory))
+	for i, n := range r.TTLMemory {
+		doc.TTLMemory[i] = ttlMemoryJSON{Bucket: audit.TTLBuckets[i], Bytes: n}
+	}
 	doc.TopKeys = []auditTopKeyJSON{}
 	for _, l := range []struct {
 		by   string

@@ -106,6 +106,21 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 	if len(doc.DBs) > 0 {
 		r.DBs = doc.DBs
 	}
+	r.KeyBytes = doc.Totals.KeyBytes
+	if doc.TTLMemory != nil {
+		if len(doc.TTLMemory) != len(r.TTLMemory) {
+			bad = cmpErr(bad, fmt.Errorf("ttl_memory_histogram has %d buckets, want %d", len(doc.TTLMemory), len(r.TTLMemory)))
+		}
+		for i, b := range doc.TTLMemory {
+			if i >= len(r.TTLMemory) {
+				break
+			}
+			if b.Bucket != audit.TTLBuckets[i] || b.Bytes < 0 {
+				bad = cmpErr(bad, fmt.Errorf("ttl_memory_histogram bucket %d is %q with %d bytes, want %q", i, b.Bucket, b.Bytes, audit.TTLBuckets[i]))
+			}
+			r.TTLMemory[i] = b.Bytes
+		}
+	}
 	if len(doc.Scan.Notes) > 0 {
 		r.Scan.Notes = doc.Scan.Notes
 	}

@@ -80,8 +80,10 @@ func sampleReport() *audit.Report {
 			WithTTL: 100, Memory: 66048, MemoryMeasured: true, MemoryKeys: 128,
 			TTL: audit.TTLHistogram{60, 0, 100, 0, 0, 0, 0},
 		},
-		DBs: []int{0, 3},
-		TTL: audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
+		DBs:       []int{0, 3},
+		TTL:       audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
+		TTLMemory: audit.TTLHistogram{327680, 0, 2261504, 4292608, 0, 0, 0},
+		KeyBytes:  412500,
 		TopKeys: audit.TopKeys{
 			ByBytes: []*audit.TopKey{
 				{Key: "tmp:export:2026-03-01", DB: 0, Type: "string", Bytes: 1 << 20, TTL: -1},
@@ -1118,5 +1120,28 @@ func TestSingularKey(t *testing.T) {
 	}
 	if got := plural(2, "key"); got != "keys" {
 		t.Errorf("plural(2, key) = %q", got)
+	}
+}
+
+// TestKeyNamesAndTTLMemory: the report says what the key names take, and
+// how the measured memory splits by TTL, in every human format; a bucket
+// without keys is "-", not 0 B.
+func TestKeyNamesAndTTLMemory(t *testing.T) {
+	r := sampleReport()
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		out, _, _ := renderAudit(t, f, r)
+		for _, want := range []string{"key names", "402.8 KiB", "memory (12128 measured)", "2.2 MiB"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+	}
+	out, _, _ := renderAudit(t, Text, r)
+	if !regexp.MustCompile(`(?m)^memory \(12128 measured\) +6\.6 MiB +320\.0 KiB +- +2\.2 MiB +4\.1 MiB +- +- +-$`).MatchString(out) {
+		t.Errorf("the TTL histogram's memory row is wrong:\n%s", out)
+	}
+	page, _, _ := renderAudit(t, HTML, r)
+	if !strings.Contains(page, "<figcaption>Memory per TTL bucket") {
+		t.Error("the audit page has no chart of memory per TTL bucket")
 	}
 }

@@ -592,6 +592,17 @@ func auditCharts(r *audit.Report) []chart {
 			buckets = append(buckets, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
 		}
 		out = append(out, layoutChart("TTL distribution", "every key audited, by TTL", buckets, []string{"c3"}, nil, keyCount))
+		if mt := r.TTLMemory; mt.Total() > 0 && r.Totals.MemoryKeys > 0 {
+			var mem []bar
+			for i, n := range mt {
+				mem = append(mem, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
+			}
+			note := "the memory measured, by TTL"
+			if r.Totals.MemoryKeys < r.Totals.Keys {
+				note = fmt.Sprintf("the memory of the %d keys measured, of %d, by TTL", r.Totals.MemoryKeys, r.Totals.Keys)
+			}
+			out = append(out, layoutChart("Memory per TTL bucket", note, mem, []string{"c4"}, nil, humanBytes))
+		}
 	} else if len(ttl) > 0 {
 		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
 	}
@@ -666,8 +677,11 @@ func breakable(s string) template.HTML {
 	sep := func(c byte) bool { return strings.IndexByte(":/.-_@|,}", c) >= 0 }
 	start := 0
 	for i := 0; i+1 < len(s); i++ {
-		// No break before the closing quote of a quoted key.
-		if sep(s[i]) && !sep(s[i+1]) && s[i+1:] != `"` {
+		// No break before the closing quote of a quoted key, nor inside
+		// a number (1.5, 12,500).
+		digit := func(c byte) bool { return '0' <= c && c <= '9' }
+		number := (s[i] == '.' || s[i] == ',') && i > 0 && digit(s[i-1]) && digit(s[i+1])
+		if sep(s[i]) && !sep(s[i+1]) && s[i+1:] != `"` && !number {
 			b.WriteString(template.HTMLEscapeString(s[start : i+1]))
 			b.WriteString("<wbr>")
 			start = i + 1
