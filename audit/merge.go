@@ -110,6 +110,9 @@ func Merge(reps []*Report, o MergeOptions) (*Report, error) {
 			mt.Elements += t.Elements
 			mt.BytesDist.Merge(&t.BytesDist)
 			mt.ElementsDist.Merge(&t.ElementsDist)
+			for _, e := range t.Encodings {
+				mt.addEncoding(e.Encoding, e.Keys)
+			}
 		}
 		m.TTL.Merge(&r.TTL)
 		m.TTLMemory.Merge(&r.TTLMemory)

@@ -36,7 +36,7 @@ families:
 		k := scanner.KeyInfo{DB: i % 3 / 2, Type: "string", PTTL: time.Duration(i%7) * 20 * time.Minute, HasMemory: true, Memory: int64(50 + i*37%2000)}
 		switch i % 5 {
 		case 0, 1:
-			k.Key = fmt.Sprint("v1:session:", i)
+			k.Key, k.Encoding = fmt.Sprint("v1:session:", i), "embstr"
 		case 2:
 			k.Key, k.Type, k.HasLen, k.Len = fmt.Sprint("v1:cart:", i), "hash", true, int64(i%9)
 		case 3:
@@ -73,6 +73,12 @@ families:
 	}
 	if whole.KeyBytes != names || whole.TTLMemory.Total() != memory || memory != whole.Totals.Memory {
 		t.Errorf("key names %d bytes, want %d; memory per TTL bucket %d, want %d (totals %d)", whole.KeyBytes, names, whole.TTLMemory.Total(), memory, whole.Totals.Memory)
+	}
+	// The encodings read are counted per type: the sessions' (360 keys).
+	for _, ts := range whole.Types {
+		if ts.Type == "string" && fmt.Sprint(ts.Encodings) != "[{embstr 360}]" {
+			t.Errorf("string encodings %v, want [{embstr 360}]", ts.Encodings)
+		}
 	}
 	// The unregistered groups name the databases of their keys (0 and 1).
 	for _, g := range whole.Unregistered.Groups {

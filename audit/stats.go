@@ -181,6 +181,36 @@ type TypeStats struct {
 	// distribution over the keys whose length was read.
 	Elements     int64
 	ElementsDist Sketch
+	// Encodings counts the keys by object encoding (embstr, int, …) where
+	// the source read it (Plan.Encoding: the strings of fenced lock
+	// families). At most MaxEncodings, the rest "other".
+	Encodings []EncodingCount
+}
+
+// EncodingCount is the number of keys of one object encoding.
+type EncodingCount struct {
+	Encoding string
+	Keys     int64
+}
+
+// MaxEncodings bounds the encodings counted apart per type (and read back
+// from a json report).
+const MaxEncodings = 8
+
+// addEncoding counts n keys of encoding enc; it allocates only for an
+// encoding not seen before.
+func (t *TypeStats) addEncoding(enc string, n int64) {
+	for i := range t.Encodings {
+		if t.Encodings[i].Encoding == enc {
+			t.Encodings[i].Keys += n
+			return
+		}
+	}
+	if len(t.Encodings) >= MaxEncodings-1 && enc != "other" {
+		t.addEncoding("other", n)
+		return
+	}
+	t.Encodings = append(t.Encodings, EncodingCount{Encoding: strings.Clone(enc), Keys: n})
 }
 
 // maxTypes caps the types counted apart: module types carry their own
@@ -232,6 +262,9 @@ func (s *stats) add(k *scanner.KeyInfo, family string) {
 	t := s.typeOf(k.Type)
 	t.Keys++
 	s.keyBytes += int64(len(k.Key))
+	if k.Encoding != "" {
+		t.addEncoding(k.Encoding, 1)
+	}
 	var b, e int64
 	if k.HasMemory {
 		s.ttlMemory[ttlBucket(k.PTTL)] += k.Memory
@@ -262,6 +295,12 @@ func (s *stats) add(k *scanner.KeyInfo, family string) {
 
 // sortTypes orders per-type stats by keys, most first, then by name.
 func sortTypes(ts []*TypeStats) {
+	for _, t := range ts {
+		// Encodings too: most keys first, then by name.
+		slices.SortFunc(t.Encodings, func(a, b EncodingCount) int {
+			return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Encoding, b.Encoding))
+		})
+	}
 	slices.SortFunc(ts, func(a, b *TypeStats) int {
 		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Type, b.Type))
 	})

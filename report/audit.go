@@ -432,8 +432,8 @@ func (v *auditView) stats(r *audit.Report) {
 
 	// The keys column counts the type's keys; measured, those the
 	// percentiles come from.
-	v.types.head = []string{"type", "keys", "size of", "measured", "p50", "p90", "p99", "max"}
-	v.types.right = []bool{false, true, false, true, true, true, true, true}
+	v.types.head = []string{"type", "keys", "size of", "measured", "p50", "p90", "p99", "max", "encodings"}
+	v.types.right = []bool{false, true, false, true, true, true, true, true, false}
 	for _, t := range r.Types {
 		if t == nil {
 			continue
@@ -452,7 +452,7 @@ func (v *auditView) stats(r *audit.Report) {
 			for _, q := range []float64{0.5, 0.9, 0.99} {
 				row = append(row, cell{text: quantile(d.s, q, d.f)})
 			}
-			row = append(row, cell{text: quantile(d.s, 1, d.f)})
+			row = append(row, cell{text: quantile(d.s, 1, d.f)}, cell{text: encodingsText(t.Encodings)})
 			v.types.rows = append(v.types.rows, row)
 		}
 	}
@@ -562,6 +562,19 @@ func ttlText(d time.Duration) string {
 		return fmt.Sprintf("%dh", int64(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+}
+
+// encodingsText lists the encodings seen, "embstr 9000, int 1500", or
+// "-" when none was read.
+func encodingsText(es []audit.EncodingCount) string {
+	if len(es) == 0 {
+		return "-"
+	}
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = printable(e.Encoding) + " " + strconv.FormatInt(e.Keys, 10)
+	}
+	return strings.Join(s, ", ")
 }
 
 // dbList formats the databases of a group, "0, 3", or "-" when unknown

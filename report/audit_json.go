@@ -162,10 +162,17 @@ type auditTopKeyJSON struct {
 
 // auditTypeJSON describes the keys of one Redis type.
 type auditTypeJSON struct {
-	Type     string   `json:"type"`
-	Keys     int64    `json:"keys"`
-	Bytes    distJSON `json:"bytes"`
-	Elements distJSON `json:"elements"`
+	Type      string         `json:"type"`
+	Keys      int64          `json:"keys"`
+	Bytes     distJSON       `json:"bytes"`
+	Elements  distJSON       `json:"elements"`
+	Encodings []encodingJSON `json:"encodings"`
+}
+
+// encodingJSON is the number of keys of a type with one object encoding.
+type encodingJSON struct {
+	Encoding string `json:"encoding"`
+	Keys     int64  `json:"keys"`
 }
 
 // distJSON is a size distribution: its percentiles, and the sketch they
@@ -434,10 +441,15 @@ func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
 		if t == nil {
 			continue
 		}
-		doc.Types = append(doc.Types, auditTypeJSON{
+		jt := auditTypeJSON{
 			Type: t.Type, Keys: t.Keys,
 			Bytes: distOf(&t.BytesDist, t.Bytes), Elements: distOf(&t.ElementsDist, t.Elements),
-		})
+			Encodings: make([]encodingJSON, 0, len(t.Encodings)),
+		}
+		for _, e := range t.Encodings {
+			jt.Encodings = append(jt.Encodings, encodingJSON{Encoding: e.Encoding, Keys: e.Keys})
+		}
+		doc.Types = append(doc.Types, jt)
 	}
 }
 

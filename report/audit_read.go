@@ -196,6 +196,13 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 		if ts.ElementsDist, err = audit.SketchFrom(t.Elements.Sketch); err != nil {
 			bad = cmpErr(bad, fmt.Errorf("type %q elements: %w", t.Type, err))
 		}
+		for i, e := range t.Encodings {
+			if i == audit.MaxEncodings || e.Keys < 0 {
+				bad = cmpErr(bad, fmt.Errorf("type %q: more than %d encodings, or a negative count", t.Type, audit.MaxEncodings))
+				break
+			}
+			ts.Encodings = append(ts.Encodings, audit.EncodingCount{Encoding: e.Encoding, Keys: e.Keys})
+		}
 		r.Types = append(r.Types, ts)
 	}
 	if bad != nil {

@@ -1145,3 +1145,23 @@ func TestKeyNamesAndTTLMemory(t *testing.T) {
 		t.Error("the audit page has no chart of memory per TTL bucket")
 	}
 }
+
+// TestEncodingsSeen: the encodings read per type show in the types table
+// of every human format and survive the json round trip.
+func TestEncodingsSeen(t *testing.T) {
+	r := sampleReport()
+	r.Types[0].Encodings = []audit.EncodingCount{{Encoding: "embstr", Keys: 9000}, {Encoding: "int", Keys: 1500}}
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		if out, _, _ := renderAudit(t, f, r); !strings.Contains(out, "embstr 9000, int 1500") {
+			t.Errorf("%s does not show the encodings seen", f)
+		}
+	}
+	js, _, _ := renderAudit(t, JSON, r)
+	back, err := ReadAudit(strings.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Types[0].Encodings, r.Types[0].Encodings) {
+		t.Errorf("encodings read back as %v, want %v", back.Types[0].Encodings, r.Types[0].Encodings)
+	}
+}
