@@ -294,6 +294,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 		if k.HasMemory {
 			st.rep.Memory += k.Memory
 			st.rep.MemoryMeasured = true
+			st.rep.MemoryKeys++
 		}
 		st.rep.TTL.add(k.PTTL)
 		r.perDB(st, k)
@@ -338,6 +339,7 @@ func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
 	}
 	if k.HasMemory {
 		d.Memory += k.Memory
+		d.MemoryKeys++
 	}
 }
 
@@ -483,10 +485,25 @@ func (r *run) group(k *scanner.KeyInfo) {
 	}
 	if k.HasMemory {
 		g.Memory += k.Memory
+		g.MemoryKeys++
 	}
+	g.DBs = addDB(g.DBs, k.DB)
 	if len(g.Examples) < 3 {
 		g.Examples = append(g.Examples, shortKey(k.Key))
 	}
+}
+
+// addDB adds db to the sorted list dbs, at most maxDBs long. Keys come in
+// runs of one database, so the common case is the last entry.
+func addDB(dbs []int, db int) []int {
+	if n := len(dbs); n > 0 && dbs[n-1] == db {
+		return dbs
+	}
+	i, found := slices.BinarySearch(dbs, db)
+	if found || len(dbs) >= maxDBs {
+		return dbs
+	}
+	return slices.Insert(dbs, i, db)
 }
 
 // InferPrefix guesses the prefix that groups a key with its siblings: up to
@@ -590,6 +607,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		rep.Totals.Registered += fs.rep.Keys
 		rep.Totals.WithTTL += fs.rep.WithTTL
 		rep.Totals.Memory += fs.rep.Memory
+		rep.Totals.MemoryKeys += fs.rep.MemoryKeys
 		o := owners[f.Owner]
 		if o == nil {
 			o = &OwnerReport{Name: f.Owner}
@@ -602,6 +620,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 		o.Keys += fs.rep.Keys
 		o.WithTTL += fs.rep.WithTTL
 		o.Memory += fs.rep.Memory
+		o.MemoryKeys += fs.rep.MemoryKeys
 		o.Findings += fs.rep.Findings
 	}
 	for _, o := range owners {
@@ -614,9 +633,10 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	rep.Totals.Unregistered = u.Keys
 	rep.Totals.WithTTL += u.WithTTL
 	rep.Totals.Memory += u.Memory
+	rep.Totals.MemoryKeys += u.MemoryKeys
 	rep.Unregistered = UnregisteredReport{
 		Keys: u.Keys, Other: r.other, Groups: []*Group{},
-		WithTTL: u.WithTTL, Memory: u.Memory, MemoryMeasured: u.MemoryMeasured, TTL: u.TTL,
+		WithTTL: u.WithTTL, Memory: u.Memory, MemoryMeasured: u.MemoryMeasured, MemoryKeys: u.MemoryKeys, TTL: u.TTL,
 	}
 	rep.TTL.Merge(&u.TTL)
 	rep.DBs = slices.Sorted(slices.Values(r.dbs))
@@ -625,6 +645,7 @@ func (r *run) report(started time.Time, stats scanner.Stats) *Report {
 	}
 	rep.TopKeys = TopKeys{ByBytes: r.stats.bytes.sorted(), ByElements: r.stats.elements.sorted()}
 	rep.Types = r.stats.types
+	rep.TTLMemory, rep.KeyBytes = r.stats.ttlMemory, r.stats.keyBytes
 	if rep.Types == nil {
 		rep.Types = []*TypeStats{}
 	}

@@ -193,8 +193,13 @@ func (mg *Merger) Add(r *Report) error {
 		mt.Elements += t.Elements
 		mt.BytesDist.Merge(&t.BytesDist)
 		mt.ElementsDist.Merge(&t.ElementsDist)
+		for _, e := range t.Encodings {
+			mt.addEncoding(e.Encoding, e.Keys)
+		}
 	}
 	m.TTL.Merge(&r.TTL)
+	m.TTLMemory.Merge(&r.TTLMemory)
+	m.KeyBytes += r.KeyBytes
 	mg.addFamilies(r)
 	mg.addUnregistered(r)
 	mg.addFindings(r, instance)
@@ -254,6 +259,7 @@ func (mg *Merger) addFamilies(r *Report) {
 		mf.WithTTL += rf.WithTTL
 		mf.Memory += rf.Memory
 		mf.MemoryMeasured = mf.MemoryMeasured || rf.MemoryMeasured
+		mf.MemoryKeys += rf.MemoryKeys
 		mf.Sampled += rf.Sampled
 		mf.Findings += rf.Findings
 		mf.TTL.Merge(&rf.TTL)
@@ -270,6 +276,7 @@ func (mg *Merger) addFamilies(r *Report) {
 			md.Keys += d.Keys
 			md.WithTTL += d.WithTTL
 			md.Memory += d.Memory
+			md.MemoryKeys += d.MemoryKeys
 		}
 	}
 	for _, o := range r.Owners {
@@ -298,6 +305,7 @@ func (mg *Merger) settleFamilies() {
 		m.Totals.Registered += mf.Keys
 		m.Totals.WithTTL += mf.WithTTL
 		m.Totals.Memory += mf.Memory
+		m.Totals.MemoryKeys += mf.MemoryKeys
 		ow := owners[mf.Owner]
 		if ow == nil {
 			ow = &OwnerReport{Name: mf.Owner, Contact: mg.contacts[mf.Owner]}
@@ -308,6 +316,7 @@ func (mg *Merger) settleFamilies() {
 		ow.Keys += mf.Keys
 		ow.WithTTL += mf.WithTTL
 		ow.Memory += mf.Memory
+		ow.MemoryKeys += mf.MemoryKeys
 		ow.Findings += mf.Findings
 	}
 	slices.SortFunc(m.Owners, func(a, b *OwnerReport) int { return strings.Compare(a.Name, b.Name) })
@@ -325,6 +334,7 @@ func (mg *Merger) addUnregistered(r *Report) {
 	u.WithTTL += ru.WithTTL
 	u.Memory += ru.Memory
 	u.MemoryMeasured = u.MemoryMeasured || ru.MemoryMeasured
+	u.MemoryKeys += ru.MemoryKeys
 	u.TTL.Merge(&ru.TTL)
 	for _, g := range ru.Groups {
 		mgr := mg.groups[g.Prefix]
@@ -335,6 +345,10 @@ func (mg *Merger) addUnregistered(r *Report) {
 		mgr.Keys += g.Keys
 		mgr.WithTTL += g.WithTTL
 		mgr.Memory += g.Memory
+		mgr.MemoryKeys += g.MemoryKeys
+		for _, db := range g.DBs {
+			mgr.DBs = addDB(mgr.DBs, db)
+		}
 		for _, e := range g.Examples {
 			if len(mgr.Examples) < 3 {
 				mgr.Examples = append(mgr.Examples, e)
@@ -377,6 +391,7 @@ func (mg *Merger) settleUnregistered() {
 	m.Totals.Unregistered = u.Keys
 	m.Totals.WithTTL += u.WithTTL
 	m.Totals.Memory += u.Memory
+	m.Totals.MemoryKeys += u.MemoryKeys
 }
 
 // addFindings adds r's findings per (rule, family); each example kept

@@ -36,7 +36,7 @@ families:
 		k := scanner.KeyInfo{DB: i % 3 / 2, Type: "string", PTTL: time.Duration(i%7) * 20 * time.Minute, HasMemory: true, Memory: int64(50 + i*37%2000)}
 		switch i % 5 {
 		case 0, 1:
-			k.Key = fmt.Sprint("v1:session:", i)
+			k.Key, k.Encoding = fmt.Sprint("v1:session:", i), "embstr"
 		case 2:
 			k.Key, k.Type, k.HasLen, k.Len = fmt.Sprint("v1:cart:", i), "hash", true, int64(i%9)
 		case 3:
@@ -59,6 +59,33 @@ families:
 		return r
 	}
 	whole := run(all)
+	// Every key's memory was measured but v1:rare:1's: the owner's sum
+	// covers one key fewer than it has, and says so.
+	if o := whole.Owners[0]; o.MemoryKeys != o.Keys-1 || whole.Totals.MemoryKeys != whole.Totals.Keys-1 {
+		t.Errorf("memory measured for %d of %d owner keys, %d of %d in all; want one key fewer", o.MemoryKeys, o.Keys, whole.Totals.MemoryKeys, whole.Totals.Keys)
+	}
+	// The key names' bytes, and the measured memory per TTL bucket, add
+	// up to what was audited.
+	var names, memory int64
+	for _, k := range all {
+		names += int64(len(k.Key))
+		memory += k.Memory
+	}
+	if whole.KeyBytes != names || whole.TTLMemory.Total() != memory || memory != whole.Totals.Memory {
+		t.Errorf("key names %d bytes, want %d; memory per TTL bucket %d, want %d (totals %d)", whole.KeyBytes, names, whole.TTLMemory.Total(), memory, whole.Totals.Memory)
+	}
+	// The encodings read are counted per type: the sessions' (360 keys).
+	for _, ts := range whole.Types {
+		if ts.Type == "string" && fmt.Sprint(ts.Encodings) != "[{embstr 360}]" {
+			t.Errorf("string encodings %v, want [{embstr 360}]", ts.Encodings)
+		}
+	}
+	// The unregistered groups name the databases of their keys (0 and 1).
+	for _, g := range whole.Unregistered.Groups {
+		if fmt.Sprint(g.DBs) != "[0 1]" {
+			t.Errorf("group %q lives in databases %v, want [0 1]", g.Prefix, g.DBs)
+		}
+	}
 	var parts []*audit.Report
 	for p := range 3 {
 		var keys []scanner.KeyInfo

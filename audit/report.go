@@ -52,6 +52,12 @@ type Report struct {
 	// TTL counts every audited key by TTL bucket: the sum of the
 	// families' histograms and the unregistered keys'.
 	TTL TTLHistogram `json:"-"`
+	// TTLMemory sums the measured memory (Totals.MemoryKeys keys) per TTL
+	// bucket: what expires soon, and what never does.
+	TTLMemory TTLHistogram `json:"-"`
+	// KeyBytes sums the lengths of the audited keys' names: what the names
+	// alone take, before any value.
+	KeyBytes int64 `json:"-"`
 }
 
 // MultiDB reports whether the audited keys live in more than one logical
@@ -88,9 +94,10 @@ type Totals struct {
 	Unregistered int64 `json:"unregistered"`
 	WithTTL      int64 `json:"with_ttl"`
 	Memory       int64 `json:"memory_bytes,omitempty"`
-	Errors       int64 `json:"errors"`   // findings (keys) at error severity
-	Warnings     int64 `json:"warnings"` // at warn severity
-	Infos        int64 `json:"infos"`    // at info severity
+	MemoryKeys   int64 `json:"memory_keys"` // keys whose memory was measured: Memory sums these
+	Errors       int64 `json:"errors"`      // findings (keys) at error severity
+	Warnings     int64 `json:"warnings"`    // at warn severity
+	Infos        int64 `json:"infos"`       // at info severity
 }
 
 // FamilyReport aggregates one family.
@@ -107,8 +114,11 @@ type FamilyReport struct {
 	// Memory is the summed MEMORY USAGE of the family's keys, when measured.
 	Memory         int64 `json:"memory_bytes,omitempty"`
 	MemoryMeasured bool  `json:"memory_measured"`
-	Sampled        int64 `json:"sampled"`
-	Findings       int64 `json:"findings"` // keys with at least one active finding
+	// MemoryKeys counts the keys whose memory was measured: all of them
+	// for a family with max_bytes or under --memory, else none.
+	MemoryKeys int64 `json:"memory_keys"`
+	Sampled    int64 `json:"sampled"`
+	Findings   int64 `json:"findings"` // keys with at least one active finding
 	// TTL counts the family's keys by TTL bucket.
 	TTL TTLHistogram `json:"-"`
 	// DBs splits the family's keys by logical database, in DB order; one
@@ -122,6 +132,8 @@ type DBReport struct {
 	Keys    int64
 	WithTTL int64
 	Memory  int64 // summed MEMORY USAGE, when measured
+	// MemoryKeys counts the keys whose memory was measured.
+	MemoryKeys int64
 }
 
 // TTLPercent is the share of the family's keys that have a TTL, 0 to 100.
@@ -135,7 +147,10 @@ type OwnerReport struct {
 	Keys     int64    `json:"keys"`
 	WithTTL  int64    `json:"with_ttl"`
 	Memory   int64    `json:"memory_bytes,omitempty"`
-	Findings int64    `json:"findings"`
+	// MemoryKeys counts the keys of the owner's families whose memory was
+	// measured: Memory is a total only when it equals Keys.
+	MemoryKeys int64 `json:"memory_keys"`
+	Findings   int64 `json:"findings"`
 }
 
 // UnregisteredReport groups keys that match no family.
@@ -153,16 +168,22 @@ type UnregisteredReport struct {
 	WithTTL        int64 `json:"-"`
 	Memory         int64 `json:"-"`
 	MemoryMeasured bool  `json:"-"`
+	MemoryKeys     int64 `json:"-"` // keys whose memory was measured
 	// TTL counts the unregistered keys by TTL bucket.
 	TTL TTLHistogram `json:"-"`
 }
 
 // Group is a set of unregistered keys sharing an inferred prefix.
 type Group struct {
-	Prefix   string   `json:"prefix"` // such as "sidekiq:queue:" or "tmp:"
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
-	Memory   int64    `json:"memory_bytes,omitempty"`
+	Prefix  string `json:"prefix"` // such as "sidekiq:queue:" or "tmp:"
+	Keys    int64  `json:"keys"`
+	WithTTL int64  `json:"with_ttl"`
+	Memory  int64  `json:"memory_bytes,omitempty"`
+	// MemoryKeys counts the keys whose memory was measured.
+	MemoryKeys int64 `json:"memory_keys"`
+	// DBs lists the logical databases the group's keys live in, in
+	// order, at most maxDBs of them.
+	DBs      []int    `json:"dbs"`
 	Examples []string `json:"examples"` // up to 3 key names
 }
 

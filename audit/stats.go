@@ -28,18 +28,19 @@ var ttlBounds = [...]time.Duration{time.Minute, time.Hour, 24 * time.Hour, 7 * 2
 type TTLHistogram [numTTLBuckets]int64
 
 // add counts a key whose PTTL is pttl (negative: no TTL).
-func (h *TTLHistogram) add(pttl time.Duration) {
+func (h *TTLHistogram) add(pttl time.Duration) { h[ttlBucket(pttl)]++ }
+
+// ttlBucket is the index of pttl's bucket in TTLBuckets.
+func ttlBucket(pttl time.Duration) int {
 	if pttl < 0 {
-		h[0]++
-		return
+		return 0
 	}
 	for i, b := range ttlBounds {
 		if pttl < b {
-			h[i+1]++
-			return
+			return i + 1
 		}
 	}
-	h[numTTLBuckets-1]++
+	return numTTLBuckets - 1
 }
 
 // Merge adds the counts of o to h.
@@ -180,6 +181,36 @@ type TypeStats struct {
 	// distribution over the keys whose length was read.
 	Elements     int64
 	ElementsDist Sketch
+	// Encodings counts the keys by object encoding (embstr, int, …) where
+	// the source read it (Plan.Encoding: the strings of fenced lock
+	// families). At most MaxEncodings, the rest "other".
+	Encodings []EncodingCount
+}
+
+// EncodingCount is the number of keys of one object encoding.
+type EncodingCount struct {
+	Encoding string
+	Keys     int64
+}
+
+// MaxEncodings bounds the encodings counted apart per type (and read back
+// from a json report).
+const MaxEncodings = 8
+
+// addEncoding counts n keys of encoding enc; it allocates only for an
+// encoding not seen before.
+func (t *TypeStats) addEncoding(enc string, n int64) {
+	for i := range t.Encodings {
+		if t.Encodings[i].Encoding == enc {
+			t.Encodings[i].Keys += n
+			return
+		}
+	}
+	if len(t.Encodings) >= MaxEncodings-1 && enc != "other" {
+		t.addEncoding("other", n)
+		return
+	}
+	t.Encodings = append(t.Encodings, EncodingCount{Encoding: strings.Clone(enc), Keys: n})
 }
 
 // maxTypes caps the types counted apart: module types carry their own
@@ -189,6 +220,10 @@ const maxTypes = 32
 // stats aggregates the keyspace statistics of a run. TTL histograms are
 // kept per family, and summed at the end.
 type stats struct {
+	// keyBytes sums the lengths of the key names; ttlMemory the measured
+	// memory per TTL bucket.
+	keyBytes        int64
+	ttlMemory       TTLHistogram
 	bytes, elements topHeap
 	types           []*TypeStats // in the order first seen
 	last            *TypeStats   // the type of the key before: most runs of keys share one
@@ -226,8 +261,13 @@ func (s *stats) find(typ string) *TypeStats {
 func (s *stats) add(k *scanner.KeyInfo, family string) {
 	t := s.typeOf(k.Type)
 	t.Keys++
+	s.keyBytes += int64(len(k.Key))
+	if k.Encoding != "" {
+		t.addEncoding(k.Encoding, 1)
+	}
 	var b, e int64
 	if k.HasMemory {
+		s.ttlMemory[ttlBucket(k.PTTL)] += k.Memory
 		b = k.Memory
 		t.Bytes += b
 		t.BytesDist.Add(b)
@@ -255,6 +295,12 @@ func (s *stats) add(k *scanner.KeyInfo, family string) {
 
 // sortTypes orders per-type stats by keys, most first, then by name.
 func sortTypes(ts []*TypeStats) {
+	for _, t := range ts {
+		// Encodings too: most keys first, then by name.
+		slices.SortFunc(t.Encodings, func(a, b EncodingCount) int {
+			return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Encoding, b.Encoding))
+		})
+	}
 	slices.SortFunc(ts, func(a, b *TypeStats) int {
 		return cmp.Or(cmp.Compare(b.Keys, a.Keys), strings.Compare(a.Type, b.Type))
 	})

@@ -91,8 +91,13 @@ func Load(fsys fs.FS, name string) (*Registry, error) {
 // file itself may be a symbolic link to anywhere: it is what the caller
 // named.
 func LoadFile(p string) (*Registry, error) {
+	return LoadFileAs(p, filepath.ToSlash(filepath.Clean(p)))
+}
+
+// LoadFileAs is LoadFile with positions naming the file display, such as
+// its path from the repository root, where CI systems look for it.
+func LoadFileAs(p, display string) (*Registry, error) {
 	dir, name := filepath.Dir(p), filepath.Base(p)
-	display := filepath.ToSlash(filepath.Clean(p))
 	data, err := readFile(os.DirFS(dir), name, MaxFileSize)
 	if err != nil {
 		return nil, registryReadError(display, err)

@@ -167,13 +167,18 @@ type auditView struct {
 	// topBytes and topElements list the largest keys, types the
 	// per-type sizes and ttl the TTL histograms, overall and per family.
 	topBytes grid
-	// topBytesTitle says how many keys' memory was measured, when not all.
-	topBytesTitle string
-	topElements   grid
-	types         grid
-	ttl           grid
-	scan          string
-	notes         []string
+	// topBytesTitle and topElementsTitle say what the lists cover: how
+	// many keys' memory was measured, or length read, when not all. A
+	// list of none is left out, and its note says why in one line.
+	topBytesTitle    string
+	topElementsTitle string
+	topBytesNote     string
+	topElementsNote  string
+	topElements      grid
+	types            grid
+	ttl              grid
+	scan             string
+	notes            []string
 }
 
 // grid is a table: head names the columns, right marks numeric ones.
@@ -222,9 +227,11 @@ func newAuditView(r *audit.Report) *auditView {
 	if !r.Started.IsZero() {
 		v.header = append(v.header, [2]string{"started", r.Started.UTC().Format(time.RFC3339)})
 	}
-	v.header = append(v.header,
-		[2]string{"keys", keyCounts(r)},
-		[2]string{"findings", v.summary})
+	v.header = append(v.header, [2]string{"keys", keyCounts(r)})
+	if r.KeyBytes > 0 {
+		v.header = append(v.header, [2]string{"key names", humanBytes(r.KeyBytes)})
+	}
+	v.header = append(v.header, [2]string{"findings", v.summary})
 	if r.Partial {
 		v.partial = partialBanner(r)
 	}
@@ -236,16 +243,12 @@ func newAuditView(r *audit.Report) *auditView {
 		v.families.head = append(v.families.head, "memory")
 		v.families.right = append(v.families.right, true)
 	}
-	v.families.head = append(v.families.head, "% ttl", "findings")
+	v.families.head = append(v.families.head, "% ttl", "keys with findings")
 	v.families.right = append(v.families.right, true, true)
 	for _, f := range r.Families {
 		row := []cell{{text: printable(f.Name)}, {text: orDash(printable(f.Owner))}, txt("%d", f.Keys)}
 		if v.memory {
-			mem := "-"
-			if f.MemoryMeasured {
-				mem = humanBytes(f.Memory)
-			}
-			row = append(row, cell{text: mem})
+			row = append(row, cell{text: memText(f.Memory, f.MemoryKeys, f.Keys)})
 		}
 		row = append(row, cell{text: ttlPercent(f.WithTTL, f.Keys)}, txt("%d", f.Findings))
 		v.families.rows = append(v.families.rows, row)
@@ -258,12 +261,12 @@ func newAuditView(r *audit.Report) *auditView {
 		v.owners.head = append(v.owners.head, "memory")
 		v.owners.right = append(v.owners.right, true)
 	}
-	v.owners.head = append(v.owners.head, "% ttl", "findings")
+	v.owners.head = append(v.owners.head, "% ttl", "keys with findings")
 	v.owners.right = append(v.owners.right, true, true)
 	for _, o := range r.Owners {
 		row := []cell{{text: printable(o.Name)}, {text: orDash(printable(redact(o.Contact)))}, txt("%d", len(o.Families)), txt("%d", o.Keys)}
 		if v.memory {
-			row = append(row, cell{text: humanBytes(o.Memory)})
+			row = append(row, cell{text: memText(o.Memory, o.MemoryKeys, o.Keys)})
 		}
 		row = append(row, cell{text: ttlPercent(o.WithTTL, o.Keys)}, txt("%d", o.Findings))
 		v.owners.rows = append(v.owners.rows, row)
@@ -280,6 +283,10 @@ func newAuditView(r *audit.Report) *auditView {
 	}
 	v.groups.head = []string{"prefix", "keys"}
 	v.groups.right = []bool{false, true}
+	if r.MultiDB() {
+		v.groups.head = slices.Insert(v.groups.head, 1, "db")
+		v.groups.right = slices.Insert(v.groups.right, 1, false)
+	}
 	if v.memory {
 		v.groups.head = append(v.groups.head, "memory", "% memory")
 		v.groups.right = append(v.groups.right, true, true)
@@ -292,8 +299,11 @@ func newAuditView(r *audit.Report) *auditView {
 			ex = ex[:3]
 		}
 		row := []cell{{keys: []string{g.Prefix}}, txt("%d", g.Keys)}
+		if r.MultiDB() {
+			row = slices.Insert(row, 1, cell{text: dbList(g.DBs)})
+		}
 		if v.memory {
-			row = append(row, cell{text: humanBytes(g.Memory)}, cell{text: sharePercent(g.Memory, r.Totals.Memory)})
+			row = append(row, cell{text: memText(g.Memory, g.MemoryKeys, g.Keys)}, cell{text: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory)})
 		}
 		row = append(row, cell{text: ttlPercent(g.WithTTL, g.Keys)}, cell{keys: append([]string{}, ex...)})
 		v.groups.rows = append(v.groups.rows, row)
@@ -335,8 +345,8 @@ func newAuditView(r *audit.Report) *auditView {
 	}
 
 	s := r.Scan
-	v.scan = fmt.Sprintf("scan: %d %s, %d keys, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
-		s.Nodes, plural(s.Nodes, "node"), s.Keys, strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
+	v.scan = fmt.Sprintf("scan: %d %s, %d %s, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
+		s.Nodes, plural(s.Nodes, "node"), s.Keys, plural(int(min(s.Keys, math.MaxInt32)), "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
 		s.Duration.Round(time.Millisecond), s.Vanished, s.Duplicates, s.Skipped, s.Sampled)
 	for _, n := range s.Notes {
 		v.notes = append(v.notes, printable(redact(n)))
@@ -357,18 +367,14 @@ func (v *auditView) stats(r *audit.Report) {
 			for _, d := range f.DBs {
 				row := []cell{{text: printable(f.Name)}, txt("%d", d.DB), txt("%d", d.Keys), {text: ttlPercent(d.WithTTL, d.Keys)}}
 				if v.memory {
-					mem := "-"
-					if f.MemoryMeasured {
-						mem = humanBytes(d.Memory)
-					}
-					row = append(row, cell{text: mem})
+					row = append(row, cell{text: memText(d.Memory, d.MemoryKeys, d.Keys)})
 				}
 				v.byDB.rows = append(v.byDB.rows, row)
 			}
 		}
 	}
 
-	topGrid := func(keys []*audit.TopKey) grid {
+	topGrid := func(keys []*audit.TopKey, by func(*audit.TopKey) int64) grid {
 		g := grid{
 			head:  []string{"key", "family", "type", "bytes", "elements", "ttl"},
 			right: []bool{false, false, false, true, true, true},
@@ -378,7 +384,8 @@ func (v *auditView) stats(r *audit.Report) {
 			g.right = slices.Insert(g.right, 1, true)
 		}
 		for _, t := range keys {
-			if t == nil {
+			// A key whose measure was not taken is not among the largest.
+			if t == nil || by(t) <= 0 {
 				continue
 			}
 			fam := printable(t.Family)
@@ -395,20 +402,41 @@ func (v *auditView) stats(r *audit.Report) {
 		}
 		return g
 	}
-	v.topBytes, v.topElements = topGrid(r.TopKeys.ByBytes), topGrid(r.TopKeys.ByElements)
+	v.topBytes = topGrid(r.TopKeys.ByBytes, func(t *audit.TopKey) int64 { return t.Bytes })
+	v.topElements = topGrid(r.TopKeys.ByElements, func(t *audit.TopKey) int64 { return t.Elements })
 	// A live audit measures memory only for families with max_bytes unless
-	// --memory: the title says among how many keys the largest were found.
-	v.topBytesTitle = "largest keys by bytes"
-	var measured int64
+	// --memory, and reads lengths only for families with max_len: the
+	// titles say among how many keys the largest were found.
+	var measured, lengths, collections int64
 	for _, t := range r.Types {
+		if t == nil {
+			continue
+		}
 		measured += t.BytesDist.Count()
+		lengths += t.ElementsDist.Count()
+		if t.Type != "string" {
+			collections += t.Keys
+		}
 	}
+	v.topBytesTitle = "largest keys by bytes"
 	if measured < r.Totals.Keys {
 		v.topBytesTitle = fmt.Sprintf("largest keys by bytes (of %d measured; --memory: all %d)", measured, r.Totals.Keys)
 	}
+	if len(v.topBytes.rows) == 0 && r.Totals.Keys > 0 {
+		v.topBytesNote = "largest keys by bytes: no key's memory was measured (--memory measures every key)"
+	}
+	v.topElementsTitle = "largest keys by elements"
+	if lengths < collections {
+		v.topElementsTitle = fmt.Sprintf("largest keys by elements (of %d %s whose length was read, of %d)", lengths, plural(int(min(lengths, math.MaxInt32)), "collection"), collections)
+	}
+	if len(v.topElements.rows) == 0 && collections > 0 {
+		v.topElementsNote = "largest keys by elements: no collection's length was read (a live audit reads the lengths of families with max_len)"
+	}
 
-	v.types.head = []string{"type", "keys", "size of", "p50", "p90", "p99", "max"}
-	v.types.right = []bool{false, true, false, true, true, true, true}
+	// The keys column counts the type's keys; measured, those the
+	// percentiles come from.
+	v.types.head = []string{"type", "keys", "size of", "measured", "p50", "p90", "p99", "max", "encodings"}
+	v.types.right = []bool{false, true, false, true, true, true, true, true, false}
 	for _, t := range r.Types {
 		if t == nil {
 			continue
@@ -423,11 +451,11 @@ func (v *auditView) stats(r *audit.Report) {
 			if d.s.Count() == 0 && (d.what == "elements" || t.ElementsDist.Count() > 0) {
 				continue
 			}
-			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}}
+			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}, txt("%d", d.s.Count())}
 			for _, q := range []float64{0.5, 0.9, 0.99} {
 				row = append(row, cell{text: quantile(d.s, q, d.f)})
 			}
-			row = append(row, cell{text: quantile(d.s, 1, d.f)})
+			row = append(row, cell{text: quantile(d.s, 1, d.f)}, cell{text: encodingsText(t.Encodings)})
 			v.types.rows = append(v.types.rows, row)
 		}
 	}
@@ -446,6 +474,23 @@ func (v *auditView) stats(r *audit.Report) {
 	}
 	if r.TTL.Total() > 0 {
 		add("all keys", &r.TTL)
+		// The memory of the measured keys per bucket: what expires soon,
+		// and what never does.
+		if t := r.TTLMemory.Total(); t > 0 && r.Totals.MemoryKeys > 0 {
+			name := "memory"
+			if r.Totals.MemoryKeys < r.Totals.Keys {
+				name = fmt.Sprintf("memory (%d measured)", r.Totals.MemoryKeys)
+			}
+			row := []cell{{text: name}, {text: humanBytes(t)}}
+			for i, n := range r.TTLMemory {
+				text := "-" // no key in the bucket
+				if r.TTL[i] > 0 {
+					text = humanBytes(n)
+				}
+				row = append(row, cell{text: text})
+			}
+			v.ttl.rows = append(v.ttl.rows, row)
+		}
 		for _, f := range r.Families {
 			if f.TTL.Total() > 0 {
 				add(printable(f.Name), &f.TTL)
@@ -457,24 +502,29 @@ func (v *auditView) stats(r *audit.Report) {
 	}
 }
 
-// section is a titled table of the view.
+// section is a titled table of the view. A section with a note and no
+// rows stands for a table left out: the note says why, in one line.
 type section struct {
 	title string
 	g     grid
+	note  string
 }
 
-// statSections returns the statistics tables that have rows, in the order
-// every human format prints them.
+// statSections returns the statistics tables that have rows, and the
+// notes of those left out, in the order every human format prints them.
 func (v *auditView) statSections() []section {
 	var out []section
 	for _, s := range []section{
-		{"families by database", v.byDB},
-		{v.topBytesTitle, v.topBytes},
-		{"largest keys by elements", v.topElements},
-		{"types", v.types},
-		{"TTL histogram", v.ttl},
+		{title: "families by database", g: v.byDB},
+		{title: v.topBytesTitle, g: v.topBytes, note: v.topBytesNote},
+		{title: v.topElementsTitle, g: v.topElements, note: v.topElementsNote},
+		{title: "types", g: v.types},
+		{title: "TTL histogram", g: v.ttl},
 	} {
 		if len(s.g.rows) > 0 {
+			s.note = ""
+			out = append(out, s)
+		} else if s.note != "" {
 			out = append(out, s)
 		}
 	}
@@ -515,6 +565,55 @@ func ttlText(d time.Duration) string {
 		return fmt.Sprintf("%dh", int64(d/time.Hour))
 	}
 	return fmt.Sprintf("%dd", int64(d/(24*time.Hour)))
+}
+
+// encodingsText lists the encodings seen, "embstr 9000, int 1500", or
+// "-" when none was read.
+func encodingsText(es []audit.EncodingCount) string {
+	if len(es) == 0 {
+		return "-"
+	}
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = printable(e.Encoding) + " " + strconv.FormatInt(e.Keys, 10)
+	}
+	return strings.Join(s, ", ")
+}
+
+// dbList formats the databases of a group, "0, 3", or "-" when unknown
+// (a report of keyreg before groups had them).
+func dbList(dbs []int) string {
+	if len(dbs) == 0 {
+		return "-"
+	}
+	s := make([]string, len(dbs))
+	for i, db := range dbs {
+		s[i] = strconv.Itoa(db)
+	}
+	return strings.Join(s, ", ")
+}
+
+// memText formats memory summed over the measured of keys keys: "-" when
+// none was measured (never a 0 that was not measured), the sum when all
+// were, and "≥ sum (of measured/keys keys)" otherwise, since a partial sum
+// is not a total.
+func memText(sum, measured, keys int64) string {
+	switch {
+	case measured <= 0:
+		return "-"
+	case measured >= keys:
+		return humanBytes(sum)
+	}
+	return fmt.Sprintf("≥ %s (of %d/%d keys)", humanBytes(sum), measured, keys)
+}
+
+// memShare is memory as a share of the measured total, or "-" when none
+// of its keys was measured.
+func memShare(sum, measured, total int64) string {
+	if measured <= 0 {
+		return "-"
+	}
+	return sharePercent(sum, total)
 }
 
 // sharePercent formats n as a share of total, or "-" when total is 0.

@@ -35,6 +35,9 @@ type auditJSON struct {
 	TopKeys       []auditTopKeyJSON  `json:"top_keys"`
 	Types         []auditTypeJSON    `json:"types"`
 	TTLHistogram  []ttlBucketJSON    `json:"ttl_histogram"`
+	// TTLMemory is the measured memory per TTL bucket; absent in a report
+	// of keyreg before it.
+	TTLMemory []ttlMemoryJSON `json:"ttl_memory_histogram"`
 	// Baseline is present only when the audit was compared with a baseline.
 	Baseline *auditBaselineJSON `json:"baseline,omitempty"`
 }
@@ -100,7 +103,9 @@ type auditTotalsJSON struct {
 	Registered   int64  `json:"registered"`
 	Unregistered int64  `json:"unregistered"`
 	WithTTL      int64  `json:"with_ttl"`
-	Memory       *int64 `json:"memory_bytes,omitempty"`
+	Memory       *int64 `json:"memory_bytes"`
+	MemoryKeys   *int64 `json:"memory_keys"`
+	KeyBytes     int64  `json:"key_name_bytes"`
 	Errors       int64  `json:"errors"`
 	Warnings     int64  `json:"warnings"`
 	Infos        int64  `json:"infos"`
@@ -115,7 +120,8 @@ type auditFamilyJSON struct {
 	WithTTL        int64           `json:"with_ttl"`
 	TTLPercent     float64         `json:"ttl_percent"`
 	MemoryMeasured bool            `json:"memory_measured"`
-	Memory         *int64          `json:"memory_bytes,omitempty"`
+	Memory         *int64          `json:"memory_bytes"`
+	MemoryKeys     *int64          `json:"memory_keys"`
 	Sampled        int64           `json:"sampled"`
 	Findings       int64           `json:"findings"`
 	TTLHistogram   []ttlBucketJSON `json:"ttl_histogram"`
@@ -124,10 +130,17 @@ type auditFamilyJSON struct {
 
 // auditDBJSON is the part of a family's keys in one database.
 type auditDBJSON struct {
-	DB      int    `json:"db"`
-	Keys    int64  `json:"keys"`
-	WithTTL int64  `json:"with_ttl"`
-	Memory  *int64 `json:"memory_bytes,omitempty"`
+	DB         int    `json:"db"`
+	Keys       int64  `json:"keys"`
+	WithTTL    int64  `json:"with_ttl"`
+	Memory     *int64 `json:"memory_bytes"`
+	MemoryKeys *int64 `json:"memory_keys"`
+}
+
+// ttlMemoryJSON is one bucket of the memory per TTL bucket.
+type ttlMemoryJSON struct {
+	Bucket string `json:"bucket"`
+	Bytes  int64  `json:"bytes"`
 }
 
 // ttlBucketJSON is one bucket of a TTL histogram.
@@ -151,10 +164,17 @@ type auditTopKeyJSON struct {
 
 // auditTypeJSON describes the keys of one Redis type.
 type auditTypeJSON struct {
-	Type     string   `json:"type"`
-	Keys     int64    `json:"keys"`
-	Bytes    distJSON `json:"bytes"`
-	Elements distJSON `json:"elements"`
+	Type      string         `json:"type"`
+	Keys      int64          `json:"keys"`
+	Bytes     distJSON       `json:"bytes"`
+	Elements  distJSON       `json:"elements"`
+	Encodings []encodingJSON `json:"encodings"`
+}
+
+// encodingJSON is the number of keys of a type with one object encoding.
+type encodingJSON struct {
+	Encoding string `json:"encoding"`
+	Keys     int64  `json:"keys"`
 }
 
 // distJSON is a size distribution: its percentiles, and the sketch they
@@ -170,20 +190,22 @@ type distJSON struct {
 }
 
 type auditOwnerJSON struct {
-	Name     string   `json:"name"`
-	Contact  string   `json:"contact"`
-	Families []string `json:"families"`
-	Keys     int64    `json:"keys"`
-	WithTTL  int64    `json:"with_ttl"`
-	Memory   *int64   `json:"memory_bytes,omitempty"`
-	Findings int64    `json:"findings"`
+	Name       string   `json:"name"`
+	Contact    string   `json:"contact"`
+	Families   []string `json:"families"`
+	Keys       int64    `json:"keys"`
+	WithTTL    int64    `json:"with_ttl"`
+	Memory     *int64   `json:"memory_bytes"`
+	MemoryKeys *int64   `json:"memory_keys"`
+	Findings   int64    `json:"findings"`
 }
 
 type auditUnregJSON struct {
 	Keys           int64            `json:"keys"`
 	WithTTL        int64            `json:"with_ttl"`
 	MemoryMeasured bool             `json:"memory_measured"`
-	Memory         *int64           `json:"memory_bytes,omitempty"`
+	Memory         *int64           `json:"memory_bytes"`
+	MemoryKeys     *int64           `json:"memory_keys"`
 	TTLHistogram   []ttlBucketJSON  `json:"ttl_histogram"`
 	Groups         []auditGroupJSON `json:"groups"`
 	Other          int64            `json:"other"`
@@ -195,8 +217,10 @@ type auditGroupJSON struct {
 	Keys         int64              `json:"keys"`
 	WithTTL      int64              `json:"with_ttl"`
 	TTLPercent   float64            `json:"ttl_percent"`
-	Memory       *int64             `json:"memory_bytes,omitempty"`
-	MemoryShare  *float64           `json:"memory_percent,omitempty"`
+	Memory       *int64             `json:"memory_bytes"`
+	MemoryKeys   *int64             `json:"memory_keys"`
+	MemoryShare  *float64           `json:"memory_percent"`
+	DBs          []int              `json:"dbs"`
 	Examples     []auditExampleJSON `json:"examples"`
 	New          *bool              `json:"new,omitempty"` // only with a baseline
 }
@@ -257,13 +281,17 @@ func memoryMeasured(r *audit.Report) bool {
 	return r.Unregistered.MemoryMeasured
 }
 
-// memoryJSON returns &n when memory was measured, else nil.
-func memoryJSON(measured bool, n int64) *int64 {
-	if !measured {
+// memoryJSON returns &n when the memory of some keys was measured
+// (measured is their count), else nil: null, never a 0 that was not
+// measured.
+func memoryJSON(measured, n int64) *int64 {
+	if measured <= 0 {
 		return nil
 	}
 	return &n
 }
+
+func int64Ptr(n int64) *int64 { return &n }
 
 // auditDoc converts r to its json document.
 func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
@@ -290,7 +318,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		},
 		Totals: auditTotalsJSON{
 			Keys: r.Totals.Keys, Registered: r.Totals.Registered, Unregistered: r.Totals.Unregistered,
-			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(memory, r.Totals.Memory),
+			WithTTL: r.Totals.WithTTL, Memory: memoryJSON(r.Totals.MemoryKeys, r.Totals.Memory), MemoryKeys: int64Ptr(r.Totals.MemoryKeys), KeyBytes: r.KeyBytes,
 			Errors: r.Totals.Errors, Warnings: r.Totals.Warnings, Infos: r.Totals.Infos,
 		},
 		Families: make([]auditFamilyJSON, 0, len(r.Families)),
@@ -312,7 +340,7 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		doc.Families = append(doc.Families, auditFamilyJSON{
 			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: position(f.Position, f.Pos.File, f.Pos.String()),
 			Keys: f.Keys, WithTTL: f.WithTTL, TTLPercent: f.TTLPercent(),
-			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryMeasured, f.Memory),
+			MemoryMeasured: f.MemoryMeasured, Memory: memoryJSON(f.MemoryKeys, f.Memory), MemoryKeys: int64Ptr(f.MemoryKeys),
 			Sampled: f.Sampled, Findings: f.Findings,
 			TTLHistogram: ttlJSON(&f.TTL), DBs: dbsJSON(f),
 		})
@@ -324,7 +352,8 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		fams := append(make([]string, 0, len(ow.Families)), ow.Families...)
 		doc.Owners = append(doc.Owners, auditOwnerJSON{
 			Name: ow.Name, Contact: redact(ow.Contact), Families: fams,
-			Keys: ow.Keys, WithTTL: ow.WithTTL, Memory: memoryJSON(memory, ow.Memory), Findings: ow.Findings,
+			Keys: ow.Keys, WithTTL: ow.WithTTL, Memory: memoryJSON(ow.MemoryKeys, ow.Memory), MemoryKeys: int64Ptr(ow.MemoryKeys),
+			Findings: ow.Findings,
 		})
 	}
 	for _, g := range r.Unregistered.Groups {
@@ -334,10 +363,12 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 		jg := auditGroupJSON{
 			Prefix: validUTF8(g.Prefix), PrefixBase64: rawBase64(g.Prefix),
 			Keys: g.Keys, WithTTL: g.WithTTL, TTLPercent: percentOf(g.WithTTL, g.Keys),
-			Memory:   memoryJSON(memory, g.Memory),
-			Examples: make([]auditExampleJSON, 0, len(g.Examples)),
+			Memory:     memoryJSON(g.MemoryKeys, g.Memory),
+			MemoryKeys: int64Ptr(g.MemoryKeys),
+			DBs:        append([]int{}, g.DBs...),
+			Examples:   make([]auditExampleJSON, 0, len(g.Examples)),
 		}
-		if memory {
+		if g.MemoryKeys > 0 {
 			share := percentOf(g.Memory, r.Totals.Memory)
 			jg.MemoryShare = &share
 		}
@@ -387,10 +418,15 @@ func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
 	u := &r.Unregistered
 	doc.Unregistered.WithTTL = u.WithTTL
 	doc.Unregistered.MemoryMeasured = u.MemoryMeasured
-	doc.Unregistered.Memory = memoryJSON(memory, u.Memory)
+	doc.Unregistered.Memory = memoryJSON(u.MemoryKeys, u.Memory)
+	doc.Unregistered.MemoryKeys = int64Ptr(u.MemoryKeys)
 	doc.Unregistered.TTLHistogram = ttlJSON(&u.TTL)
 	doc.DBs = append([]int{}, r.DBs...)
 	doc.TTLHistogram = ttlJSON(&r.TTL)
+	doc.TTLMemory = make([]ttlMemoryJSON, len(r.TTLMemory))
+	for i, n := range r.TTLMemory {
+		doc.TTLMemory[i] = ttlMemoryJSON{Bucket: audit.TTLBuckets[i], Bytes: n}
+	}
 	doc.TopKeys = []auditTopKeyJSON{}
 	for _, l := range []struct {
 		by   string
@@ -411,10 +447,15 @@ func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
 		if t == nil {
 			continue
 		}
-		doc.Types = append(doc.Types, auditTypeJSON{
+		jt := auditTypeJSON{
 			Type: t.Type, Keys: t.Keys,
 			Bytes: distOf(&t.BytesDist, t.Bytes), Elements: distOf(&t.ElementsDist, t.Elements),
-		})
+			Encodings: make([]encodingJSON, 0, len(t.Encodings)),
+		}
+		for _, e := range t.Encodings {
+			jt.Encodings = append(jt.Encodings, encodingJSON{Encoding: e.Encoding, Keys: e.Keys})
+		}
+		doc.Types = append(doc.Types, jt)
 	}
 }
 
@@ -445,7 +486,7 @@ func ttlJSON(h *audit.TTLHistogram) []ttlBucketJSON {
 func dbsJSON(f *audit.FamilyReport) []auditDBJSON {
 	out := make([]auditDBJSON, 0, len(f.DBs))
 	for _, d := range f.DBs {
-		out = append(out, auditDBJSON{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: memoryJSON(f.MemoryMeasured, d.Memory)})
+		out = append(out, auditDBJSON{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: memoryJSON(d.MemoryKeys, d.Memory), MemoryKeys: int64Ptr(d.MemoryKeys)})
 	}
 	return out
 }

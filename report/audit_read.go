@@ -148,6 +148,17 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 		}
 		return *p
 	}
+	// memKeys is the count of keys whose memory was measured; a document
+	// of keyreg before memory_keys says only whether memory is there.
+	memKeys := func(p, memory *int64, keys int64) int64 {
+		switch {
+		case p != nil:
+			return *p
+		case memory != nil:
+			return keys
+		}
+		return 0
+	}
 	r := &audit.Report{
 		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Targets: doc.Targets, Mode: doc.Mode,
 		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
@@ -158,18 +169,34 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 		},
 		Totals: audit.Totals{
 			Keys: doc.Totals.Keys, Registered: doc.Totals.Registered, Unregistered: doc.Totals.Unregistered,
-			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory),
+			WithTTL: doc.Totals.WithTTL, Memory: mem(doc.Totals.Memory), MemoryKeys: memKeys(doc.Totals.MemoryKeys, doc.Totals.Memory, doc.Totals.Keys),
 			Errors: doc.Totals.Errors, Warnings: doc.Totals.Warnings, Infos: doc.Totals.Infos,
 		},
 		Unregistered: audit.UnregisteredReport{
 			Keys: doc.Unregistered.Keys, Other: doc.Unregistered.Other,
 			WithTTL: doc.Unregistered.WithTTL, Memory: mem(doc.Unregistered.Memory), MemoryMeasured: doc.Unregistered.MemoryMeasured,
-			TTL: histogramOf(doc.Unregistered.TTLHistogram, &bad),
+			MemoryKeys: memKeys(doc.Unregistered.MemoryKeys, doc.Unregistered.Memory, doc.Unregistered.Keys),
+			TTL:        histogramOf(doc.Unregistered.TTLHistogram, &bad),
 		},
 		TTL: histogramOf(doc.TTLHistogram, &bad),
 	}
 	if len(doc.DBs) > 0 {
 		r.DBs = doc.DBs
+	}
+	r.KeyBytes = doc.Totals.KeyBytes
+	if doc.TTLMemory != nil {
+		if len(doc.TTLMemory) != len(r.TTLMemory) {
+			bad = cmpErr(bad, fmt.Errorf("ttl_memory_histogram has %d buckets, want %d", len(doc.TTLMemory), len(r.TTLMemory)))
+		}
+		for i, b := range doc.TTLMemory {
+			if i >= len(r.TTLMemory) {
+				break
+			}
+			if b.Bucket != audit.TTLBuckets[i] || b.Bytes < 0 {
+				bad = cmpErr(bad, fmt.Errorf("ttl_memory_histogram bucket %d is %q with %d bytes, want %q", i, b.Bucket, b.Bytes, audit.TTLBuckets[i]))
+			}
+			r.TTLMemory[i] = b.Bytes
+		}
 	}
 	if len(doc.Scan.Notes) > 0 {
 		r.Scan.Notes = doc.Scan.Notes
@@ -180,22 +207,26 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 	for _, f := range doc.Families {
 		fr := &audit.FamilyReport{
 			Name: f.Name, Owner: f.Owner, Preset: f.Preset, Position: f.Position, Keys: f.Keys, WithTTL: f.WithTTL,
-			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, Sampled: f.Sampled, Findings: f.Findings,
+			Memory: mem(f.Memory), MemoryMeasured: f.MemoryMeasured, MemoryKeys: memKeys(f.MemoryKeys, f.Memory, f.Keys),
+			Sampled: f.Sampled, Findings: f.Findings,
 			TTL: histogramOf(f.TTLHistogram, &bad),
 		}
 		for _, d := range f.DBs {
-			fr.DBs = append(fr.DBs, &audit.DBReport{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: mem(d.Memory)})
+			fr.DBs = append(fr.DBs, &audit.DBReport{DB: d.DB, Keys: d.Keys, WithTTL: d.WithTTL, Memory: mem(d.Memory), MemoryKeys: memKeys(d.MemoryKeys, d.Memory, d.Keys)})
 		}
 		r.Families = append(r.Families, fr)
 	}
 	for _, o := range doc.Owners {
 		r.Owners = append(r.Owners, &audit.OwnerReport{
 			Name: o.Name, Contact: o.Contact, Families: o.Families, Keys: o.Keys, WithTTL: o.WithTTL,
-			Memory: mem(o.Memory), Findings: o.Findings,
+			Memory: mem(o.Memory), MemoryKeys: memKeys(o.MemoryKeys, o.Memory, o.Keys), Findings: o.Findings,
 		})
 	}
 	for _, g := range doc.Unregistered.Groups {
-		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory)}
+		ag := &audit.Group{Prefix: raw(g.Prefix, g.PrefixBase64), Keys: g.Keys, WithTTL: g.WithTTL, Memory: mem(g.Memory), MemoryKeys: memKeys(g.MemoryKeys, g.Memory, g.Keys)}
+		if len(g.DBs) > 0 {
+			ag.DBs = g.DBs
+		}
 		for _, e := range g.Examples {
 			ag.Examples = append(ag.Examples, raw(e.Key, e.KeyBase64))
 		}
@@ -244,6 +275,13 @@ func reportOf(doc *auditJSON) (*audit.Report, error) {
 		}
 		if ts.ElementsDist, err = audit.SketchFrom(t.Elements.Sketch); err != nil {
 			bad = cmpErr(bad, fmt.Errorf("type %q elements: %w", t.Type, err))
+		}
+		for i, e := range t.Encodings {
+			if i == audit.MaxEncodings || e.Keys < 0 {
+				bad = cmpErr(bad, fmt.Errorf("type %q: more than %d encodings, or a negative count", t.Type, audit.MaxEncodings))
+				break
+			}
+			ts.Encodings = append(ts.Encodings, audit.EncodingCount{Encoding: e.Encoding, Keys: e.Keys})
 		}
 		r.Types = append(r.Types, ts)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"math"
 	"os"
 	"path/filepath"
@@ -43,42 +44,46 @@ func sampleReport() *audit.Report {
 		},
 		Totals: audit.Totals{
 			Keys: 12500, Registered: 12340, Unregistered: 160, WithTTL: 11900,
-			Memory: 7340032, Errors: 12, Warnings: 40, Infos: 5,
+			Memory: 6881792, MemoryKeys: 12128, Errors: 12, Warnings: 40, Infos: 5,
 		},
 		Families: []*audit.FamilyReport{
 			{Name: "user-session", Owner: "identity", Pos: pos(12, 5), Position: "keys.yaml:12:5",
-				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, Sampled: 300, Findings: 12,
+				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, MemoryKeys: 10000, Sampled: 300, Findings: 12,
 				TTL: audit.TTLHistogram{0, 0, 2500, 7500, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 9000, WithTTL: 9000, Memory: 4718592}, {DB: 3, Keys: 1000, WithTTL: 1000, Memory: 524288}}},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 9000, WithTTL: 9000, Memory: 4718592, MemoryKeys: 9000}, {DB: 3, Keys: 1000, WithTTL: 1000, Memory: 524288, MemoryKeys: 1000}}},
 			{Name: "cart", Owner: "platform", Pos: pos(30, 5), Position: "keys.yaml:30:5",
-				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, Sampled: 80, Findings: 45,
+				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, MemoryKeys: 2000, Sampled: 80, Findings: 45,
 				TTL: audit.TTLHistogram{200, 0, 1760, 40, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 1500, WithTTL: 1300, Memory: 1048576}, {DB: 3, Keys: 500, WithTTL: 500, Memory: 524288}}},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 1500, WithTTL: 1300, Memory: 1048576, MemoryKeys: 1500}, {DB: 3, Keys: 500, WithTTL: 500, Memory: 524288, MemoryKeys: 500}}},
 			{Name: "feature-flags", Owner: "platform", Pos: pos(44, 5), Position: "keys.yaml:44:5",
-				Keys: 340, WithTTL: 0, Memory: 262144, MemoryMeasured: true, Sampled: 20, Findings: 0,
+				// Not measured (no max_bytes, no --memory): "-", never 0 B.
+				Keys: 340, WithTTL: 0, Sampled: 20, Findings: 0,
 				TTL: audit.TTLHistogram{340, 0, 0, 0, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 340, Memory: 262144}}},
+				DBs: []*audit.DBReport{{DB: 0, Keys: 340}}},
 		},
 		Owners: []*audit.OwnerReport{
 			{Name: "identity", Contact: "#identity-oncall", Families: []string{"user-session"},
-				Keys: 10000, WithTTL: 10000, Memory: 5242880, Findings: 12},
+				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryKeys: 10000, Findings: 12},
 			{Name: "platform", Contact: "platform@example.com", Families: []string{"cart", "feature-flags"},
-				Keys: 2340, WithTTL: 1800, Memory: 1835008, Findings: 45},
+				// Measured for cart only: a partial sum, shown as one.
+				Keys: 2340, WithTTL: 1800, Memory: 1572864, MemoryKeys: 2000, Findings: 45},
 		},
 		Unregistered: audit.UnregisteredReport{
 			Keys: 160,
 			Groups: []*audit.Group{
-				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536,
+				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536, MemoryKeys: 120, DBs: []int{0},
 					Examples: []string{"sidekiq:queue:default", "sidekiq:queue:mailers", "sidekiq:queue:low"}},
-				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, Memory: 1024, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
-				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, Examples: []string{binaryKey, binaryKey + "\n2"}},
+				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, DBs: []int{0, 3}, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
+				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, MemoryKeys: 8, Examples: []string{binaryKey, binaryKey + "\n2"}},
 			},
 			Other:   2,
-			WithTTL: 100, Memory: 67072, MemoryMeasured: true,
+			WithTTL: 100, Memory: 66048, MemoryMeasured: true, MemoryKeys: 128,
 			TTL: audit.TTLHistogram{60, 0, 100, 0, 0, 0, 0},
 		},
-		DBs: []int{0, 3},
-		TTL: audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
+		DBs:       []int{0, 3},
+		TTL:       audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
+		TTLMemory: audit.TTLHistogram{327680, 0, 2261504, 4292608, 0, 0, 0},
+		KeyBytes:  412500,
 		TopKeys: audit.TopKeys{
 			ByBytes: []*audit.TopKey{
 				{Key: "tmp:export:2026-03-01", DB: 0, Type: "string", Bytes: 1 << 20, TTL: -1},
@@ -279,11 +284,14 @@ func TestAuditJSONEmptyLists(t *testing.T) {
 			t.Errorf("output lacks %s:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "null") {
-		t.Errorf("output has a null:\n%s", out)
+	// Memory never measured is null, never 0; nothing else is null.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "null") && !strings.Contains(line, `"memory_bytes": null`) && !strings.Contains(line, `"memory_percent": null`) {
+			t.Errorf("output has a null other than unmeasured memory: %s", line)
+		}
 	}
-	if strings.Contains(out, "memory_bytes") {
-		t.Errorf("memory_bytes printed although nothing was measured:\n%s", out)
+	if !strings.Contains(out, `"memory_bytes": null`) || regexp.MustCompile(`"memory_bytes": \d`).MatchString(out) {
+		t.Errorf("memory_bytes not null although nothing was measured:\n%s", out)
 	}
 }
 
@@ -373,7 +381,8 @@ func TestAuditPrometheus(t *testing.T) {
 			for _, want := range []string{
 				`keyreg_keys{family="user-session",owner="identity"} 10000`,
 				`keyreg_keys_with_ttl{family="cart",owner="platform"} 1800`,
-				`keyreg_memory_bytes{family="feature-flags",owner="platform"} 262144`,
+				`keyreg_memory_bytes{family="cart",owner="platform"} 1572864`,
+				`keyreg_unregistered_memory_bytes{prefix="sidekiq:queue:"} 65536`,
 				`keyreg_findings{rule="payload-schema",family="user-session",severity="error"} 12`,
 				`keyreg_findings{rule="key-unregistered",family="",severity="info"} 160`,
 				`keyreg_unregistered_keys{prefix="\\x00\\xffbin"} 8`,
@@ -382,6 +391,12 @@ func TestAuditPrometheus(t *testing.T) {
 			} {
 				if !strings.Contains(out, want+"\n") {
 					t.Errorf("output lacks %s", want)
+				}
+			}
+			// Memory never measured is absent, never 0.
+			for _, absent := range []string{`keyreg_memory_bytes{family="feature-flags"`, `keyreg_unregistered_memory_bytes{prefix="tmp|x:"}`} {
+				if strings.Contains(out, absent) {
+					t.Errorf("unmeasured memory exported: %s", absent)
 				}
 			}
 			if strings.Contains(out, `family="feature-flags",severity`) {
@@ -480,10 +495,12 @@ func TestAuditTableRows(t *testing.T) {
 	for _, re := range []string{
 		`│ user-session +│ identity +│ +10000 │ +5\.0 MiB │ +100\.0% │ +12 │`,
 		`│ cart +│ platform +│ +2000 │ +1\.5 MiB │ +90\.0% │ +45 │`,
-		`│ feature-flags +│ platform +│ +340 │ +256\.0 KiB │ +0\.0% │ +0 │`,
+		`│ feature-flags +│ platform +│ +340 │ +- │ +0\.0% │ +0 │`,
+		`│ platform +│ platform@example\.com +│ +2 │ +2340 │ ≥ 1\.5 MiB \(of 2000/2340 keys\) +│`,
+		`│ "tmp\|x:" +│ 0, 3 +│ +30 │ +- │ +- │`,
 		`│ platform +│ platform@example\.com +│ +2 │ +2340 │`,
 		`│ error +│ payload-schema +│ user-session +│ +12/300 │`,
-		`│ "\\x00\\xffbin" +│ +8 │`,
+		`│ "\\x00\\xffbin" +│ - +│ +8 │`,
 		`(?m)^scan: 1 node, 12500 keys, 3846 keys/s, 3\.25s, 3 vanished, 20 duplicates, 2 skipped, 400 sampled$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
@@ -504,7 +521,12 @@ func TestAuditText(t *testing.T) {
 	out, summary, _ := renderAudit(t, Text, sampleReport())
 	for _, want := range []string{
 		"\nkeys.yaml:12:5: error: family \"user-session\": 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
-		"\nfamilies:\nfamily         owner     keys   memory     % ttl   findings\nuser-session   identity  10000  5.0 MiB    100.0%  12\n",
+		"\nfamilies:\nfamily         owner     keys   memory   % ttl   keys with findings\nuser-session   identity  10000  5.0 MiB  100.0%  12\n",
+		"\nfeature-flags  platform  340    -        0.0%    0\n",
+		"  ≥ 1.5 MiB (of 2000/2340 keys)  ",
+		"\n\"tmp|x:\"          0, 3  30    -         -         0.0%   ",
+		"\nprefix            db    keys  memory    % memory  % ttl  examples\n",
+		"\ntype    keys   size of   measured  p50 ",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
@@ -985,5 +1007,176 @@ func TestAuditDocsSketches(t *testing.T) {
 				t.Errorf("type %s: documented %+v, its sketch says %+v", ty.Type, d.doc, got)
 			}
 		}
+	}
+}
+
+// unmeasuredReport is an audit without --memory of families without
+// max_bytes or max_len: no key's memory measured, no length read.
+func unmeasuredReport() *audit.Report {
+	r := emptyReport()
+	r.Totals = audit.Totals{Keys: 2551, Registered: 2500, Unregistered: 51, WithTTL: 2551}
+	r.Families[0].Keys, r.Families[0].WithTTL = 2500, 2500
+	r.Owners[0].Keys, r.Owners[0].WithTTL = 2500, 2500
+	r.Unregistered = audit.UnregisteredReport{Keys: 51, WithTTL: 51,
+		Groups: []*audit.Group{{Prefix: "legacy:", Keys: 51, WithTTL: 51, Examples: []string{"legacy:1"}}}}
+	r.TopKeys = audit.TopKeys{ByBytes: []*audit.TopKey{{Key: "legacy:1", Type: "string"}}, ByElements: []*audit.TopKey{{Key: "legacy:1", Type: "set"}}}
+	r.Types = []*audit.TypeStats{{Type: "string", Keys: 2500}, {Type: "set", Keys: 51}}
+	return r
+}
+
+// TestUnmeasuredIsNotZero: memory never measured is "-" in the human
+// formats, null in JSON and absent in Prometheus, never 0; statistics
+// over no measured key are left out with a one-line note; a partial sum
+// says it is partial.
+func TestUnmeasuredIsNotZero(t *testing.T) {
+	r := unmeasuredReport()
+	// One family measured, as max_bytes makes it, gives the report a
+	// memory column: the others must still not read 0 B.
+	r.Families = append(r.Families, &audit.FamilyReport{Name: "cart", Owner: "identity", Position: "keys.yaml:30:5",
+		Keys: 51, Memory: 1258291, MemoryMeasured: true, MemoryKeys: 51})
+	r.Owners[0].Families = append(r.Owners[0].Families, "cart")
+	r.Owners[0].Keys += 51
+	r.Owners[0].Memory, r.Owners[0].MemoryKeys = 1258291, 51
+	r.Totals.Memory, r.Totals.MemoryKeys = 1258291, 51
+	zero := regexp.MustCompile(`(^|[^.\d])0 B`)
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		out, _, _ := renderAudit(t, f, r)
+		out = html.UnescapeString(out)
+		if zero.MatchString(out) {
+			t.Errorf("%s shows 0 B for memory never measured:\n%s", f, out)
+		}
+		for _, want := range []string{
+			"≥ 1.2 MiB (of 51/2551 keys)",
+			"no key's memory was measured",
+			"no collection's length was read",
+		} {
+			if !strings.Contains(out, want) && !strings.Contains(out, upperFirst(want)) {
+				t.Errorf("%s lacks %q:\n%s", f, want, out)
+			}
+		}
+		if strings.Contains(strings.ToLower(out), "largest keys by bytes\n") || strings.Contains(out, `"legacy:1"  0`) {
+			t.Errorf("%s lists largest keys of which none was measured:\n%s", f, out)
+		}
+	}
+	out, _, _ := renderAudit(t, Text, r)
+	if !regexp.MustCompile(`(?m)^"legacy:" +51 +- +- `).MatchString(out) {
+		t.Errorf("the unregistered group's memory is not -:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^string +2500 +bytes +0 +- `).MatchString(out) {
+		t.Errorf("the types row does not say its percentiles come from 0 keys:\n%s", out)
+	}
+	js, _, _ := renderAudit(t, JSON, r)
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range [][]any{
+		{"families", 0, "memory_bytes"}, {"unregistered", "memory_bytes"}, {"unregistered", "groups", 0, "memory_bytes"},
+		{"unregistered", "groups", 0, "memory_percent"},
+	} {
+		if v, ok := lookupJSON(doc, path...); !ok || v != nil {
+			t.Errorf("json %v = %v (present %v), want null", path, v, ok)
+		}
+	}
+	if v, _ := lookupJSON(doc, "owners", 0, "memory_keys"); v != float64(51) {
+		t.Errorf("owners[0].memory_keys = %v, want 51", v)
+	}
+	prom, _, _ := renderAudit(t, Prometheus, r)
+	if strings.Contains(prom, `keyreg_memory_bytes{family="user-session"`) || strings.Contains(prom, "keyreg_unregistered_memory_bytes{") {
+		t.Errorf("prometheus exports memory never measured:\n%s", prom)
+	}
+	if !strings.Contains(prom, `keyreg_memory_bytes{family="cart",owner="identity"} 1258291`) {
+		t.Errorf("prometheus lacks the measured family's memory:\n%s", prom)
+	}
+}
+
+// lookupJSON walks a decoded JSON document; ok is false when a step is
+// missing.
+func lookupJSON(v any, path ...any) (any, bool) {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			if v, ok = m[k]; !ok {
+				return nil, false
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				return nil, false
+			}
+			v = a[k]
+		}
+	}
+	return v, true
+}
+
+// TestSingularKey: one key is "1 key", never "1 keys", in the scan line and
+// the unregistered summary.
+func TestSingularKey(t *testing.T) {
+	r := unmeasuredReport()
+	r.Scan.Keys, r.Scan.Nodes = 1, 1
+	r.Unregistered.Keys = 1
+	r.Unregistered.Groups = r.Unregistered.Groups[:1]
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		out, _, _ := renderAudit(t, f, r)
+		if regexp.MustCompile(`\b1 (keys|nodes|prefix groups)\b`).MatchString(out) {
+			t.Errorf("%s says 1 with a plural:\n%s", f, out)
+		}
+		if !strings.Contains(out, "1 node, 1 key,") {
+			t.Errorf("%s lacks the scan line's 1 key", f)
+		}
+	}
+	if got := plural(2, "entry"); got != "entries" {
+		t.Errorf("plural(2, entry) = %q", got)
+	}
+	if got := plural(2, "key"); got != "keys" {
+		t.Errorf("plural(2, key) = %q", got)
+	}
+}
+
+// TestKeyNamesAndTTLMemory: the report says what the key names take, and
+// how the measured memory splits by TTL, in every human format; a bucket
+// without keys is "-", not 0 B.
+func TestKeyNamesAndTTLMemory(t *testing.T) {
+	r := sampleReport()
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		out, _, _ := renderAudit(t, f, r)
+		for _, want := range []string{"key names", "402.8 KiB", "memory (12128 measured)", "2.2 MiB"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+	}
+	out, _, _ := renderAudit(t, Text, r)
+	if !regexp.MustCompile(`(?m)^memory \(12128 measured\) +6\.6 MiB +320\.0 KiB +- +2\.2 MiB +4\.1 MiB +- +- +-$`).MatchString(out) {
+		t.Errorf("the TTL histogram's memory row is wrong:\n%s", out)
+	}
+	page, _, _ := renderAudit(t, HTML, r)
+	if !strings.Contains(page, "<figcaption>Memory per TTL bucket") {
+		t.Error("the audit page has no chart of memory per TTL bucket")
+	}
+}
+
+// TestEncodingsSeen: the encodings read per type show in the types table
+// of every human format and survive the json round trip.
+func TestEncodingsSeen(t *testing.T) {
+	r := sampleReport()
+	r.Types[0].Encodings = []audit.EncodingCount{{Encoding: "embstr", Keys: 9000}, {Encoding: "int", Keys: 1500}}
+	for _, f := range []Format{Text, Table, Markdown, HTML} {
+		if out, _, _ := renderAudit(t, f, r); !strings.Contains(out, "embstr 9000, int 1500") {
+			t.Errorf("%s does not show the encodings seen", f)
+		}
+	}
+	js, _, _ := renderAudit(t, JSON, r)
+	back, err := ReadAudit(strings.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Types[0].Encodings, r.Types[0].Encodings) {
+		t.Errorf("encodings read back as %v, want %v", back.Types[0].Encodings, r.Types[0].Encodings)
 	}
 }

@@ -27,6 +27,10 @@ func writeAuditText(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 		writeTabbed(b, v.groups)
 	}
 	for _, s := range v.statSections() {
+		if s.note != "" {
+			fmt.Fprintf(b, "\n%s\n", s.note)
+			continue
+		}
 		fmt.Fprintf(b, "\n%s:\n", s.title)
 		writeTabbed(b, s.g)
 	}

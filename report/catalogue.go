@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -33,6 +34,12 @@ type CatalogueOptions struct {
 	// --package), and each family shows its generated key builder, such as
 	// keys.BuildUserSession(sessionID string).
 	GoPackage string
+	// Version is keyreg's version, named in the page's footer.
+	Version string
+	// Now, when set, is the date a sunset is compared with to mark it
+	// passed; the audit's start when there is an audit. The package reads
+	// no clock: the caller passes it (keyreg docs, the time it runs).
+	Now time.Time
 }
 
 // File is one file of a generated catalogue, its Name relative to the
@@ -67,6 +74,7 @@ func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
 	switch o.Format {
 	case HTML, "":
 		p := newPage("keyreg catalogue")
+		p.Version = printable(o.Version)
 		p.Filter = "filter by family name, pattern or description"
 		p.Summary = c.Summary
 		if o.Audit != nil {
@@ -109,7 +117,7 @@ type catOwner struct {
 
 type catDeprecation struct {
 	Family, Anchor, Since, Sunset, ReplacedBy, ReplacedAnchor, Reason string
-	Past                                                              bool // the sunset is before the audit
+	Past                                                              bool // the sunset is before the audit, or CatalogueOptions.Now
 }
 
 type catFamily struct {
@@ -207,13 +215,13 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	var liveOwners map[string]ownerRow
 	if r := o.Audit; r != nil {
 		c.Live = true
+		c.Memory = memoryMeasured(r)
 		for _, f := range famRows(r) {
 			live[f.raw] = f
-			c.Memory = c.Memory || f.HasMemory
 		}
 		liveOwners = map[string]ownerRow{}
 		for _, ow := range r.Owners {
-			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory,
+			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory, MemKeys: ow.MemoryKeys,
 				TTL: pct(ow.WithTTL, ow.Keys), TTLText: ttlPercent(ow.WithTTL, ow.Keys), Findings: ow.Findings}
 		}
 		if r.Partial {
@@ -259,11 +267,14 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 		// Sunsets first, soonest first; those without one last.
 		return cmp.Or(cmp.Compare(b2i(a.Sunset == ""), b2i(b.Sunset == "")), cmp.Compare(a.Sunset, b.Sunset))
 	})
-	if o.Audit != nil {
-		r := o.Audit
+	now := o.Now
+	if o.Audit != nil && !o.Audit.Started.IsZero() {
+		now = o.Audit.Started
+	}
+	if !now.IsZero() {
 		for i := range c.Deprecations {
 			d := &c.Deprecations[i]
-			d.Past = d.Sunset != "" && !r.Started.IsZero() && d.Sunset < r.Started.UTC().Format(time.DateOnly)
+			d.Past = d.Sunset != "" && d.Sunset < now.UTC().Format(time.DateOnly)
 		}
 	}
 	c.Summary = [][2]string{
@@ -411,9 +422,26 @@ func newCatSchema(s *registry.Schema) *catSchema {
 		cs.Raw = string(raw)
 	}
 	if m, ok := s.Doc.(map[string]any); ok {
-		if _, ok := m["properties"]; ok {
+		values, _ := m["additionalProperties"].(map[string]any)
+		switch _, props := m["properties"]; {
+		case props:
 			cs.walk("", m, 0)
-		} else {
+		case values != nil:
+			// A map, as a hash's schema is: its field names (propertyNames)
+			// and the schema of every field's value, walked like an object.
+			names, _ := m["propertyNames"].(map[string]any)
+			if names == nil {
+				names = map[string]any{"type": "string"}
+			} else if _, ok := names["type"]; !ok {
+				names = maps.Clone(names)
+				names["type"] = "string"
+			}
+			cs.add("(field name)", names, true)
+			cs.add("(any field)", values, true)
+			if _, ok := values["properties"]; ok {
+				cs.walk("(any field).", values, 1)
+			}
+		default:
 			cs.add("(value)", m, true)
 		}
 	}

@@ -50,7 +50,7 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 	idx.WriteString("## Families\n\n")
 	idx.WriteString("| family | owner | pattern | type | ttl |")
 	if c.Live {
-		idx.WriteString(" keys | % ttl | findings |")
+		idx.WriteString(" keys | % ttl | keys with findings |")
 	}
 	idx.WriteString("\n| --- | --- | --- | --- | --- |")
 	if c.Live {

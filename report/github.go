@@ -117,6 +117,9 @@ func plural(n int, word string) string {
 	if n == 1 {
 		return word
 	}
+	if l := len(word); l > 1 && word[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(word[l-2])) {
+		return word[:l-1] + "ies"
+	}
 	return word + "s"
 }
 

@@ -47,6 +47,7 @@ var (
 // catalogue (page.html.tmpl holds the layout, the other files its parts).
 var htmlTemplates = template.Must(template.New("").Funcs(template.FuncMap{
 	"percent": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"brk":     breakable,
 }).ParseFS(htmlFiles, "templates/*.html.tmpl"))
 
 func mustRead(name string) string {
@@ -72,6 +73,7 @@ type htmlPage struct {
 	CSS     template.CSS
 	JS      template.JS
 	Partial string
+	Version string      // keyreg's, in the footer; empty for none
 	Summary [][2]string // label and value, at the top
 	Filter  string      // the filter box's placeholder; empty for none
 	Charts  []chart
@@ -98,6 +100,7 @@ func (p *htmlPage) render(b *bytes.Buffer) error {
 // htmlAudit holds the sections of the audit page.
 type htmlAudit struct {
 	Memory       bool
+	MultiDB      bool // several databases: the groups name theirs
 	Families     []famRow
 	Owners       []ownerRow
 	Unregistered string
@@ -116,6 +119,7 @@ type htmlAudit struct {
 // cell read back from its text.
 type htmlGrid struct {
 	Title, ID string
+	Note      string // a table left out, and why; then no rows
 	Head      []string
 	Right     []bool
 	Rows      [][]htmlCell
@@ -139,7 +143,7 @@ func sectionID(title string) string {
 func htmlGrids(secs []section) []htmlGrid {
 	var out []htmlGrid
 	for _, sec := range secs {
-		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right}
+		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right, Note: upperFirst(sec.note)}
 		for _, row := range sec.g.rows {
 			var cells []htmlCell
 			for i, c := range row {
@@ -192,8 +196,10 @@ type famRow struct {
 	Anchor    string // the id of the family's row or section
 	Owner     string
 	Keys      int64
-	HasMemory bool
+	HasMemory bool // the memory of some keys was measured
+	MemCol    bool // the table has a memory column: every row has the cell
 	Memory    int64
+	MemKeys   int64   // keys whose memory was measured
 	TTL       float64 // % of keys with a TTL
 	TTLText   string
 	Findings  int64
@@ -201,12 +207,18 @@ type famRow struct {
 	raw       string // the family's name as the report has it
 }
 
-// MemoryText formats the row's memory, or "-" when not measured.
-func (f famRow) MemoryText() string {
-	if !f.HasMemory {
-		return "-"
+// MemoryText formats the row's memory: "-" when not measured, marked as
+// a lower bound when only some keys were.
+func (f famRow) MemoryText() string { return memText(f.Memory, f.MemKeys, f.Keys) }
+
+// MemSort is the memory cell's sort value: -1, first, when not measured.
+func (f famRow) MemSort() int64 { return memSort(f.Memory, f.MemKeys) }
+
+func memSort(sum, measured int64) int64 {
+	if measured <= 0 {
+		return -1
 	}
-	return humanBytes(f.Memory)
+	return sum
 }
 
 type ownerRow struct {
@@ -216,21 +228,30 @@ type ownerRow struct {
 	Families int
 	Keys     int64
 	Memory   int64
+	MemKeys  int64 // keys whose memory was measured
 	TTL      float64
 	TTLText  string
 	Findings int64
 }
 
-// MemoryText formats the owner's memory.
-func (o ownerRow) MemoryText() string { return humanBytes(o.Memory) }
+// MemoryText formats the owner's memory: "-" when not measured, marked
+// as a lower bound when only some keys were.
+func (o ownerRow) MemoryText() string { return memText(o.Memory, o.MemKeys, o.Keys) }
+
+// MemSort is the memory cell's sort value: -1, first, when not measured.
+func (o ownerRow) MemSort() int64 { return memSort(o.Memory, o.MemKeys) }
 
 type groupRow struct {
-	Prefix   string
-	Keys     int64
-	TTL      float64
-	TTLText  string
-	Examples []string
-	Search   string
+	Prefix     string
+	Keys       int64
+	MemoryText string // "-" when not measured
+	Share      string // % of the measured memory
+	MemSort    int64  // -1 when not measured
+	DBs        string // the databases of its keys, "0, 3"
+	TTL        float64
+	TTLText    string
+	Examples   []string
+	Search     string
 }
 
 type findingRow struct {
@@ -275,18 +296,19 @@ func searchText(parts ...string) string {
 }
 
 // writeAuditHTML renders r as one page.
-func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Options) error {
+func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
 	v := newAuditViewFor(r, c)
 	p := newPage("keyreg audit")
+	p.Version = printable(o.Tool.Version)
 	p.Partial = v.partial
 	p.Summary = v.header
 	p.Filter = "filter families, prefixes and findings"
-	a := &htmlAudit{Memory: v.memory, Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
+	a := &htmlAudit{Memory: v.memory, MultiDB: r.MultiDB(), Unregistered: v.unregistered, FindingsHead: v.summary, Scan: v.scan, Notes: v.notes}
 	if bv := v.baseline; bv != nil {
 		a.Baseline = bv.line
-		secs := []section{{"new since baseline", bv.added}}
+		secs := []section{{title: "new since baseline", g: bv.added}}
 		if bv.resolvedNote == "" {
-			secs = append(secs, section{"resolved since baseline", bv.resolved})
+			secs = append(secs, section{title: "resolved since baseline", g: bv.resolved})
 		} else {
 			a.Baseline += "; resolved entries " + bv.resolvedTitle
 		}
@@ -300,13 +322,15 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	for _, o := range r.Owners {
 		a.Owners = append(a.Owners, ownerRow{
 			Name: printable(o.Name), Anchor: ownerAnchor(o.Name), Contact: orDash(printable(redact(o.Contact))),
-			Families: len(o.Families), Keys: o.Keys, Memory: o.Memory,
+			Families: len(o.Families), Keys: o.Keys, Memory: o.Memory, MemKeys: o.MemoryKeys,
 			TTL: pct(o.WithTTL, o.Keys), TTLText: ttlPercent(o.WithTTL, o.Keys), Findings: o.Findings,
 		})
 	}
 	for _, g := range r.Unregistered.Groups {
 		ex := g.Examples[:min(len(g.Examples), 3)]
-		row := groupRow{Prefix: quoteKey(g.Prefix), Keys: g.Keys, TTL: pct(g.WithTTL, g.Keys), TTLText: ttlPercent(g.WithTTL, g.Keys)}
+		row := groupRow{Prefix: quoteKey(g.Prefix), Keys: g.Keys, TTL: pct(g.WithTTL, g.Keys), TTLText: ttlPercent(g.WithTTL, g.Keys),
+			MemoryText: memText(g.Memory, g.MemoryKeys, g.Keys), Share: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory),
+			MemSort: memSort(g.Memory, g.MemoryKeys), DBs: dbList(g.DBs)}
 		for _, k := range ex {
 			row.Examples = append(row.Examples, quoteKey(k))
 		}
@@ -321,6 +345,9 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, _ Opt
 	a.Stats = htmlGrids(v.statSections())
 	p.Audit = a
 	p.Charts = auditCharts(r)
+	if c != nil {
+		p.Charts = append(p.Charts, baselineChart(c))
+	}
 	return p.render(b)
 }
 
@@ -333,7 +360,7 @@ func famRows(r *audit.Report) []famRow {
 		}
 		rows = append(rows, famRow{
 			Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-			Keys: f.Keys, HasMemory: f.MemoryMeasured, Memory: f.Memory,
+			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: memoryMeasured(r), Memory: f.Memory, MemKeys: f.MemoryKeys,
 			TTL: pct(f.WithTTL, f.Keys), TTLText: ttlPercent(f.WithTTL, f.Keys), Findings: f.Findings,
 			Search: searchText(f.Name, f.Owner), raw: f.Name,
 		})
@@ -503,21 +530,38 @@ func keyCount(n int64) string {
 func auditCharts(r *audit.Report) []chart {
 	memory := false
 	for _, f := range r.Families {
-		if f != nil && f.MemoryMeasured {
+		if f != nil && f.MemoryKeys > 0 {
 			memory = true
 		}
 	}
-	what, format := "Keys", keyCount
+	what, format, note := "Keys", keyCount, ""
 	if memory {
 		what, format = "Memory", humanBytes
+		if t := r.Totals; t.MemoryKeys < t.Keys {
+			// Never a bar of 0 B for memory not measured: what was not
+			// measured is left out, and a partial sum says so.
+			note = fmt.Sprintf("measured keys only: %d of %d (--memory measures every key)", t.MemoryKeys, t.Keys)
+		}
+	}
+	// memBar is the bar of memory summed over measured of keys keys; ok
+	// is false when none was measured.
+	memBar := func(label string, sum, measured, keys int64) (bar, bool) {
+		b := bar{label: label, values: []int64{sum}}
+		if measured < keys {
+			b.text = "≥ " + humanBytes(sum)
+		}
+		return b, measured > 0
 	}
 	var owners, ttl []bar
 	for _, o := range r.Owners {
-		v := o.Keys
+		b := bar{label: printable(o.Name), values: []int64{o.Keys}}
+		ok := true
 		if memory {
-			v = o.Memory
+			b, ok = memBar(b.label, o.Memory, o.MemoryKeys, o.Keys)
 		}
-		owners = append(owners, bar{label: printable(o.Name), values: []int64{v}})
+		if ok {
+			owners = append(owners, b)
+		}
 		ttl = append(ttl, bar{label: printable(o.Name), values: []int64{o.WithTTL, o.Keys - o.WithTTL},
 			text: ttlPercent(o.WithTTL, o.Keys) + " with TTL"})
 	}
@@ -526,18 +570,21 @@ func auditCharts(r *audit.Report) []chart {
 		if f == nil {
 			continue
 		}
-		v := f.Keys
+		b := bar{label: printable(f.Name), values: []int64{f.Keys}}
+		ok := true
 		if memory {
-			v = f.Memory
+			b, ok = memBar(b.label, f.Memory, f.MemoryKeys, f.Keys)
 		}
-		fams = append(fams, bar{label: printable(f.Name), values: []int64{v}})
+		if ok {
+			fams = append(fams, b)
+		}
 	}
 	var out []chart
 	if len(owners) > 0 {
-		out = append(out, newChart(what+" per owner", "", owners, []string{"c1"}, nil, format))
+		out = append(out, newChart(what+" per owner", note, owners, []string{"c1"}, nil, format))
 	}
 	if len(fams) > 0 {
-		out = append(out, newChart(what+" per family", "", fams, []string{"c2"}, nil, format))
+		out = append(out, newChart(what+" per family", note, fams, []string{"c2"}, nil, format))
 	}
 	if h := r.TTL; h.Total() > 0 {
 		var buckets []bar
@@ -545,16 +592,65 @@ func auditCharts(r *audit.Report) []chart {
 			buckets = append(buckets, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
 		}
 		out = append(out, layoutChart("TTL distribution", "every key audited, by TTL", buckets, []string{"c3"}, nil, keyCount))
+		if mt := r.TTLMemory; mt.Total() > 0 && r.Totals.MemoryKeys > 0 {
+			var mem []bar
+			for i, n := range mt {
+				mem = append(mem, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
+			}
+			note := "the memory measured, by TTL"
+			if r.Totals.MemoryKeys < r.Totals.Keys {
+				note = fmt.Sprintf("the memory of the %d keys measured, of %d, by TTL", r.Totals.MemoryKeys, r.Totals.Keys)
+			}
+			out = append(out, layoutChart("Memory per TTL bucket", note, mem, []string{"c4"}, nil, humanBytes))
+		}
 	} else if len(ttl) > 0 {
 		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
 	}
+	// Memory by type, from the per-type sums of what was measured.
+	var types []bar
+	partialTypes := false
+	for _, ts := range r.Types {
+		if ts == nil || ts.BytesDist.Count() == 0 {
+			continue
+		}
+		b := bar{label: printable(ts.Type), values: []int64{ts.Bytes}}
+		if ts.BytesDist.Count() < ts.Keys {
+			b.text, partialTypes = "≥ "+humanBytes(ts.Bytes), true
+		}
+		types = append(types, b)
+	}
+	if len(types) > 0 {
+		typeNote := ""
+		if partialTypes {
+			typeNote = fmt.Sprintf("measured keys only: %d of %d (--memory measures every key)", r.Totals.MemoryKeys, r.Totals.Keys)
+		}
+		out = append(out, newChart("Memory by type", typeNote, types, []string{"c4"}, nil, humanBytes))
+	}
 	t, u := r.Totals, r.Unregistered
 	share := []bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
-	if memory && u.MemoryMeasured {
-		share = append(share, shareBar("memory", t.Memory-u.Memory, u.Memory))
+	if memory && u.MemoryKeys > 0 {
+		label := "memory"
+		if t.MemoryKeys < t.Keys {
+			label = "measured memory"
+		}
+		share = append(share, shareBar(label, t.Memory-u.Memory, u.Memory))
 	}
 	out = append(out, layoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
 	return out
+}
+
+// baselineChart draws the change against the baseline: the findings new
+// since it, those resolved and those unchanged.
+func baselineChart(c *audit.Comparison) chart {
+	n := func(es []audit.Entry) int64 { return int64(len(es)) }
+	bars := []bar{{label: "new", values: []int64{n(c.New)}}, {label: "unchanged", values: []int64{n(c.Unchanged)}}}
+	if c.ResolvedNote == "" {
+		bars = append(bars, bar{label: "resolved", values: []int64{n(c.Resolved)}})
+	}
+	entries := func(v int64) string {
+		return strconv.FormatInt(v, 10) + " " + plural(int(min(v, math.MaxInt32)), "entry")
+	}
+	return layoutChart("Change against the baseline", "findings by rule and family (or prefix)", bars, []string{"c5"}, nil, entries)
 }
 
 // shareBar is a row of a share chart: the two parts in thousandths of the
@@ -568,6 +664,31 @@ func shareBar(label string, registered, unregistered int64) bar {
 		b.text = fmt.Sprintf("%.1f%% unregistered", pct(unregistered, total))
 	}
 	return b
+}
+
+// breakable escapes s for HTML text and lets it break only after a run of
+// separators (: / . - _ @ | , }), with <wbr>, so that a key, a
+// prefix or an address wraps at its parts and never mid-word (the style
+// sheet sets no overflow-wrap: anywhere). A part longer than the cell
+// makes its table scroll inside its card.
+func breakable(s string) template.HTML {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	sep := func(c byte) bool { return strings.IndexByte(":/.-_@|,}", c) >= 0 }
+	start := 0
+	for i := 0; i+1 < len(s); i++ {
+		// No break before the closing quote of a quoted key, nor inside
+		// a number (1.5, 12,500).
+		digit := func(c byte) bool { return '0' <= c && c <= '9' }
+		number := (s[i] == '.' || s[i] == ',') && i > 0 && digit(s[i-1]) && digit(s[i+1])
+		if sep(s[i]) && !sep(s[i+1]) && s[i+1:] != `"` && !number {
+			b.WriteString(template.HTMLEscapeString(s[start : i+1]))
+			b.WriteString("<wbr>")
+			start = i + 1
+		}
+	}
+	b.WriteString(template.HTMLEscapeString(s[start:]))
+	return template.HTML(b.String())
 }
 
 // stamp formats a time for the page, or "" for the zero time.

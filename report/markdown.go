@@ -175,6 +175,10 @@ func writeAuditMarkdown(b *bytes.Buffer, r *audit.Report, c *audit.Comparison) {
 		writeMDTable(b, v.groups)
 	}
 	for _, s := range v.statSections() {
+		if s.note != "" {
+			fmt.Fprintf(b, "%s\n\n", md(upperFirst(s.note), mdBlock))
+			continue
+		}
 		fmt.Fprintf(b, "### %s\n\n", upperFirst(s.title))
 		writeMDTable(b, s.g)
 	}

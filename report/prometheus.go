@@ -60,7 +60,7 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		l := [][2]string{{"family", f.Name}, {"owner", f.Owner}}
 		keys.samples = append(keys.samples, promSample{l, float64(f.Keys)})
 		withTTL.samples = append(withTTL.samples, promSample{l, float64(f.WithTTL)})
-		if f.MemoryMeasured {
+		if f.MemoryKeys > 0 {
 			memory.samples = append(memory.samples, promSample{l, float64(f.Memory)})
 		}
 	}
@@ -78,13 +78,13 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 	unreg := promMetric{name: "keyreg_unregistered_keys", help: "Keys that match no family, by inferred prefix (largest groups only)."}
 	unregTTL := promMetric{name: "keyreg_unregistered_keys_with_ttl", help: "Keys that match no family and have a TTL, by inferred prefix (largest groups only)."}
 	unregMem := promMetric{name: "keyreg_unregistered_memory_bytes", help: "Summed MEMORY USAGE of keys that match no family, by inferred prefix (largest groups only), when measured."}
-	measured := memoryMeasured(r)
 	for _, g := range r.Unregistered.Groups {
 		if g != nil {
 			l := [][2]string{{"prefix", g.Prefix}}
 			unreg.samples = append(unreg.samples, promSample{l, float64(g.Keys)})
 			unregTTL.samples = append(unregTTL.samples, promSample{l, float64(g.WithTTL)})
-			if measured {
+			// Absent, never 0, where nothing was measured.
+			if g.MemoryKeys > 0 {
 				unregMem.samples = append(unregMem.samples, promSample{l, float64(g.Memory)})
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
@@ -34,18 +33,22 @@ func writeAuditTable(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Op
 	writeWrapped(b, head.String(), o.Width)
 
 	sections := []section{
-		{"families", v.families},
-		{"owners", v.owners},
-		{"unregistered: " + v.unregistered, v.groups},
+		{title: "families", g: v.families},
+		{title: "owners", g: v.owners},
+		{title: "unregistered: " + v.unregistered, g: v.groups},
 	}
 	sections = append(sections, v.statSections()...)
-	sections = append(sections, section{v.findingsTitle + ": " + v.summary, v.findings})
+	sections = append(sections, section{title: v.findingsTitle + ": " + v.summary, g: v.findings})
 	if bv := v.baseline; bv != nil {
 		sections = append(sections,
-			section{bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), bv.added},
-			section{"resolved since baseline: " + bv.resolvedTitle, bv.resolved})
+			section{title: bv.line + "\n\nnew since baseline: " + fmt.Sprint(len(bv.added.rows)), g: bv.added},
+			section{title: "resolved since baseline: " + bv.resolvedTitle, g: bv.resolved})
 	}
 	for _, s := range sections {
+		if s.note != "" {
+			writeWrapped(b, "\n"+s.note+"\n", o.Width)
+			continue
+		}
 		writeWrapped(b, "\n"+s.title+"\n", o.Width)
 		if len(s.g.rows) == 0 {
 			continue
@@ -68,9 +71,11 @@ const minColumn = 10
 // each row is printed as a block of "column  value" lines instead.
 func renderTable(w io.Writer, g grid, o Options) error {
 	cells := make([][]string, len(g.rows))
-	flex := make([]bool, len(g.head)) // key and message columns: wrapped first
+	flex := make([]bool, len(g.head)) // key and message columns: narrowed first
+	prose := make([]bool, len(g.head))
 	for j, h := range g.head {
 		flex[j] = h == "message"
+		prose[j] = proseColumn(h)
 	}
 	for i, row := range g.rows {
 		cells[i] = make([]string, len(row))
@@ -89,7 +94,7 @@ func renderTable(w io.Writer, g grid, o Options) error {
 		for j := range head {
 			head[j] = wrapText(head[j], widths[j])
 			for i := range cells {
-				cells[i][j] = wrapText(cells[i][j], widths[j])
+				cells[i][j] = fitCell(cells[i][j], widths[j], prose[j])
 			}
 		}
 	}
@@ -208,7 +213,7 @@ func writeVertical(w io.Writer, g grid, cells [][]string, o Options) {
 		}
 		for j, c := range row {
 			pad := strings.Repeat(" ", label-textWidth(g.head[j])+2)
-			for k, line := range strings.Split(wrapText(orDash(c), value), "\n") {
+			for k, line := range strings.Split(fitCell(orDash(c), value, proseColumn(g.head[j])), "\n") {
 				if k == 0 {
 					b.WriteString(g.head[j] + pad)
 				} else {
@@ -245,8 +250,50 @@ func writeWrapped(b *bytes.Buffer, text string, width int) {
 	}
 }
 
-// wrapText breaks s into lines of at most width display columns, at spaces
-// where it can and inside a word (a long key name) where it must.
+// proseColumn reports whether a column holds sentences, which wrap at
+// spaces (a finding's example is a quoted key and its detail: the detail
+// wraps, the key, one word, is cut with "…" when wider than the line);
+// every other holds identifiers and keys (names, rules, prefixes,
+// contacts, lists of keys), which never wrap.
+func proseColumn(head string) bool { return head == "message" || head == "example" }
+
+// fitCell fits a cell's lines to width: prose wraps (wrapText), and each
+// line of an identifier or a key is cut to the width with "…", never
+// broken across lines, where a double-click would copy half a key.
+func fitCell(s string, width int, prose bool) string {
+	if prose {
+		return wrapText(s, width)
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = clipWidth(l, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipWidth cuts s to at most width display columns, the last being "…"
+// when anything was cut.
+func clipWidth(s string, width int) string {
+	if textWidth(s) <= width {
+		return s
+	}
+	width = max(width, 1)
+	var b strings.Builder
+	w := 0
+	for _, r := range s {
+		rw := textWidth(string(r))
+		if w+rw > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		w += rw
+	}
+	return b.String() + "…"
+}
+
+// wrapText breaks s into lines of at most width display columns, at
+// spaces; a word wider than a line (a long key name in a message) is cut
+// to the line with "…" rather than broken across two.
 func wrapText(s string, width int) string {
 	width = max(width, 1)
 	var out []string
@@ -263,23 +310,10 @@ func wrapText(s string, width int) string {
 			if lw > 0 && lw+ww > width {
 				flush()
 			}
-			for textWidth(strings.TrimRight(word, " ")) > width-lw {
-				// Break the word at the width.
-				cut, cw := 0, 0
-				for k, r := range word {
-					rw := textWidth(string(r))
-					if cw+rw > width-lw {
-						cut = k
-						break
-					}
-					cw += rw
-				}
-				if cut == 0 && lw == 0 {
-					_, cut = utf8.DecodeRuneInString(word) // a rune wider than the column: keep it alone
-				}
-				line.WriteString(word[:cut])
-				word = word[cut:]
-				flush()
+			if textWidth(strings.TrimRight(word, " ")) > width-lw {
+				// A word wider than the line: cut, never continued on
+				// the next line.
+				word = clipWidth(strings.TrimRight(word, " "), width-lw) + " "
 			}
 			line.WriteString(word)
 			lw += textWidth(word)

@@ -35,9 +35,21 @@ func TestTableFitsWidth(t *testing.T) {
 			if got := strings.Contains(out, "\033["); got != color {
 				t.Errorf("width %d, color %v: output has ANSI escapes: %v", width, color, got)
 			}
-			// Wrapping keeps every byte of the long key, only split.
-			if !strings.Contains(strings.Join(strings.Fields(strings.NewReplacer("│", " ", "\n", "").Replace(out)), ""), "0b8e1c4e-5f1a-4d7e-9c1a-0b8e1c4e") {
-				t.Errorf("width %d: the long key was lost", width)
+			// A key or an identifier is never continued on the next line:
+			// a line holding part of the long key holds its start, and
+			// ends it whole or with "…"; a family name is never split.
+			for i, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "5f1a-4d7e") && !strings.Contains(line, `"v2:user:session:0b8e1c4e-`) {
+					t.Errorf("width %d: line %d continues a key from the line before: %q", width, i+1, line)
+				}
+				if strings.Contains(line, `"v2:user:session:`) && !strings.Contains(line, "…") && !strings.Contains(line, "\u00e9\u4e16\"") {
+					t.Errorf("width %d: line %d holds part of a key, not cut with …: %q", width, i+1, line)
+				}
+				for _, frag := range []string{"user-sessio ", "feature-fla ", "payload-sch "} {
+					if strings.Contains(line, frag) {
+						t.Errorf("width %d: line %d cuts an identifier: %q", width, i+1, line)
+					}
+				}
 			}
 		}
 	}
@@ -66,8 +78,9 @@ func TestWrapText(t *testing.T) {
 		want  string
 	}{
 		{"a bc def", 4, "a bc\ndef"},
-		{"abcdefgh", 3, "abc\ndef\ngh"},
-		{"ab \u4e16\u4e16\u4e16", 4, "ab\n\u4e16\u4e16\n\u4e16"},
+		{"abcdefgh", 3, "ab…"},                                       // cut, never continued
+		{"ab \u4e16\u4e16\u4e16", 4, "ab\n\u4e16…"},                  // at display widths
+		{"see v1:user-session:42 now", 12, "see\nv1:user-ses…\nnow"}, // a key in a message
 		{"x", 0, "x"},
 		{"one\ntwo three", 5, "one\ntwo\nthree"},
 	} {

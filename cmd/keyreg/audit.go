@@ -36,6 +36,7 @@ type auditOptions struct {
 	maxValue   int64
 	showValues bool
 	output     outputOptions
+	paths      pathOptions
 	top        int
 	failOn     string
 	baseline   baselineOptions
@@ -135,6 +136,7 @@ written after the scan).`,
 	f.BoolVar(&o.showValues, "show-values", false, "include payload values in finding details (off: reports never carry values)")
 	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to report per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
+	pathPrefixFlag(c, &o.paths)
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
@@ -157,7 +159,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	if err != nil {
 		return err
 	}
-	reg, err := loadRegistry(o.registry)
+	reg, err := loadRegistryAs(o.registry, o.paths)
 	if err != nil {
 		return err
 	}
@@ -306,16 +308,16 @@ func (a *app) auditBaseline(ctx context.Context, src audit.Source, reg *registry
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
-			return runtimeError(errors.New("audit interrupted; the report above is partial"), "")
+			return runtimeError(errors.New("audit interrupted; "+outs.partialNote("report")), "")
 		}
 		if errors.Is(runErr, context.DeadlineExceeded) {
-			return runtimeError(errors.New("audit timed out; the report above is partial"), "raise --timeout or narrow the audit with --match")
+			return runtimeError(errors.New("audit timed out; "+outs.partialNote("report")), "raise --timeout or narrow the audit with --match")
 		}
 		hint := ""
 		if writeTo != "" {
 			hint = "baseline " + writeTo + " was not written: a baseline needs a complete audit"
 		}
-		return runtimeError(fmt.Errorf("audit failed; the report above is partial: %w", runErr), hint)
+		return runtimeError(fmt.Errorf("audit failed; %s: %w", outs.partialNote("report"), runErr), hint)
 	}
 	if writeTo != "" {
 		if rep.Partial {

@@ -21,6 +21,7 @@ type breakingOptions struct {
 	registry string
 	against  string
 	output   outputOptions
+	paths    pathOptions
 	failOn   string
 }
 
@@ -61,6 +62,7 @@ a report that could not be written.`,
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().StringVar(&o.against, "against", "", "older registry to compare with: a git ref or a file path (default in GitHub Actions: the merge base with origin/$GITHUB_BASE_REF)")
 	outputFlags(c, &o.output, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
+	pathPrefixFlag(c, &o.paths)
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
@@ -83,7 +85,7 @@ func (a *app) runBreaking(ctx context.Context, o breakingOptions) error {
 		return err
 	}
 	defer outs.discard()
-	reg, err := a.loadReported(o.registry, outs, "keyreg/breaking/")
+	reg, err := a.loadReported(o.registry, o.paths, outs, "keyreg/breaking/")
 	if err != nil {
 		return err
 	}

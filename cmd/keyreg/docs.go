@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
@@ -80,7 +81,7 @@ func (a *app) runDocs(o docsOptions) error {
 	if err != nil {
 		return err
 	}
-	co := report.CatalogueOptions{Format: f, RepoURL: o.repoURL, GoPackage: o.goPackage}
+	co := report.CatalogueOptions{Format: f, RepoURL: o.repoURL, GoPackage: o.goPackage, Version: toolVersion(), Now: time.Now()}
 	if o.audit != "" {
 		if co.Audit, err = readReport(o.audit); err != nil {
 			return usageError(fmt.Errorf("%s: reading audit report: %w", o.audit, err), "write one with keyreg audit --format json > "+o.audit)

@@ -122,7 +122,7 @@ func TestDocsInBrowser(t *testing.T) {
 		if !slices.Equal(shown, match) {
 			t.Errorf("after typing %q, shown = %v\nwant %v", "session", shown, match)
 		}
-		rows := browsertest.Eval[int](t, b, `Array.from(document.querySelectorAll("#families > table > tbody > tr")).filter(e => e.offsetParent !== null).length`)
+		rows := browsertest.Eval[int](t, b, `Array.from(document.querySelectorAll("#families > .scroll > table > tbody > tr")).filter(e => e.offsetParent !== null).length`)
 		if rows != len(match) {
 			t.Errorf("after typing %q, %d rows of the families table shown, want %d", "session", rows, len(match))
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -289,6 +290,40 @@ func (outs outputs) discard() {
 			out.tmp = nil
 		}
 	}
+}
+
+// partialNote says where the partial document (what, such as "report")
+// went, for the error that ends the run: "the report above is partial"
+// only when standard output got one, else the files, such as "the report
+// in audit.json is partial".
+func (outs outputs) partialNote(what string) string {
+	var files []string
+	above := false
+	for _, out := range outs {
+		if out.path == "-" {
+			above = true
+		} else if !slices.Contains(files, out.path) {
+			files = append(files, out.path)
+		}
+	}
+	where := ""
+	switch {
+	case len(files) > 3:
+		where = fmt.Sprintf("%s, %s and %d more files", files[0], files[1], len(files)-2)
+	case len(files) > 1:
+		where = strings.Join(files[:len(files)-1], ", ") + " and " + files[len(files)-1]
+	case len(files) == 1:
+		where = files[0]
+	}
+	switch {
+	case above && where != "":
+		return "the " + what + " above and in " + where + " is partial"
+	case above:
+		return "the " + what + " above is partial"
+	case where != "":
+		return "the " + what + " in " + where + " is partial"
+	}
+	return "the " + what + " is partial"
 }
 
 // has reports whether any output is in format f.

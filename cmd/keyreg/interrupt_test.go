@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -95,4 +97,35 @@ func TestAuditInterrupted(t *testing.T) {
 		t.Errorf("audited %d keys (%d scanned), cancelled after %d: want at least those, and not all of 3000", rep.Totals.Keys, rep.Scan.Keys, at)
 	}
 	t.Logf("cancelled after %d keys; the report counts %d", at, rep.Totals.Keys)
+}
+
+// TestAuditInterruptedToFile: cancelled with the report going to a file
+// (--output) and nothing to standard output, the error names the file and
+// never says "the report above", since there is none above.
+func TestAuditInterruptedToFile(t *testing.T) {
+	s := redistest.Standalone(t)
+	seedMany(t, s.Client(t), 3000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	file := filepath.Join(t.TempDir(), "audit.json")
+	r := startFault(t, ctx, 100, "audit", "--registry", auditRegistry, "--url", s.URL(), "--count", "100", "--rate", "1000", "--output", "json="+file)
+	r.at(t)
+	cancel()
+	code, out, errs := r.finish()
+	if code != exitRuntime {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitRuntime, errs)
+	}
+	if out != "" {
+		t.Errorf("stdout got %q, want nothing", out)
+	}
+	if strings.Contains(errs, "above") || !strings.Contains(errs, "audit interrupted; the report in "+file+" is partial") {
+		t.Errorf("stderr does not name the file the partial report is in:\n%s", errs)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := parseAudit(t, string(b)); !rep.Partial {
+		t.Errorf("the report in %s is not marked partial", file)
+	}
 }

@@ -15,6 +15,7 @@ import (
 type lintOptions struct {
 	registry string
 	output   outputOptions
+	paths    pathOptions
 	failOn   string
 }
 
@@ -44,6 +45,7 @@ report that could not be written.`,
 	}
 	registryFlag(c.Flags(), &o.registry)
 	outputFlags(c, &o.output, "text", report.DocDiagnostics, "output format: "+report.FormatList(report.DocDiagnostics))
+	pathPrefixFlag(c, &o.paths)
 	c.Flags().StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	return c
 }
@@ -58,7 +60,7 @@ func (a *app) runLint(o lintOptions) error {
 		return err
 	}
 	defer outs.discard()
-	reg, err := a.loadReported(o.registry, outs, "keyreg/lint/")
+	reg, err := a.loadReported(o.registry, o.paths, outs, "keyreg/lint/")
 	if err != nil {
 		return err
 	}
@@ -89,8 +91,8 @@ func ruleIDs(k rules.Kind) []string {
 // loadReported loads the registry at p. An invalid registry is reported in
 // the requested format, so CI annotations land on the broken line, and
 // exits 2.
-func (a *app) loadReported(p string, outs outputs, automation string) (*registry.Registry, error) {
-	reg, err := loadRegistry(p)
+func (a *app) loadReported(p string, paths pathOptions, outs outputs, automation string) (*registry.Registry, error) {
+	reg, err := loadRegistryAs(p, paths)
 	if le, ok := listError(err); ok {
 		if werr := a.writeDiagnostics(outs, le.List, automation, nil); werr != nil {
 			return nil, runtimeError(werr, "")
@@ -150,7 +152,7 @@ func (a *app) render(outs outputs, automation string, fn func(w io.Writer, forma
 			Automation: automation,
 		}
 		if format == report.Table {
-			o.Width, o.Color = terminalWidth(w), useColor(w)
+			o.Width, o.Color = terminalWidth(w), a.useColor(w)
 		}
 		if first && step != nil && format == report.GitHub {
 			o.StepSummary = step

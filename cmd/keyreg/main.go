@@ -42,6 +42,8 @@ type app struct {
 	// every batch, on the audit's goroutine, which it blocks while it runs:
 	// tests inject faults there (after N keys), never from a timer.
 	audited func(total int64)
+	// color is --color: auto, always or never.
+	color string
 }
 
 // exitError carries an exit code. A nil err means the command already
@@ -118,8 +120,15 @@ error (including an invalid keys.yaml), 3 runtime error.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// Every command with --registry finds keys.yaml upward when not given.
-		PersistentPreRunE: func(c *cobra.Command, _ []string) error { return a.findRegistry(c) },
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			if err := checkColor(a.color); err != nil {
+				return err
+			}
+			return a.findRegistry(c)
+		},
 	}
+	root.PersistentFlags().StringVar(&a.color, "color", "auto", "colour the table format: auto (on a terminal, unless $NO_COLOR is set or $TERM is dumb), always or never")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(err, fmt.Sprintf("run %s --help for usage", c.CommandPath()))
 	})

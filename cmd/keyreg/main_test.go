@@ -42,6 +42,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts: *update,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits": exits,
+			"rdb":   rdb,
 		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", root)
@@ -111,6 +112,25 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
 	}
+}
+
+// rdb writes an RDB snapshot (format 4, no checksum) holding the string
+// keys named, each with the value "x": rdb dump.rdb KEY...
+func rdb(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: rdb <file> [key...]")
+	}
+	b := []byte("REDIS0004")
+	for _, k := range args[1:] {
+		if len(k) >= 64 {
+			ts.Fatalf("rdb: key %q is 64 bytes or longer", k)
+		}
+		b = append(b, 0, byte(len(k))) // a string, its key's 6-bit length
+		b = append(b, k...)
+		b = append(b, 1, 'x')
+	}
+	b = append(b, 0xFF)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
 }
 
 // TestDocsACL keeps the ACL documented in docs/audit.md equal to the one the

@@ -93,10 +93,17 @@ func searchUp(dir, name string) (string, bool) {
 	}
 }
 
-// loadRegistry loads the registry at p. An invalid or missing registry is a
-// usage error (exit 2); failing to read one that exists is a runtime error.
+// loadRegistry loads the registry at p, its positions naming the file by
+// its path from the repository root (see pathOptions).
 func loadRegistry(p string) (*registry.Registry, error) {
-	reg, err := registry.LoadFile(p)
+	return loadRegistryAs(p, pathOptions{})
+}
+
+// loadRegistryAs loads the registry at p, its positions naming the file as
+// paths says. An invalid or missing registry is a usage error (exit 2);
+// failing to read one that exists is a runtime error.
+func loadRegistryAs(p string, paths pathOptions) (*registry.Registry, error) {
+	reg, err := registry.LoadFileAs(p, paths.display(p))
 	if err == nil {
 		return reg, nil
 	}

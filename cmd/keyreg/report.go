@@ -98,7 +98,7 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 		return runtimeError(err, "")
 	}
 	if rep.Partial {
-		return runtimeError(fmt.Errorf("an input report is partial (%s); the merged report above is partial", rep.PartialReason), "")
+		return runtimeError(fmt.Errorf("an input report is partial (%s); %s", rep.PartialReason, outs.partialNote("merged report")), "")
 	}
 	if failed(rep.Diagnostics(), threshold) {
 		return errFindings

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -27,9 +28,25 @@ func terminalWidth(w io.Writer) int {
 	return defaultWidth
 }
 
-// useColor reports whether the table format may colour its output on w: w
-// is a terminal, $NO_COLOR is unset or empty (no-color.org) and $TERM is
-// not dumb.
-func useColor(w io.Writer) bool {
+// useColor reports whether the table format may colour its output on w:
+// with --color auto (the default), when w is a terminal, $NO_COLOR is unset
+// or empty (no-color.org) and $TERM is not dumb; always or never whatever
+// w is.
+func (a *app) useColor(w io.Writer) bool {
+	switch a.color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
 	return isTerminal(w) && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb"
+}
+
+// checkColor validates a --color value.
+func checkColor(s string) error {
+	switch s {
+	case "auto", "always", "never":
+		return nil
+	}
+	return usageError(fmt.Errorf("bad --color %q (want auto, always or never)", s), "")
 }

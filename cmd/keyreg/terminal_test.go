@@ -53,7 +53,7 @@ func TestTerminalWidth(t *testing.T) {
 			t.Errorf("COLUMNS=%q: width %d, want %d", tc.columns, got, tc.want)
 		}
 	}
-	if useColor(&b) {
+	if (&app{color: "auto"}).useColor(&b) {
 		t.Errorf("colour on a strings.Builder")
 	}
 }

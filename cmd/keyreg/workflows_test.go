@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -191,6 +192,112 @@ func TestWorkflowsRunOnce(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s runs keyreg %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestRegistryCheckArtifactPerCall: registry-check.yml called twice in one
+// run (two registries of a monorepo) must not upload two artifacts of one
+// name, which upload-artifact@v4 refuses, nor two SARIF files under one
+// code-scanning category, where the second replaces the first. It runs the
+// naming step's script for several registries and follows the name from
+// the upload to the download.
+func TestRegistryCheckArtifactPerCall(t *testing.T) {
+	b, err := os.ReadFile("../../.github/workflows/registry-check.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, errs := actionlint.Parse(b)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	check, scanning := wf.Jobs["check"], wf.Jobs["code-scanning"]
+	if check == nil || scanning == nil {
+		t.Fatal("registry-check.yml has no check or code-scanning job")
+	}
+	var script string
+	for _, st := range check.Steps {
+		if r, ok := st.Exec.(*actionlint.ExecRun); ok && st.ID != nil && st.ID.Value == "names" {
+			script = r.Run.Value
+		}
+	}
+	if script == "" {
+		t.Fatal("the check job has no step with id names")
+	}
+	names := func(registry, input string) map[string]string {
+		out := filepath.Join(t.TempDir(), "output")
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Env = append(os.Environ(), "KEYREG_REGISTRY_PATH="+registry, "ARTIFACT_NAME="+input, "GITHUB_OUTPUT="+out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("naming step for %q: %v\n%s", registry, err, b)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			k, v, _ := strings.Cut(line, "=")
+			m[k] = v
+		}
+		return m
+	}
+	bad := regexp.MustCompile(`[":<>|*?\r\n\\/]`)
+	seen := map[string]string{}
+	for _, reg := range []string{"keys.yaml", "svc/api/keys.yaml", "svc/web/keys.yaml", "deploy/keys.yml"} {
+		m := names(reg, "")
+		a, sfx := m["artifact"], m["suffix"]
+		if a == "" || bad.MatchString(a) {
+			t.Errorf("registry %q: artifact name %q is empty or not a valid artifact name", reg, a)
+		}
+		if prev, ok := seen[a]; ok {
+			t.Errorf("registries %q and %q share the artifact %q", prev, reg, a)
+		}
+		seen[a] = reg
+		if prev, ok := seen["category"+sfx]; ok {
+			t.Errorf("registries %q and %q share the category suffix %q", prev, reg, sfx)
+		}
+		seen["category"+sfx] = reg
+	}
+	if a := names("keys.yaml", "")["artifact"]; a != "keyreg-sarif" {
+		t.Errorf("the default registry's artifact is %q, want keyreg-sarif as before", a)
+	}
+	if a := names("svc/api/keys.yaml", "mine")["artifact"]; a != "mine" {
+		t.Errorf("artifact-name: mine gives %q", a)
+	}
+
+	// The upload uses the step's name, the job hands it on, the download
+	// and both categories use what it hands on.
+	want := map[string]string{
+		"check output sarif-artifact":  "${{ steps.names.outputs.artifact }}",
+		"check output category-suffix": "${{ steps.names.outputs.suffix }}",
+		"upload-artifact name":         "${{ steps.names.outputs.artifact }}",
+		"download-artifact name":       "${{ needs.check.outputs.sarif-artifact }}",
+		"upload-sarif category":        "keyreg-lint${{ needs.check.outputs.category-suffix }} keyreg-breaking${{ needs.check.outputs.category-suffix }}",
+	}
+	got := map[string]string{}
+	for _, o := range check.Outputs {
+		got["check output "+o.Name.Value] = o.Value.Value
+	}
+	for _, job := range []*actionlint.Job{check, scanning} {
+		for _, st := range job.Steps {
+			a, ok := st.Exec.(*actionlint.ExecAction)
+			if !ok {
+				continue
+			}
+			action, _, _ := strings.Cut(a.Uses.Value, "@")
+			action = action[strings.LastIndex(action, "/")+1:]
+			for _, in := range a.Inputs {
+				if in.Name.Value == "name" || in.Name.Value == "category" {
+					k := action + " " + in.Name.Value
+					got[k] = strings.TrimSpace(got[k] + " " + in.Value.Value)
+				}
+			}
+		}
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
 }
