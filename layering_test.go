@@ -142,3 +142,18 @@ func TestLayeringHasTeeth(t *testing.T) {
 		t.Errorf("allowed imports reported: %q", got)
 	}
 }
+
+// TestBinaryLinksNoTesting: no package of the testing tree (testing,
+// testing/fstest, …) is linked into keyreg, so that test helpers never
+// ship in the binary.
+func TestBinaryLinksNoTesting(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./cmd/keyreg").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if p == "testing" || strings.HasPrefix(p, "testing/") {
+			t.Errorf("keyreg links %s", p)
+		}
+	}
+}

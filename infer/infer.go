@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/keyreg/keyreg/payload"
@@ -986,9 +985,9 @@ func (in *Inference) ignoreOverlaps(d *registry.Draft, schemas map[string][]byte
 	if err != nil {
 		return
 	}
-	fsys := fstest.MapFS{"keys.yaml": {Data: data}}
+	fsys := memFS{"keys.yaml": data}
 	for name, b := range schemas {
-		fsys[name] = &fstest.MapFile{Data: b}
+		fsys[name] = b
 	}
 	reg, err := registry.Parse(fsys, "keys.yaml", data)
 	if err != nil {
