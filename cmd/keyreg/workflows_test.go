@@ -301,3 +301,68 @@ func TestRegistryCheckArtifactPerCall(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryCheckGenScope runs the gen step of registry-check.yml with a
+// stand-in keyreg that records its arguments: gen-scope reaches keyreg as
+// separate arguments, is never evaluated by the shell, and the stale-file
+// hint repeats it.
+func TestRegistryCheckGenScope(t *testing.T) {
+	b, err := os.ReadFile("../../.github/workflows/registry-check.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, errs := actionlint.Parse(b)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	var script string
+	for _, st := range wf.Jobs["check"].Steps {
+		if r, ok := st.Exec.(*actionlint.ExecRun); ok && st.ID != nil && st.ID.Value == "gen" {
+			script = r.Run.Value
+		}
+	}
+	if script == "" {
+		t.Fatal("the check job has no step with id gen")
+	}
+	for _, c := range []struct {
+		scope, want string
+	}{
+		{"", "gen|go|--registry|keys.yaml|--out|x_gen.go|--check"},
+		{"--include-presets", "gen|go|--registry|keys.yaml|--out|x_gen.go|--include-presets|--check"},
+		{"--family cart-items  --owner checkout", "gen|go|--registry|keys.yaml|--out|x_gen.go|--family|cart-items|--owner|checkout|--check"},
+		{"$(touch pwned) *", "gen|go|--registry|keys.yaml|--out|x_gen.go|$(touch|pwned)|*|--check"},
+	} {
+		dir := t.TempDir()
+		bin := filepath.Join(dir, "bin")
+		if err := os.Mkdir(bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// The stand-in records its arguments and reports the file stale.
+		fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s' \"$*\") > \"$ARGS_FILE\"\necho '--- a/x_gen.go'\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		summary, argsFile := filepath.Join(dir, "summary"), filepath.Join(dir, "args")
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"KEYREG_REGISTRY_PATH=keys.yaml", "GEN_OUT=x_gen.go", "GEN_PACKAGE=", "GEN_SCOPE="+c.scope,
+			"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile)
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Errorf("scope %q: a stale file passed the step\n%s", c.scope, out)
+		}
+		got, _ := os.ReadFile(argsFile)
+		if string(got) != c.want {
+			t.Errorf("scope %q: keyreg got %q, want %q", c.scope, got, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+			t.Errorf("scope %q: the shell evaluated the scope", c.scope)
+		}
+		sum, _ := os.ReadFile(summary)
+		hint := "keyreg " + strings.ReplaceAll(strings.TrimSuffix(c.want, "|--check"), "|", " ")
+		if !strings.Contains(string(sum), "Run `"+hint+"`") {
+			t.Errorf("scope %q: the summary's hint does not say %q:\n%s", c.scope, hint, sum)
+		}
+	}
+}
