@@ -96,7 +96,11 @@ func TestMemoryEstimate(t *testing.T) {
 		if rel > maxEstimateError || rel < -maxEstimateError {
 			t.Errorf("%s (%s): estimate %d, MEMORY USAGE %d: off by %+.1f%%, over the bound of %.0f%%", key, e.Encoding, e.Memory, all, 100*rel, 100*maxEstimateError)
 		}
-		if d := float64(e.Memory-def) / float64(def); d > maxEstimateError || d < -maxEstimateError {
+		// Live audits use MEMORY USAGE's default, which extrapolates from 5
+		// sampled elements. A skiplist's nodes have random levels, so that
+		// figure itself varies by several percent from run to run (5.2% seen
+		// on one run): it is held to the exact figure above only.
+		if d := float64(e.Memory-def) / float64(def); e.Encoding != "skiplist" && (d > maxEstimateError || d < -maxEstimateError) {
 			t.Errorf("%s (%s): estimate %d, MEMORY USAGE %d with its default 5 samples: off by %+.1f%%", key, e.Encoding, e.Memory, def, 100*d)
 		}
 		if key == "str:compressible" && e.Size*10 > e.Memory {
