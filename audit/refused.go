@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/source"
 )
 
@@ -42,14 +43,7 @@ func refusedError(rs []source.Refusal) error {
 		if checks == "" {
 			checks = "the checks that need it"
 		}
-		parts[i] = fmt.Sprintf("%s not checked on %d %s: %s could not be read (%s)", checks, r.Keys, keysWord(r.Keys), strings.ToUpper(r.Command), r.Err)
+		parts[i] = fmt.Sprintf("%s not checked on %d %s: %s could not be read (%s)", checks, r.Keys, diag.Plural(r.Keys, "key"), strings.ToUpper(r.Command), r.Err)
 	}
 	return fmt.Errorf("%w: %s", ErrChecksRefused, strings.Join(parts, "; "))
-}
-
-func keysWord(n int64) string {
-	if n == 1 {
-		return "key"
-	}
-	return "keys"
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/keyreg/keyreg/diag"
 )
 
 // The line diff bounds its work. Myers' algorithm is tried first on each
@@ -72,23 +74,15 @@ func UnifiedDiff(oldName, newName string, old, new []byte, maxBytes int) []byte 
 				add++
 			}
 		}
-		what := plural(len(hunks)-i, "more hunk")
+		what := diag.Count(len(hunks)-i, "more hunk")
 		if cut > h[0] {
-			what = "the rest of this hunk and " + plural(len(hunks)-i-1, "more hunk")
+			what = "the rest of this hunk and " + diag.Count(len(hunks)-i-1, "more hunk")
 		}
 		fmt.Fprintf(&out, "[keyreg: the diff is cut at %d bytes: %s left out, with %s removed and %s added]\n",
-			maxBytes, what, plural(del, "line"), plural(add, "line"))
+			maxBytes, what, diag.Count(del, "line"), diag.Count(add, "line"))
 		break
 	}
 	return out.Bytes()
-}
-
-// plural writes n and a noun, in the plural unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // hunksOf groups an edit script into hunks: [start, end) ranges of ops

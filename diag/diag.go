@@ -170,18 +170,28 @@ func (l List) Count() Counts {
 
 // String returns a summary such as "3 errors, 1 warning, 2 suppressed".
 func (c Counts) String() string {
-	parts := []string{plural(c.Error, "error"), plural(c.Warn, "warning"), plural(c.Info, "info")}
+	parts := []string{Count(c.Error, "error"), Count(c.Warn, "warning"), Count(c.Info, "info")}
 	if c.Suppressed > 0 {
 		parts = append(parts, fmt.Sprintf("%d suppressed", c.Suppressed))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func plural(n int, word string) string {
+// Plural returns word for n == 1 and its plural otherwise: a "y" after a
+// consonant becomes "ies" (family, families); "info" stays "info".
+func Plural(n int64, word string) string {
 	if n == 1 || word == "info" {
-		return fmt.Sprintf("%d %s", n, word)
+		return word
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	if l := len(word); l > 1 && word[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(word[l-2])) {
+		return word[:l-1] + "ies"
+	}
+	return word + "s"
+}
+
+// Count returns n and word in its form for n: "1 key", "2 keys".
+func Count[N ~int | ~int64](n N, word string) string {
+	return fmt.Sprintf("%d %s", n, Plural(int64(n), word))
 }
 
 // Max returns the highest severity among active diagnostics, or Off.

@@ -274,9 +274,9 @@ func newAuditView(r *audit.Report) *auditView {
 
 	// Unregistered keys, largest group first as the audit sorted them.
 	u := r.Unregistered
-	v.unregistered = fmt.Sprintf("%d %s", u.Keys, plural(int(min(u.Keys, math.MaxInt32)), "key"))
+	v.unregistered = diag.Count(u.Keys, "key")
 	if len(u.Groups) > 0 {
-		v.unregistered += fmt.Sprintf(" in %d %s", len(u.Groups), plural(len(u.Groups), "prefix group"))
+		v.unregistered += " in " + diag.Count(len(u.Groups), "prefix group")
 	}
 	if u.Other > 0 {
 		v.unregistered += fmt.Sprintf(", %d more under other prefixes", u.Other)
@@ -346,7 +346,7 @@ func newAuditView(r *audit.Report) *auditView {
 
 	s := r.Scan
 	v.scan = fmt.Sprintf("scan: %d %s, %d %s, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
-		s.Nodes, plural(s.Nodes, "node"), s.Keys, plural(int(min(s.Keys, math.MaxInt32)), "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
+		s.Nodes, diag.Plural(int64(s.Nodes), "node"), s.Keys, diag.Plural(s.Keys, "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
 		s.Duration.Round(time.Millisecond), s.Vanished, s.Duplicates, s.Skipped, s.Sampled)
 	for _, n := range s.Notes {
 		v.notes = append(v.notes, printable(redact(n)))
@@ -427,7 +427,7 @@ func (v *auditView) stats(r *audit.Report) {
 	}
 	v.topElementsTitle = "largest keys by elements"
 	if lengths < collections {
-		v.topElementsTitle = fmt.Sprintf("largest keys by elements (of %d %s whose length was read, of %d)", lengths, plural(int(min(lengths, math.MaxInt32)), "collection"), collections)
+		v.topElementsTitle = fmt.Sprintf("largest keys by elements (of %d %s whose length was read, of %d)", lengths, diag.Plural(lengths, "collection"), collections)
 	}
 	if len(v.topElements.rows) == 0 && collections > 0 {
 		v.topElementsNote = "largest keys by elements: no collection's length was read (a live audit reads the lengths of families with max_len)"

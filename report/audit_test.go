@@ -1130,12 +1130,6 @@ func TestSingularKey(t *testing.T) {
 			t.Errorf("%s lacks the scan line's 1 key", f)
 		}
 	}
-	if got := plural(2, "entry"); got != "entries" {
-		t.Errorf("plural(2, entry) = %q", got)
-	}
-	if got := plural(2, "key"); got != "keys" {
-		t.Errorf("plural(2, key) = %q", got)
-	}
 }
 
 // TestKeyNamesAndTTLMemory: the report says what the key names take, and

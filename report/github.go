@@ -59,7 +59,7 @@ func writeGitHub(w io.Writer, l diag.List, o Options) error {
 		if o.StepSummary != nil {
 			where = "see job summary"
 		}
-		fmt.Fprintf(&b, "::notice::%d more %s, %s\n", hidden, plural(hidden, "finding"), where)
+		fmt.Fprintf(&b, "::notice::%d more %s, %s\n", hidden, diag.Plural(int64(hidden), "finding"), where)
 	}
 	if b.Len() > 0 {
 		if _, err := w.Write(b.Bytes()); err != nil {
@@ -111,16 +111,6 @@ func ghLevel(s diag.Severity) string {
 		return "warning"
 	}
 	return "notice"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	if l := len(word); l > 1 && word[l-1] == 'y' && !strings.ContainsRune("aeiou", rune(word[l-2])) {
-		return word[:l-1] + "ies"
-	}
-	return word + "s"
 }
 
 // writeStepSummary writes a markdown heading with the counts of all and a

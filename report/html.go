@@ -8,13 +8,13 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
 )
 
 // HTML writes one self-contained HTML page: for an audit report, its
@@ -520,7 +520,7 @@ func clipLabel(s string) string {
 }
 
 func keyCount(n int64) string {
-	return strconv.FormatInt(n, 10) + " " + plural(int(min(n, math.MaxInt32)), "key")
+	return diag.Count(n, "key")
 }
 
 // auditCharts draws the charts of a report: memory (or keys) per owner and
@@ -648,7 +648,7 @@ func baselineChart(c *audit.Comparison) chart {
 		bars = append(bars, bar{label: "resolved", values: []int64{n(c.Resolved)}})
 	}
 	entries := func(v int64) string {
-		return strconv.FormatInt(v, 10) + " " + plural(int(min(v, math.MaxInt32)), "entry")
+		return diag.Count(v, "entry")
 	}
 	return layoutChart("Change against the baseline", "findings by rule and family (or prefix)", bars, []string{"c5"}, nil, entries)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/source"
 )
@@ -113,13 +114,13 @@ func (s *Source) Notes() []string {
 		if !f.Created.IsZero() {
 			created = "created " + f.Created.UTC().Format(time.RFC3339) + "; TTLs are as of then, and keys expired by then are not audited"
 		}
-		out = append(out, fmt.Sprintf("snapshot %s: %s version %d, server %s, %d keys, %s", f.Path, magic, f.Version, orUnknown(f.RedisVer), f.Keys, created))
+		out = append(out, fmt.Sprintf("snapshot %s: %s version %d, server %s, %s, %s", f.Path, magic, f.Version, orUnknown(f.RedisVer), diag.Count(f.Keys, "key"), created))
 	}
 	if len(s.files) > 0 {
 		out = append(out, "snapshot sizes: a key's memory is an estimate of MEMORY USAGE on Redis 7, from its decoded value and encoding (not its compressed bytes in the file; see docs/audit.md for the error bound); lengths are read from the file")
 	}
 	if s.noIdle > 0 {
-		out = append(out, fmt.Sprintf("stale-key not checked on %d keys: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", s.noIdle))
+		out = append(out, fmt.Sprintf("stale-key not checked on %s: the snapshot holds no idle time for them (saved without an LRU maxmemory-policy), so staleness is not measurable, not clean", diag.Count(s.noIdle, "key")))
 	}
 	if s.noFence > 0 {
 		out = append(out, fmt.Sprintf("fence-missing not checked on %d locks: a snapshot audit does not look their fence keys up", s.noFence))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
 )
@@ -100,13 +101,6 @@ func (a *app) runDocs(o docsOptions) error {
 			return runtimeError(fmt.Errorf("writing %q: %w", p, err), "")
 		}
 	}
-	fmt.Fprintf(a.stderr, "keyreg docs: wrote %d %s to %s\n", len(files), plural(len(files), "file"), filepath.Join(o.out, files[0].Name))
+	fmt.Fprintf(a.stderr, "keyreg docs: wrote %s to %s\n", diag.Count(len(files), "file"), filepath.Join(o.out, files[0].Name))
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
