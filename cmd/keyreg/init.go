@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/keyreg/keyreg/audit"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/diag"
 
 	"github.com/keyreg/keyreg/infer"
 	"github.com/keyreg/keyreg/payload"
@@ -131,8 +133,9 @@ func (a *app) runInit(ctx context.Context, o initOptions) error {
 	if stats.Leftovers > 0 {
 		leftovers = fmt.Sprintf(", %d left over, listed at the end of the file", stats.Leftovers)
 	}
-	fmt.Fprintf(a.stderr, "keyreg init: wrote %s: %d families and %d presets for %d keys (%d registered%s); lint: %s\n",
-		o.out, stats.Families, stats.Presets, stats.Keys, stats.Registered, leftovers, l.Active().Count())
+	fmt.Fprintf(a.stderr, "keyreg init: wrote %s: %s and %s for %s (%d registered%s); lint: %s\n",
+		o.out, diag.Count(stats.Families, "family"), diag.Count(stats.Presets, "preset"), diag.Count(stats.Keys, "key"),
+		stats.Registered, leftovers, l.Active().Count())
 	if partial != "" {
 		return runtimeError(fmt.Errorf("the scan was partial (%s): %s lacks the families of the keys not scanned", partial, o.out), "")
 	}

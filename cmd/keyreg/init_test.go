@@ -589,3 +589,23 @@ func TestInitSamplesTheKeysDB(t *testing.T) {
 		t.Errorf("suggest --db 1: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestInitSummarySingular: init's summary line counts in words that agree
+// with the numbers ("1 family", not "1 families").
+func TestInitSummarySingular(t *testing.T) {
+	t.Parallel()
+	s := redistest.Standalone(t)
+	ctx := context.Background()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, DisableIdentity: true})
+	defer c.Close()
+	for i := range 40 {
+		if err := c.Set(ctx, fmt.Sprint("v1:item:", i), "x", time.Hour).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "keys.yaml")
+	code, _, errb := cli(t, "init", "--url", "redis://"+s.Addr, "--out", out)
+	if code != 0 || !strings.Contains(errb, ": 1 family and 0 presets for 40 keys (40 registered)") {
+		t.Errorf("init: exit %d, want the summary of 1 family and 0 presets for 40 keys:\n%s", code, errb)
+	}
+}

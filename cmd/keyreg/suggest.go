@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/infer"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
@@ -66,7 +67,8 @@ func (a *app) runSuggest(ctx context.Context, o initOptions, regPath string, wri
 		return err
 	}
 	unreg := sum.Keys - sum.Existing
-	fmt.Fprintf(a.stderr, "keyreg suggest: %d of %d keys unregistered: %d families and %d presets proposed for %d of them", unreg, sum.Keys, sum.Families, sum.Presets, sum.Registered)
+	fmt.Fprintf(a.stderr, "keyreg suggest: %d of %s unregistered: %s and %s proposed for %d of them",
+		unreg, diag.Count(sum.Keys, "key"), diag.Count(sum.Families, "family"), diag.Count(sum.Presets, "preset"), sum.Registered)
 	if sum.Dropped > 0 {
 		fmt.Fprintf(a.stderr, "; %d proposals left out, they would overlap families of %s", sum.Dropped, regPath)
 	}
