@@ -17,7 +17,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/format"
 	"go/token"
@@ -62,9 +61,31 @@ var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"comment": comm
 // Generate renders the Go code for reg. It fails when the options are
 // invalid or the registry is not loaded completely.
 func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
-	if reg == nil {
-		return nil, errors.New("no registry")
+	req, err := NewRequest(reg, opts.Scope)
+	if err != nil {
+		return nil, err
 	}
+	return generateGo(req, opts)
+}
+
+// Go is the Go backend as a Generator; Package and Client are those of
+// Options, and the request gives the scope.
+type Go struct {
+	Package string
+	Client  string
+}
+
+// Generate returns the one Go file for req, named after the package.
+func (g Go) Generate(req *Request) ([]File, error) {
+	src, err := generateGo(req, Options{Package: g.Package, Client: g.Client})
+	if err != nil {
+		return nil, err
+	}
+	return []File{{Name: g.Package + "_gen.go", Data: src}}, nil
+}
+
+func generateGo(req *Request, opts Options) ([]byte, error) {
+	reg := req.Registry()
 	if !token.IsIdentifier(opts.Package) || opts.Package == "_" {
 		return nil, fmt.Errorf("bad package name %q", opts.Package)
 	}
@@ -72,10 +93,7 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 	if opts.Client != ClientGoRedis && opts.Client != ClientNone {
 		return nil, fmt.Errorf("unknown client %q (want %s or %s)", opts.Client, ClientGoRedis, ClientNone)
 	}
-	in, err := opts.Scope.selected(reg)
-	if err != nil {
-		return nil, err
-	}
+	in := req.InScope()
 	v, err := newView(reg, opts)
 	if err != nil {
 		return nil, err
