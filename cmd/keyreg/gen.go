@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/codegen/jsongen"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -55,7 +56,7 @@ Incr and IncrBy, which apply the TTL policy in the same script.`,
 		flags: func(fs *pflag.FlagSet) func(string) (codegen.Generator, string, error) {
 			var pkg, client string
 			fs.StringVarP(&pkg, "package", "p", "", "the Go package name (default: the name of --out's directory)")
-			fs.StringVar(&client, "client", codegen.ClientGoRedis, "Redis client of the accessors: go-redis or none")
+			fs.StringVar(&client, "client", golang.ClientGoRedis, "Redis client of the accessors: go-redis or none")
 			return func(out string) (codegen.Generator, string, error) {
 				if pkg == "" {
 					abs, err := filepath.Abs(out)
@@ -64,7 +65,7 @@ Incr and IncrBy, which apply the TTL policy in the same script.`,
 					}
 					pkg = strings.NewReplacer("-", "", ".", "").Replace(filepath.Base(filepath.Dir(abs)))
 				}
-				return codegen.Go{Package: pkg, Client: client}, " --package " + pkg, nil
+				return golang.Generator{Package: pkg, Client: client}, " --package " + pkg, nil
 			}
 		},
 	},
@@ -118,7 +119,7 @@ Each shares --registry, --out, --check and the scope flags: run
 keyreg gen <language> --help.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return usageError(errors.New("missing language"), "run keyreg gen go --help, or keyreg gen json --help")
+			return usageError(errors.New("missing language: one of "+strings.Join(names, ", ")), "run keyreg gen <language> --help")
 		},
 	}
 	for _, l := range languages {
