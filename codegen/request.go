@@ -55,7 +55,7 @@ type Family struct {
 	Encoding    string          `json:"encoding"` // json, msgpack, text, int, float, binary, "a|b", or ""
 	TTL         TTL             `json:"ttl"`
 	Kind        string          `json:"kind,omitempty"`    // lock or fence
-	Fencing     string          `json:"fencing,omitempty"` // a lock's fence family, which is in the request
+	Fencing     string          `json:"fencing,omitempty"` // a lock's fence family, when the link holds (lint reports one that does not)
 	MaxLen      int64           `json:"max_len,omitempty"` // a stream's max_len
 	Groups      []Group         `json:"groups,omitempty"`  // a stream's consumer groups, by name
 	Schema      json.RawMessage `json:"schema,omitempty"`  // the payload JSON Schema, as compiled, canonical JSON
@@ -124,8 +124,8 @@ type Generator interface {
 }
 
 // NewRequest builds and validates the request for reg and scope. It fails
-// when a family has no valid pattern, a placeholder of an unknown type or
-// a broken lock-to-fence link, and on the errors of Scope.
+// when a family has no valid pattern or a placeholder of an unknown type,
+// and on the errors of Scope.
 func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 	if reg == nil {
 		return nil, errors.New("no registry")
@@ -220,10 +220,9 @@ func newFamily(f *registry.Family) (*Family, error) {
 	default:
 		rf.TTL.Policy = "unset"
 	}
-	if f.Kind == registry.KindLock && f.Fencing != "" {
-		if p := f.FencingProblem(); p != "" {
-			return nil, fmt.Errorf("family %q: %s", f.Name, p)
-		}
+	// A broken link (lint's to report) is left out rather than refused:
+	// a backend that needs it, such as Go's typed lock, says so.
+	if f.Kind == registry.KindLock && f.Fencing != "" && f.FencingProblem() == "" {
 		rf.Fencing = f.Fencing
 	}
 	if f.Type == "stream" {

@@ -24,7 +24,7 @@ const goldenOut = "keys_gen.go"
 // A golden archive (testdata/*.txtar) holds keys.yaml, any schema files it
 // names, an optional "options" file ("package: x" and "client: none"
 // lines) and the expected output keys_gen.go. Refresh outputs with
-// go test ./codegen -update.
+// go test ./codegen/golang -update.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -53,9 +53,9 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else if i < 0 {
-			t.Errorf("%s: no %s (run go test ./codegen -update)", file, goldenOut)
+			t.Errorf("%s: no %s (run go test ./codegen/golang -update)", file, goldenOut)
 		} else if want := ar.Files[i].Data; !bytes.Equal(got, want) {
-			t.Errorf("%s: output differs from the golden file (run go test ./codegen -update):\n%s",
+			t.Errorf("%s: output differs from the golden file (run go test ./codegen/golang -update):\n%s",
 				file, codegen.UnifiedDiff("want", "got", want, got, 64<<10))
 		}
 		dir := filepath.Join(vetDir, name)
