@@ -30,7 +30,9 @@ var layer = map[string]int{
 	"scanner":              3,
 	"snapshot":             3, // reads RDB files as a stream of key facts, beside scanner
 	"audit":                4,
-	"codegen":              4,
+	"codegen":              3, // the codegen request, the Generator interface, the diff
+	"codegen/golang":       4, // keyreg gen go: a backend, above the request it generates from
+	"codegen/jsongen":      4, // keyreg gen json: a backend, above the request it writes
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"report":               5, // renders audit.Report, so it sits above audit

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
-	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -203,10 +203,10 @@ func exampleKey(p *registry.Pattern) string {
 }
 
 func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, error) {
-	var builders map[string]codegen.Builder
+	var builders map[string]golang.Builder
 	if o.GoPackage != "" {
 		var err error
-		if builders, err = codegen.Builders(reg); err != nil {
+		if builders, err = golang.Builders(reg); err != nil {
 			return nil, fmt.Errorf("naming the generated builders: %w", err)
 		}
 	}
@@ -290,7 +290,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	return c, nil
 }
 
-func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions, builders map[string]codegen.Builder) *catFamily {
+func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions, builders map[string]golang.Builder) *catFamily {
 	cf := &catFamily{
 		Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
 		Description: clipText(printable(f.Description)),

@@ -1,4 +1,5 @@
-// Package schemas embeds the JSON Schema of keys.yaml.
+// Package schemas embeds the JSON Schemas of keys.yaml and of the codegen
+// request (keyreg gen json).
 //
 // The same file, schemas/keys.v1.schema.json, serves two readers: the
 // registry loader validates every keys.yaml against it before building the
@@ -23,3 +24,13 @@ const KeysV1ID = "https://keyreg.dev/schemas/keys.v1.schema.json"
 //
 //go:embed keys.v1.schema.json
 var KeysV1 []byte
+
+// CodegenRequestV1ID is the $id of the schema of keyreg gen json's output.
+const CodegenRequestV1ID = "https://keyreg.dev/schemas/codegen-request.v1.schema.json"
+
+// CodegenRequestV1 is the JSON Schema (draft 2020-12) of the codegen
+// request, version 1, that keyreg gen json writes (docs/codegen.md). Its
+// $id is CodegenRequestV1ID. Callers must not modify it.
+//
+//go:embed codegen-request.v1.schema.json
+var CodegenRequestV1 []byte

@@ -12,70 +12,144 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/codegen/golang"
+	"github.com/keyreg/keyreg/codegen/jsongen"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+// genOptions are the flags every language of keyreg gen shares.
 type genOptions struct {
 	registry string
 	out      string
-	pkg      string
-	client   string
 	check    bool
 	scope    codegen.Scope
 }
 
-func (a *app) genCmd() *cobra.Command {
-	c := &cobra.Command{
-		Use:   "gen",
-		Short: "Generate code from keys.yaml",
-		Long: `Gen generates code from the registry. The only language so far is Go: see
-keyreg gen go --help.`,
-		Args: args(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return usageError(errors.New("missing language"), "run keyreg gen go --help")
-		},
-	}
-	c.AddCommand(a.genGoCmd())
-	return c
+// language is one backend of keyreg gen <name>: its help, its own flags,
+// and the generator those flags choose. Adding a language is a package
+// below codegen/ and an entry here.
+type language struct {
+	name    string // the subcommand, such as "go"
+	display string // in messages: "generating Go: …"
+	use     string // after the name: "--out file --package name"
+	short   string
+	long    string // the language's part of --help; the shared part follows
+	// flags defines the language's own flags on fs and returns what
+	// builds its generator once they are parsed, given --out, with the
+	// flags a regenerating command line repeats (for the hint).
+	flags func(fs *pflag.FlagSet) func(out string) (g codegen.Generator, hint string, err error)
 }
 
-func (a *app) genGoCmd() *cobra.Command {
-	var o genOptions
-	c := &cobra.Command{
-		Use:   "go --out file --package name",
-		Short: "Generate typed Go key builders, parsers and TTL-safe accessors",
-		Long: `Gen go writes one Go file for the registry: per family a typed key builder
+// languages drives keyreg gen: one subcommand per entry.
+var languages = []language{
+	{
+		name: "go", display: "Go", use: "--out file --package name",
+		short: "Generate typed Go key builders, parsers and TTL-safe accessors",
+		long: `Gen go writes one Go file for the registry: per family a typed key builder
 and parser, its pattern, SCAN glob, owner, Redis type and TTL policy, payload
 types from its JSON Schema, and (with --client go-redis, the default)
 accessors whose writes always apply the family's TTL policy and check values
 against its schema, typed locks for kind: lock families (docs/locks.md) and
 consumer helpers for streams with groups. An int-encoded string also gets
-Incr and IncrBy, which apply the TTL policy in the same script.
+Incr and IncrBy, which apply the TTL policy in the same script.`,
+		flags: func(fs *pflag.FlagSet) func(string) (codegen.Generator, string, error) {
+			var pkg, client string
+			fs.StringVarP(&pkg, "package", "p", "", "the Go package name (default: the name of --out's directory)")
+			fs.StringVar(&client, "client", golang.ClientGoRedis, "Redis client of the accessors: go-redis or none")
+			return func(out string) (codegen.Generator, string, error) {
+				if pkg == "" {
+					abs, err := filepath.Abs(out)
+					if err != nil {
+						return nil, "", runtimeError(err, "")
+					}
+					pkg = strings.NewReplacer("-", "", ".", "").Replace(filepath.Base(filepath.Dir(abs)))
+				}
+				return golang.Generator{Package: pkg, Client: client}, " --package " + pkg, nil
+			}
+		},
+	},
+	{
+		name: "json", display: "JSON", use: "--out file",
+		short: "Write the codegen request as JSON, for other code generators",
+		long: `Gen json writes the request every keyreg backend generates from: the families
+of the registry, validated, with their parsed patterns (literals and typed
+placeholders), TTL policy, Redis type, encoding, kind, lock-to-fence links,
+stream groups and max_len, compiled payload schemas, the registry digest and
+the scope. The document is stable and versioned: docs/codegen.md describes
+it and schemas/codegen-request.v1.schema.json is its JSON Schema.`,
+		flags: func(*pflag.FlagSet) func(string) (codegen.Generator, string, error) {
+			return func(string) (codegen.Generator, string, error) { return jsongen.Generator{}, "", nil }
+		},
+	},
+}
 
-By default the file covers the families declared by hand: a preset's
+// genShared is the part of every language's --help that the shared flags
+// and exit codes make.
+const genShared = `
+
+By default the output covers the families declared by hand: a preset's
 families (celery, bullmq, …) are the framework's internals, which the
 library writes. --family names families (a preset family named is
 included), --owner takes every family of an owner, and --include-presets
 adds preset families: all of them, or those of --owner's owners. A lock's
 fence comes with the lock. Names do not depend on the scope: a family's
-identifiers are the same whatever else is generated. RegistryDigest covers
-the families generated only.
+identifiers are the same whatever else is generated. The registry digest
+covers the families generated only.
 
-With --check nothing is written: the file is generated in memory and
+With --check nothing is written: the output is generated in memory and
 compared with --out. A stale or missing file prints a unified diff of the
 changed hunks (3 lines of context; patch -p1 and git apply take it), at most
 48 KiB with a last line saying what was left out, and exits 1, so CI can keep
 generated code fresh.
 
 Exit codes: 0 written or fresh, 1 stale under --check, 2 invalid registry
-or usage error, 3 runtime error.`,
+or usage error, 3 runtime error.`
+
+func (a *app) genCmd() *cobra.Command {
+	names := make([]string, len(languages))
+	for i, l := range languages {
+		names[i] = l.name
+	}
+	c := &cobra.Command{
+		Use:   "gen",
+		Short: "Generate code from keys.yaml",
+		Long: "Gen generates code from the registry, in one of these languages: " + strings.Join(names, ", ") + `.
+Each shares --registry, --out, --check and the scope flags: run
+keyreg gen <language> --help.`,
 		Args: args(cobra.NoArgs),
-		RunE: func(c *cobra.Command, _ []string) error { return a.runGenGo(o) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			return usageError(errors.New("missing language: one of "+strings.Join(names, ", ")), "run keyreg gen <language> --help")
+		},
+	}
+	for _, l := range languages {
+		c.AddCommand(a.genLangCmd(l))
+	}
+	return c
+}
+
+func (a *app) genLangCmd(l language) *cobra.Command {
+	var o genOptions
+	var build func(string) (codegen.Generator, string, error)
+	c := &cobra.Command{
+		Use:   l.name + " " + l.use,
+		Short: l.short,
+		Long:  l.long + genShared,
+		Args:  args(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if o.out == "" {
+				return usageError(errors.New("--out is required"), "run keyreg gen "+l.name+" --help for usage")
+			}
+			g, hint, err := build(o.out)
+			if err != nil {
+				return err
+			}
+			return a.runGen(l, g, hint, o)
+		},
 	}
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().StringVarP(&o.out, "out", "o", "", "the file to write (required)")
-	c.Flags().StringVarP(&o.pkg, "package", "p", "", "the Go package name (default: the name of --out's directory)")
-	c.Flags().StringVar(&o.client, "client", codegen.ClientGoRedis, "Redis client of the accessors: go-redis or none")
+	build = l.flags(c.Flags())
 	c.Flags().BoolVar(&o.check, "check", false, "do not write; exit 1 with a diff when --out is stale")
 	c.Flags().StringSliceVar(&o.scope.Families, "family", nil, "generate these families (repeatable, comma-separated; default: every family declared by hand)")
 	c.Flags().StringSliceVar(&o.scope.Owners, "owner", nil, "generate the families of these owners (repeatable, comma-separated)")
@@ -83,25 +157,26 @@ or usage error, 3 runtime error.`,
 	return c
 }
 
-func (a *app) runGenGo(o genOptions) error {
-	if o.out == "" {
-		return usageError(errors.New("--out is required"), "run keyreg gen go --help for usage")
-	}
-	if o.pkg == "" {
-		abs, err := filepath.Abs(o.out)
-		if err != nil {
-			return runtimeError(err, "")
-		}
-		o.pkg = strings.NewReplacer("-", "", ".", "").Replace(filepath.Base(filepath.Dir(abs)))
-	}
+// runGen generates with g and writes --out, or compares it under --check.
+func (a *app) runGen(l language, g codegen.Generator, hint string, o genOptions) error {
 	reg, err := loadRegistry(o.registry)
 	if err != nil {
 		return err
 	}
-	src, err := codegen.Generate(reg, codegen.Options{Package: o.pkg, Client: o.client, Scope: o.scope})
-	if err != nil {
-		return usageError(fmt.Errorf("generating Go: %w", err), "choose families with --family, --owner and --include-presets: run keyreg gen go --help")
+	req, err := codegen.NewRequest(reg, o.scope)
+	var files []codegen.File
+	if err == nil {
+		files, err = g.Generate(req)
 	}
+	if err != nil {
+		return usageError(fmt.Errorf("generating %s: %w", l.display, err), "choose families with --family, --owner and --include-presets: run keyreg gen "+l.name+" --help")
+	}
+	if len(files) != 1 {
+		// --out names one file; a backend that writes several needs --out
+		// to name a directory, which no backend does yet.
+		return runtimeError(fmt.Errorf("the %s backend returned %d files, want 1", l.display, len(files)), "")
+	}
+	src := files[0].Data
 	if !o.check {
 		if err := os.WriteFile(o.out, src, 0o644); err != nil {
 			return runtimeError(fmt.Errorf("writing generated code: %w", err), "")
@@ -132,7 +207,7 @@ func (a *app) runGenGo(o genOptions) error {
 		what = "missing"
 	}
 	fmt.Fprintf(a.stderr, "keyreg: error: %q is %s: regenerate it from %q\n", o.out, what, o.registry)
-	fmt.Fprintf(a.stderr, "hint: run keyreg gen go --registry %s --out %s --package %s%s\n", o.registry, o.out, o.pkg, o.scopeFlags())
+	fmt.Fprintf(a.stderr, "hint: run keyreg gen %s --registry %s --out %s%s%s\n", l.name, o.registry, o.out, hint, o.scopeFlags())
 	return errFindings
 }
 
@@ -152,7 +227,7 @@ func (o genOptions) scopeFlags() string {
 	return b.String()
 }
 
-// checkDiffBytes bounds the diff gen go --check prints, so that a CI log
+// checkDiffBytes bounds the diff gen --check prints, so that a CI log
 // (GitHub keeps about 60 KB of a step summary) shows it whole or says
 // what it left out.
 const checkDiffBytes = 48 << 10

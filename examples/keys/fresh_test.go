@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -27,7 +28,7 @@ func loadRegistry(t testing.TB) *registry.Registry {
 // repository's keys.yaml. Refresh it with go test ./examples/keys -update
 // (or go generate ./examples/keys).
 func TestFresh(t *testing.T) {
-	want, err := codegen.Generate(loadRegistry(t), codegen.Options{Package: "keys", Scope: codegen.Scope{IncludePresets: true}})
+	want, err := golang.Generate(loadRegistry(t), golang.Options{Package: "keys", Scope: codegen.Scope{IncludePresets: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
@@ -30,7 +31,7 @@ func TestFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := codegen.Generate(reg, codegen.Options{Package: "locks"})
+	want, err := golang.Generate(reg, golang.Options{Package: "locks"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,5 @@
-// Package codegen generates Go code from a registry: one typed key builder
+// Package golang is the Go backend of keyreg gen go. It generates Go code
+// from a codegen.Request: one typed key builder
 // and parser per family, the family's pattern, SCAN glob, owner, Redis type
 // and TTL policy as constants, payload types from the families' JSON
 // Schemas, go-redis writers that always apply the TTL policy and check
@@ -8,16 +9,13 @@
 // Generate is a pure function: the same registry and options give the same
 // bytes, with no timestamps, absolute paths or map-ordered output. The
 // templates are embedded and the result is formatted with go/format.
-package codegen
+package golang
 
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"embed"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"go/format"
 	"go/token"
@@ -27,6 +25,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -49,7 +48,7 @@ type Options struct {
 	// Scope selects the families; the zero Scope is those declared by
 	// hand. Identifiers are chosen over the whole registry, so a family's
 	// names do not change with the scope.
-	Scope Scope
+	Scope codegen.Scope
 }
 
 //go:embed templates/*.tmpl
@@ -62,9 +61,31 @@ var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"comment": comm
 // Generate renders the Go code for reg. It fails when the options are
 // invalid or the registry is not loaded completely.
 func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
-	if reg == nil {
-		return nil, errors.New("no registry")
+	req, err := codegen.NewRequest(reg, opts.Scope)
+	if err != nil {
+		return nil, err
 	}
+	return generateGo(req, opts)
+}
+
+// Generator is the Go backend as a codegen.Generator; Package and Client
+// are those of Options, and the request gives the scope.
+type Generator struct {
+	Package string
+	Client  string
+}
+
+// Generate returns the one Go file for req, named after the package.
+func (g Generator) Generate(req *codegen.Request) ([]codegen.File, error) {
+	src, err := generateGo(req, Options{Package: g.Package, Client: g.Client})
+	if err != nil {
+		return nil, err
+	}
+	return []codegen.File{{Name: g.Package + "_gen.go", Data: src}}, nil
+}
+
+func generateGo(req *codegen.Request, opts Options) ([]byte, error) {
+	reg := req.Registry()
 	if !token.IsIdentifier(opts.Package) || opts.Package == "_" {
 		return nil, fmt.Errorf("bad package name %q", opts.Package)
 	}
@@ -72,15 +93,12 @@ func Generate(reg *registry.Registry, opts Options) ([]byte, error) {
 	if opts.Client != ClientGoRedis && opts.Client != ClientNone {
 		return nil, fmt.Errorf("unknown client %q (want %s or %s)", opts.Client, ClientGoRedis, ClientNone)
 	}
-	in, err := opts.Scope.selected(reg)
-	if err != nil {
-		return nil, err
-	}
+	in := req.InScope()
 	v, err := newView(reg, opts)
 	if err != nil {
 		return nil, err
 	}
-	v.scope(reg, in)
+	v.scope(in, req.Digest)
 	// The file is rendered importing every package the templates may use,
 	// then again importing those it refers to: which code a registry makes
 	// the templates write decides the imports, not a second list of rules.
@@ -239,7 +257,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 	}
 	v := &fileView{
 		Package: opts.Package,
-		Digest:  Digest(reg),
+		Digest:  codegen.Digest(reg),
 		Sep:     strconv.Quote(string([]byte{sep})),
 		Client:  opts.Client == ClientGoRedis,
 	}
@@ -330,16 +348,14 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 // the file needs for them: their payload types, the runtimes they use,
 // the digest of their definitions, and deprecation notes that name only
 // types the file declares.
-func (v *fileView) scope(reg *registry.Registry, in map[string]bool) {
+func (v *fileView) scope(in map[string]bool, digest string) {
 	var fams []*famView
-	var defs []*registry.Family
 	v.Types = nil
 	for _, fv := range v.Families {
 		if in != nil && !in[fv.Name] {
 			continue
 		}
 		fams = append(fams, fv)
-		defs = append(defs, fv.family)
 		v.Types = append(v.Types, fv.types...)
 	}
 	v.Families = fams
@@ -357,7 +373,7 @@ func (v *fileView) scope(reg *registry.Registry, in map[string]bool) {
 		v.HasLock = v.HasLock || fv.Lock != nil
 		v.HasIncr = v.HasIncr || fv.Incr
 	}
-	v.Digest = digest(reg.Separator, defs)
+	v.Digest = digest
 }
 
 // lockType is the Go type of a held lock of the family named id.
@@ -586,63 +602,4 @@ func durationExpr(d time.Duration) string {
 		}
 	}
 	return strconv.FormatInt(int64(d), 10)
-}
-
-// Digest returns "sha256:<hex>" of the normalized registry: every family's
-// name, pattern, separator, owner, type, encoding, TTL policy, schema, kind
-// and fencing, and a stream's max_len and consumer groups, in name order. Comments, positions and descriptions do not change it.
-func Digest(reg *registry.Registry) string {
-	return digest(reg.Separator, reg.Families)
-}
-
-// digest is the Digest of the given families of a registry.
-func digest(sep byte, families []*registry.Family) string {
-	type group struct {
-		Name    string `json:"name"`
-		MaxIdle int64  `json:"max_consumer_idle"`
-	}
-	type fam struct {
-		Name     string `json:"name"`
-		Pattern  string `json:"pattern"`
-		Owner    string `json:"owner"`
-		Type     string `json:"type"`
-		Encoding string `json:"encoding"`
-		TTL      string `json:"ttl"`
-		Schema   any    `json:"schema"`
-		// What kinds and streams add to the generated code; empty for
-		// other families, which keeps their digest.
-		Kind    string  `json:"kind,omitempty"`
-		Fencing string  `json:"fencing,omitempty"`
-		MaxLen  int64   `json:"max_len,omitempty"`
-		Groups  []group `json:"groups,omitempty"`
-	}
-	doc := struct {
-		Separator string `json:"separator"`
-		Families  []fam  `json:"families"`
-	}{Separator: string(sep)}
-	for _, f := range families {
-		x := fam{Name: f.Name, Owner: f.Owner, Type: f.Type, Encoding: f.Encoding, TTL: f.TTL.String()}
-		if f.Pattern != nil {
-			x.Pattern = f.Pattern.Source
-		}
-		if f.Schema != nil {
-			x.Schema = f.Schema.Doc
-		}
-		x.Kind, x.Fencing = f.Kind, f.Fencing
-		if f.Type == "stream" {
-			x.MaxLen = f.MaxLen
-			for _, g := range f.Groups {
-				x.Groups = append(x.Groups, group{Name: g.Name, MaxIdle: int64(g.MaxConsumerIdle)})
-			}
-		}
-		doc.Families = append(doc.Families, x)
-	}
-	slices.SortFunc(doc.Families, func(a, b fam) int { return strings.Compare(a.Name, b.Name) })
-	// encoding/json writes map keys sorted, so the document is canonical.
-	b, err := json.Marshal(doc)
-	if err != nil {
-		b = []byte(err.Error())
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -1,6 +1,8 @@
-package codegen
+package golang
 
 import (
+	"github.com/keyreg/keyreg/codegen"
+
 	"go/ast"
 	"os"
 	"path/filepath"
@@ -68,17 +70,17 @@ func TestScope(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name  string
-		scope Scope
+		scope codegen.Scope
 		want  []string
 	}{
-		{"default: declared by hand", Scope{}, own},
-		{"include presets", Scope{IncludePresets: true}, with(append(own, celery...)...)},
-		{"a preset family by name", Scope{Families: []string{"celery-task-result"}}, []string{"CeleryTaskResult"}},
-		{"a lock brings its fence", Scope{Families: []string{"invoice-lock"}}, []string{"InvoiceFence", "InvoiceLock"}},
-		{"an owner", Scope{Owners: []string{"checkout"}}, []string{"Cart", "InvoiceFence", "InvoiceLock"}},
-		{"an owner with presets", Scope{Owners: []string{"checkout"}, IncludePresets: true}, with(append([]string{"Cart", "InvoiceFence", "InvoiceLock"}, celery...)...)},
-		{"families and owners add up", Scope{Owners: []string{"identity"}, Families: []string{"cart"}}, []string{"Cart", "InvoiceFence", "Session", "SessionV0"}},
-		{"families and presets add up", Scope{Families: []string{"cart"}, IncludePresets: true}, with(append([]string{"Cart"}, celery...)...)},
+		{"default: declared by hand", codegen.Scope{}, own},
+		{"include presets", codegen.Scope{IncludePresets: true}, with(append(own, celery...)...)},
+		{"a preset family by name", codegen.Scope{Families: []string{"celery-task-result"}}, []string{"CeleryTaskResult"}},
+		{"a lock brings its fence", codegen.Scope{Families: []string{"invoice-lock"}}, []string{"InvoiceFence", "InvoiceLock"}},
+		{"an owner", codegen.Scope{Owners: []string{"checkout"}}, []string{"Cart", "InvoiceFence", "InvoiceLock"}},
+		{"an owner with presets", codegen.Scope{Owners: []string{"checkout"}, IncludePresets: true}, with(append([]string{"Cart", "InvoiceFence", "InvoiceLock"}, celery...)...)},
+		{"families and owners add up", codegen.Scope{Owners: []string{"identity"}, Families: []string{"cart"}}, []string{"Cart", "InvoiceFence", "Session", "SessionV0"}},
+		{"families and presets add up", codegen.Scope{Families: []string{"cart"}, IncludePresets: true}, with(append([]string{"Cart"}, celery...)...)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err := Generate(reg, Options{Package: "keys", Scope: c.scope})
@@ -93,7 +95,7 @@ func TestScope(t *testing.T) {
 
 	// A deprecation names the replacement's type only when the file
 	// declares it.
-	out, err := Generate(reg, Options{Package: "keys", Scope: Scope{Families: []string{"session-v0"}}})
+	out, err := Generate(reg, Options{Package: "keys", Scope: codegen.Scope{Families: []string{"session-v0"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,14 +114,14 @@ func TestScope(t *testing.T) {
 func TestScopeErrors(t *testing.T) {
 	reg := parseRegistry(t, scopeYAML)
 	for _, c := range []struct {
-		scope Scope
+		scope codegen.Scope
 		want  string
 	}{
-		{Scope{Families: []string{"sesion"}}, `family "sesion" is not in the registry (did you mean "session"?)`},
-		{Scope{Families: []string{"nothing-like-it"}}, `family "nothing-like-it" is not in the registry`},
-		{Scope{Owners: []string{"chekout"}}, `owner "chekout" is not in the registry (did you mean "checkout"?)`},
-		{Scope{Owners: []string{"idle"}}, `owner "idle" owns no family`},
-		{Scope{Owners: []string{""}}, `owner "" is not in the registry`},
+		{codegen.Scope{Families: []string{"sesion"}}, `family "sesion" is not in the registry (did you mean "session"?)`},
+		{codegen.Scope{Families: []string{"nothing-like-it"}}, `family "nothing-like-it" is not in the registry`},
+		{codegen.Scope{Owners: []string{"chekout"}}, `owner "chekout" is not in the registry (did you mean "checkout"?)`},
+		{codegen.Scope{Owners: []string{"idle"}}, `owner "idle" owns no family`},
+		{codegen.Scope{Owners: []string{""}}, `owner "" is not in the registry`},
 	} {
 		_, err := Generate(reg, Options{Package: "keys", Scope: c.scope})
 		if err == nil || err.Error() != c.want {
@@ -130,10 +132,10 @@ func TestScopeErrors(t *testing.T) {
 	if _, err := Generate(presetsOnly, Options{Package: "keys"}); err == nil || !strings.Contains(err.Error(), "every family of the registry comes from a preset") {
 		t.Errorf("a registry of presets only: %v", err)
 	}
-	if _, err := Generate(presetsOnly, Options{Package: "keys", Scope: Scope{Owners: []string{"q"}}}); err == nil || !strings.Contains(err.Error(), `owner "q": its `) {
+	if _, err := Generate(presetsOnly, Options{Package: "keys", Scope: codegen.Scope{Owners: []string{"q"}}}); err == nil || !strings.Contains(err.Error(), `owner "q": its `) {
 		t.Errorf("an owner of presets only: %v", err)
 	}
-	if _, err := Generate(presetsOnly, Options{Package: "keys", Scope: Scope{IncludePresets: true}}); err != nil {
+	if _, err := Generate(presetsOnly, Options{Package: "keys", Scope: codegen.Scope{IncludePresets: true}}); err != nil {
 		t.Errorf("a registry of presets only, included: %v", err)
 	}
 	empty := parseRegistry(t, "version: 1\nfamilies: []\n")
@@ -146,7 +148,7 @@ func TestScopeErrors(t *testing.T) {
 // change to a preset family leaves the default file as it is, and a
 // change to a generated family changes it.
 func TestScopeDigest(t *testing.T) {
-	gen := func(src string, scope Scope) string {
+	gen := func(src string, scope codegen.Scope) string {
 		t.Helper()
 		out, err := Generate(parseRegistry(t, src), Options{Package: "keys", Scope: scope})
 		if err != nil {
@@ -158,22 +160,22 @@ func TestScopeDigest(t *testing.T) {
 	if presetChanged == scopeYAML {
 		t.Fatal("the preset entry is not in scopeYAML as the test expects")
 	}
-	if a, b := gen(scopeYAML, Scope{}), gen(presetChanged, Scope{}); a != b {
-		t.Errorf("a change to a preset family changed the default file:\n%s", UnifiedDiff("a", "b", []byte(a), []byte(b), 4096))
+	if a, b := gen(scopeYAML, codegen.Scope{}), gen(presetChanged, codegen.Scope{}); a != b {
+		t.Errorf("a change to a preset family changed the default file:\n%s", codegen.UnifiedDiff("a", "b", []byte(a), []byte(b), 4096))
 	}
-	if a, b := gen(scopeYAML, Scope{IncludePresets: true}), gen(presetChanged, Scope{IncludePresets: true}); a == b {
+	if a, b := gen(scopeYAML, codegen.Scope{IncludePresets: true}), gen(presetChanged, codegen.Scope{IncludePresets: true}); a == b {
 		t.Error("a change to a preset family left the file with presets as it was")
 	}
 	ownChanged := strings.Replace(scopeYAML, "v1:cart:{id:int}\", owner: checkout, type: string, encoding: int, ttl: {max: 1h}", "v1:cart:{id:int}\", owner: checkout, type: string, encoding: int, ttl: {max: 2h}", 1)
-	a, b := gen(scopeYAML, Scope{}), gen(ownChanged, Scope{})
+	a, b := gen(scopeYAML, codegen.Scope{}), gen(ownChanged, codegen.Scope{})
 	digestLine := func(s string) string { return s[strings.Index(s, "const RegistryDigest"):][:90] }
 	if digestLine(a) == digestLine(b) {
 		t.Error("a TTL change of a generated family kept RegistryDigest")
 	}
 	// With every family in scope, the digest is Digest's.
-	full := gen(scopeYAML, Scope{IncludePresets: true})
-	if !strings.Contains(full, `const RegistryDigest = "`+Digest(parseRegistry(t, scopeYAML))+`"`) {
-		t.Error("with every family, RegistryDigest is not Digest(reg)")
+	full := gen(scopeYAML, codegen.Scope{IncludePresets: true})
+	if !strings.Contains(full, `const RegistryDigest = "`+codegen.Digest(parseRegistry(t, scopeYAML))+`"`) {
+		t.Error("with every family, RegistryDigest is not codegen.Digest(reg)")
 	}
 }
 
@@ -182,7 +184,7 @@ func TestScopeDigest(t *testing.T) {
 func TestScopeCompiles(t *testing.T) {
 	reg := parseRegistry(t, scopeYAML)
 	dir := mkTempPackageDir(t)
-	for i, scope := range []Scope{{Families: []string{"invoice-lock"}}, {Families: []string{"celery-task-result"}}, {Owners: []string{"identity"}}} {
+	for i, scope := range []codegen.Scope{{Families: []string{"invoice-lock"}}, {Families: []string{"celery-task-result"}}, {Owners: []string{"identity"}}} {
 		out, err := Generate(reg, Options{Package: "keys", Scope: scope})
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package codegen
+package golang
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -23,7 +24,7 @@ const goldenOut = "keys_gen.go"
 // A golden archive (testdata/*.txtar) holds keys.yaml, any schema files it
 // names, an optional "options" file ("package: x" and "client: none"
 // lines) and the expected output keys_gen.go. Refresh outputs with
-// go test ./codegen -update.
+// go test ./codegen/golang -update.
 func TestGolden(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txtar")
 	if err != nil || len(files) == 0 {
@@ -52,10 +53,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 		} else if i < 0 {
-			t.Errorf("%s: no %s (run go test ./codegen -update)", file, goldenOut)
+			t.Errorf("%s: no %s (run go test ./codegen/golang -update)", file, goldenOut)
 		} else if want := ar.Files[i].Data; !bytes.Equal(got, want) {
-			t.Errorf("%s: output differs from the golden file (run go test ./codegen -update):\n%s",
-				file, UnifiedDiff("want", "got", want, got, 64<<10))
+			t.Errorf("%s: output differs from the golden file (run go test ./codegen/golang -update):\n%s",
+				file, codegen.UnifiedDiff("want", "got", want, got, 64<<10))
 		}
 		dir := filepath.Join(vetDir, name)
 		if err := os.Mkdir(dir, 0o755); err != nil {
@@ -167,11 +168,11 @@ func TestDigest(t *testing.T) {
 	base := "version: 1\nfamilies:\n  - name: a\n    pattern: \"v1:a:{id}\"\n    ttl: 1h\n  - name: b\n    pattern: \"v1:b:{id}\"\n"
 	reordered := "version: 1\n# a comment\nfamilies:\n  - name: b\n    pattern: \"v1:b:{id}\"\n  - name: a\n    description: changes nothing\n    pattern: \"v1:a:{id}\"\n    ttl: {max: 60m}\n"
 	changed := strings.Replace(base, "1h", "2h", 1)
-	d := Digest(load(base))
-	if got := Digest(load(reordered)); got != d {
+	d := codegen.Digest(load(base))
+	if got := codegen.Digest(load(reordered)); got != d {
 		t.Errorf("reordering and comments changed the digest: %s != %s", got, d)
 	}
-	if got := Digest(load(changed)); got == d {
+	if got := codegen.Digest(load(changed)); got == d {
 		t.Errorf("a TTL change kept the digest %s", d)
 	}
 }

@@ -1,10 +1,11 @@
-package codegen
+package golang
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/keyreg/keyreg"
+	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -15,7 +16,7 @@ func TestBuilders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := Generate(reg, Options{Package: "keys", Scope: Scope{IncludePresets: true}})
+	src, err := Generate(reg, Options{Package: "keys", Scope: codegen.Scope{IncludePresets: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/keyreg/keyreg/codegen"
+)
+
+// twoFiles is a backend that writes more than --out can name.
+type twoFiles struct{}
+
+func (twoFiles) Generate(*codegen.Request) ([]codegen.File, error) {
+	return []codegen.File{{Name: "a", Data: []byte("a")}, {Name: "b", Data: []byte("b")}}, nil
+}
+
+// TestGenOneFileOnly: --out names one file, so a backend returning
+// several is a runtime error, and nothing is written.
+func TestGenOneFileOnly(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte("version: 1\nfamilies:\n  - {name: a, pattern: \"v1:a:{id}\", owner: o, type: string, encoding: text, ttl: persistent}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &stderr}
+	err := a.runGen(language{name: "two", display: "Two"}, twoFiles{}, "", genOptions{registry: reg, out: out})
+	var e *exitError
+	if !errors.As(err, &e) || e.code != exitRuntime {
+		t.Fatalf("runGen = %v, want a runtime error", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("--out was written: %v", err)
+	}
+}
+
+// TestGenLanguages: every entry of the table is a subcommand of gen.
+func TestGenLanguages(t *testing.T) {
+	c := (&app{}).genCmd()
+	for _, l := range languages {
+		sub, _, err := c.Find([]string{l.name})
+		if err != nil || sub.Name() != l.name {
+			t.Errorf("keyreg gen %s is not a command", l.name)
+		}
+	}
+}
