@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -100,41 +101,11 @@ func pluralVerb(n int, one, many string) string {
 }
 
 // nearest returns ` (did you mean "x"?)` for the candidate closest to s
-// by edit distance, when it is close enough to be a typo, or "".
+// (diag.Closest: a likely typo), or "".
 func nearest(s string, candidates []string) string {
 	slices.Sort(candidates) // ties go to the first name, deterministically
-	best, bestD := "", len(s)/3+2
-	for _, c := range candidates {
-		if len(c) > 256 || len(s) > 256 {
-			continue
-		}
-		if d := editDistance(s, c); d < bestD {
-			best, bestD = c, d
-		}
+	if c, ok := diag.Closest(s, candidates); ok {
+		return fmt.Sprintf(" (did you mean %q?)", c)
 	}
-	if best == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
