@@ -1,7 +1,11 @@
 package keyreg_test
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -167,5 +171,40 @@ func TestBinaryLinksNoTesting(t *testing.T) {
 		if p == "testing" || strings.HasPrefix(p, "testing/") {
 			t.Errorf("keyreg links %s", p)
 		}
+	}
+}
+
+// setLoggerOwners are the packages that may replace go-redis' process-wide
+// logger (redis.SetLogger): programs and test helpers, which own their
+// process. A library doing it would change the logging of every program
+// that links it, as a side effect of a call.
+var setLoggerOwners = []string{"cmd/keyreg", "bench", "internal/redistest"}
+
+// TestProcessGlobals: no library package replaces go-redis' logger.
+func TestProcessGlobals(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if dir := filepath.ToSlash(filepath.Dir(p)); bytes.Contains(b, []byte("redis.SetLogger(")) && !slices.Contains(setLoggerOwners, dir) {
+			t.Errorf("%s calls redis.SetLogger: only %s may replace the process-wide logger", p, strings.Join(setLoggerOwners, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
