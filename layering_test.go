@@ -1,7 +1,11 @@
 package keyreg_test
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -41,6 +45,13 @@ var layer = map[string]int{
 	"examples/keys":        6, // generated code, as a user's program would hold it
 	"examples/locks":       6, // generated locks and stream consumers, from its own keys.yaml
 	"examples/sessions":    7,
+}
+
+// apart lists, per package, the packages of a lower layer it still may not
+// import: the audit reads key facts through audit.Source and the types of
+// package source, never through one of the sources that implement it.
+var apart = map[string][]string{
+	"audit": {"scanner", "snapshot"},
 }
 
 // fence lists, per third-party module, the packages that may import it.
@@ -92,6 +103,9 @@ func check(list string) []string {
 				if ok && il >= l {
 					bad = append(bad, pkgPath+" imports "+imp+", which is not below it")
 				}
+				if slices.Contains(apart[pkg], rel(imp)) {
+					bad = append(bad, pkgPath+" imports "+imp+", which it must reach only through an interface (apart, layering_test.go)")
+				}
 			case !strings.Contains(strings.Split(imp, "/")[0], "."):
 				// the standard library
 			default:
@@ -132,6 +146,8 @@ func TestLayeringHasTeeth(t *testing.T) {
 		{module + "/audit\tgithub.com/redis/go-redis/v9", "allowed only in scanner"},
 		{module + "/registry\t" + module + "/scanner", "not below it"},
 		{module + "/scanner\t" + module + "/rules", "not below it"},
+		{module + "/audit\t" + module + "/scanner", "only through an interface"},
+		{module + "/audit\t" + module + "/snapshot", "only through an interface"},
 		{module + "/payload\tgithub.com/example/newdep", "no fence"},
 		{module + "/newpkg\tfmt", "not placed in a layer"},
 	} {
@@ -140,7 +156,7 @@ func TestLayeringHasTeeth(t *testing.T) {
 			t.Errorf("check(%q) = %q, want one violation saying %q", c.line, got, c.want)
 		}
 	}
-	if got := check(module + "/audit\t" + module + "/scanner " + module + "/rules fmt"); len(got) != 0 {
+	if got := check(module + "/audit\t" + module + "/source " + module + "/rules fmt"); len(got) != 0 {
 		t.Errorf("allowed imports reported: %q", got)
 	}
 }
@@ -157,5 +173,40 @@ func TestBinaryLinksNoTesting(t *testing.T) {
 		if p == "testing" || strings.HasPrefix(p, "testing/") {
 			t.Errorf("keyreg links %s", p)
 		}
+	}
+}
+
+// setLoggerOwners are the packages that may replace go-redis' process-wide
+// logger (redis.SetLogger): programs and test helpers, which own their
+// process. A library doing it would change the logging of every program
+// that links it, as a side effect of a call.
+var setLoggerOwners = []string{"cmd/keyreg", "bench", "internal/redistest"}
+
+// TestProcessGlobals: no library package replaces go-redis' logger.
+func TestProcessGlobals(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if dir := filepath.ToSlash(filepath.Dir(p)); bytes.Contains(b, []byte("redis.SetLogger(")) && !slices.Contains(setLoggerOwners, dir) {
+			t.Errorf("%s calls redis.SetLogger: only %s may replace the process-wide logger", p, strings.Join(setLoggerOwners, ", "))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

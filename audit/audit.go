@@ -19,7 +19,7 @@ import (
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
-	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 // Options tunes one run. The zero value samples nothing; see Defaults.
@@ -93,7 +93,7 @@ type run struct {
 
 // pendingBatch is a batch whose samples were read and are being checked.
 type pendingBatch struct {
-	keys []scanner.KeyInfo
+	keys []source.KeyInfo
 	pre  []presampled
 	wait func() // returns when every check of pre is done
 }
@@ -193,7 +193,7 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 		r.o.Sample = 0 // the reads would touch a primary's keys (touch.go)
 	}
 	started := time.Now()
-	stats, err := src.ScanKeys(ctx, Plan(reg, o.Memory), func(batch []scanner.KeyInfo) error { return r.batch(ctx, batch) })
+	stats, err := src.ScanKeys(ctx, Plan(reg, o.Memory), func(batch []source.KeyInfo) error { return r.batch(ctx, batch) })
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
 	}
@@ -232,7 +232,7 @@ func (s *famState) init(reg *registry.Registry, rs []*rules.Rule, family string)
 // background, and evaluates the batch before it. It runs on one goroutine
 // at a time; the scanner hands every batch over for good, so it may be
 // kept.
-func (r *run) batch(ctx context.Context, batch []scanner.KeyInfo) error {
+func (r *run) batch(ctx context.Context, batch []source.KeyInfo) error {
 	next := r.presample(ctx, batch)
 	if err := r.flush(ctx); err != nil {
 		next.wait()
@@ -325,7 +325,7 @@ func (r *run) evaluate(ctx context.Context, p *pendingBatch) error {
 }
 
 // perDB counts k in its database's share of st, and notes the database.
-func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
+func (r *run) perDB(st *famState, k *source.KeyInfo) {
 	if n := len(r.dbs); (n == 0 || r.dbs[n-1] != k.DB) && !slices.Contains(r.dbs, k.DB) && n < maxDBs {
 		r.dbs = append(r.dbs, k.DB)
 	}
@@ -346,7 +346,7 @@ func (r *run) perDB(st *famState, k *scanner.KeyInfo) {
 // sample reads and checks the payload of a key while its family is under
 // its sample quota. gone reports that the key vanished (or changed type)
 // since the probe; it is then counted in Vanished.
-func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famState, facts *rules.KeyFacts) (gone bool, err error) {
+func (r *run) sample(ctx context.Context, i int, k *source.KeyInfo, st *famState, facts *rules.KeyFacts) (gone bool, err error) {
 	f := facts.Family
 	if !r.wantSample(k, f, st, 0) {
 		return false, nil
@@ -362,11 +362,11 @@ func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famStat
 		s, err = sampleOne(ctx, r.src, *k, r.o.SampleLen, r.o.MaxValueBytes)
 	}
 	switch {
-	case errors.Is(err, scanner.ErrTooLarge):
+	case errors.Is(err, source.ErrTooLarge):
 		st.skipS++
 		r.st.Skipped++
 		return false, nil
-	case errors.Is(err, scanner.ErrVanished):
+	case errors.Is(err, source.ErrVanished):
 		r.st.Vanished++
 		return true, nil
 	case err != nil:
@@ -385,7 +385,7 @@ func (r *run) sample(ctx context.Context, i int, k *scanner.KeyInfo, st *famStat
 // or an encoding, k has the family's type (else type-mismatch says it all;
 // the payload would not decode), and the family is under its sample quota,
 // counting planned samples not yet taken.
-func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, planned int64) bool {
+func (r *run) wantSample(k *source.KeyInfo, f *registry.Family, st *famState, planned int64) bool {
 	return r.o.Sample > 0 && st.rep.Sampled+st.skipS+planned < int64(r.o.Sample) && samplable(f, k.Type)
 }
 
@@ -399,7 +399,7 @@ func (r *run) wantSample(k *scanner.KeyInfo, f *registry.Family, st *famState, p
 // batch is evaluated: a key that vanished frees its quota, and a later key
 // then takes it with a plain Sample call, so the keys sampled are exactly
 // those of a key-by-key run.
-func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBatch {
+func (r *run) presample(ctx context.Context, batch []source.KeyInfo) *pendingBatch {
 	p := &pendingBatch{keys: batch, wait: func() {}}
 	if r.o.Sample <= 0 {
 		r.ahead = nil
@@ -407,7 +407,7 @@ func (r *run) presample(ctx context.Context, batch []scanner.KeyInfo) *pendingBa
 	}
 	var (
 		idx     []int
-		keys    []scanner.KeyInfo
+		keys    []source.KeyInfo
 		fams    []*registry.Family
 		planned map[int]int64
 	)
@@ -464,7 +464,7 @@ const checkWorkers = 4
 // Groups are keyed by the prefix as the report shows it, cut at
 // MaxKeyBytes, so long prefixes that share their first MaxKeyBytes bytes
 // share a group, and no group keeps a long key alive.
-func (r *run) group(k *scanner.KeyInfo) {
+func (r *run) group(k *source.KeyInfo) {
 	p := InferPrefix(k.Key, r.reg.Separator)
 	if len(p) > MaxKeyBytes {
 		p = shortPrefix(p)
@@ -567,7 +567,7 @@ func looksLikeID(seg string) bool {
 }
 
 // report assembles the Report at the end of the run.
-func (r *run) report(started time.Time, stats scanner.Stats) *Report {
+func (r *run) report(started time.Time, stats source.Stats) *Report {
 	rep := &Report{
 		Version:  ReportVersion,
 		Registry: r.reg.File,

@@ -14,7 +14,6 @@ import (
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
-	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/source"
 )
 
@@ -34,7 +33,7 @@ func newChecker(reg *registry.Registry) *checker {
 }
 
 // keyFacts starts the facts of a probed key; classify fills the family.
-func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
+func keyFacts(k *source.KeyInfo, now time.Time) rules.KeyFacts {
 	return rules.KeyFacts{
 		Key: k.Key, Type: k.Type, PTTL: k.PTTL,
 		Idle: k.Idle, HasIdle: k.HasIdle, Memory: k.Memory, HasMemory: k.HasMemory,
@@ -46,7 +45,7 @@ func keyFacts(k *scanner.KeyInfo, now time.Time) rules.KeyFacts {
 
 // family returns the family of a probed key, from the tag Plan gave it
 // when there is one, else by matching.
-func (c *checker) family(k *scanner.KeyInfo) *registry.Family {
+func (c *checker) family(k *source.KeyInfo) *registry.Family {
 	if k.Family == source.NoFamily {
 		return nil
 	}
@@ -59,7 +58,7 @@ func (c *checker) family(k *scanner.KeyInfo) *registry.Family {
 // classify sets facts.Family to the family of k, or, for a key of no
 // family, facts.Shape to the family whose shape it has and ShapeReason to
 // why its placeholders fail. A key with neither is unregistered.
-func (c *checker) classify(k *scanner.KeyInfo, facts *rules.KeyFacts) {
+func (c *checker) classify(k *source.KeyInfo, facts *rules.KeyFacts) {
 	if facts.Family = c.family(k); facts.Family != nil {
 		return
 	}
@@ -108,12 +107,13 @@ func detail(r *rules.Rule, facts *rules.KeyFacts) string {
 	return clip(r.Detail(facts), maxDetailBytes, true)
 }
 
-// Prober reads one key: a *scanner.Conn. Probe should read what the audit
+// Prober reads one key: a *scanner.Conn, or the *snapshot.Found of a
+// snapshot read until the key. Probe should read what the audit
 // reads for the key (Plan's probe plan), so that CheckKey sees the same
 // facts.
 type Prober interface {
-	Probe(ctx context.Context, key string) (scanner.KeyInfo, error)
-	Sample(ctx context.Context, k scanner.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
+	Probe(ctx context.Context, key string) (source.KeyInfo, error)
+	Sample(ctx context.Context, k source.KeyInfo, n int, maxBytes int64) (payload.Sample, error)
 }
 
 // maxTokenBytes bounds the bytes of a lock's token that KeyCheck.Token
@@ -122,11 +122,11 @@ const maxTokenBytes = 128
 
 // KeyCheck is what the key rules say about one live key.
 type KeyCheck struct {
-	Info     scanner.KeyInfo
+	Info     source.KeyInfo
 	Detected string // encodings found in the sampled value, such as "json"; empty when not read
 	Skipped  bool   // the value was larger than Options.MaxValueBytes and not read
 	// NotTouched says the value was not read because reading it would
-	// reset its LRU/LFU state (scanner.ErrTouch).
+	// reset its LRU/LFU state (source.ErrTouch).
 	NotTouched bool
 	// Token is the shape of a lock's value, such as "uuid" or "text 20
 	// bytes" (TokenShape), followed by the value, quoted and clipped to
@@ -173,11 +173,11 @@ func CheckKey(ctx context.Context, p Prober, reg *registry.Registry, key string,
 	if o.Sample > 0 && ki.Type != "" {
 		s, err := p.Sample(ctx, ki, max(o.SampleLen, 10), o.MaxValueBytes)
 		switch {
-		case errors.Is(err, scanner.ErrTooLarge):
+		case errors.Is(err, source.ErrTooLarge):
 			kc.Skipped = true
-		case errors.Is(err, scanner.ErrTouch):
+		case errors.Is(err, source.ErrTouch):
 			kc.NotTouched = true
-		case errors.Is(err, scanner.ErrVanished):
+		case errors.Is(err, source.ErrVanished):
 			kc.Info.Vanished = true
 			return kc, nil
 		case err != nil:

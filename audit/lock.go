@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/registry"
-	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 // What CheckKey adds about a lock (its holder token's shape, its fence)
@@ -62,7 +62,7 @@ func fenceValue(b []byte) string {
 
 // readFence reads the value of the fence key of a lock for KeyCheck: the
 // integer, or why it was not read.
-func readFence(ctx context.Context, p Prober, ki scanner.KeyInfo) (string, error) {
+func readFence(ctx context.Context, p Prober, ki source.KeyInfo) (string, error) {
 	if !ki.HasFence || !ki.FenceExists {
 		return "", nil
 	}
@@ -78,11 +78,11 @@ func readFence(ctx context.Context, p Prober, ki scanner.KeyInfo) (string, error
 	}
 	s, err := p.Sample(ctx, fi, 1, 64)
 	switch {
-	case errors.Is(err, scanner.ErrTouch):
+	case errors.Is(err, source.ErrTouch):
 		return "(not read: it would reset the fence's LRU/LFU state on a primary before redis 7.2)", nil
-	case errors.Is(err, scanner.ErrTooLarge):
+	case errors.Is(err, source.ErrTooLarge):
 		return "(not an integer)", nil
-	case errors.Is(err, scanner.ErrVanished):
+	case errors.Is(err, source.ErrVanished):
 		return "(gone)", nil
 	case err != nil:
 		return "", err

@@ -5,13 +5,14 @@ import (
 
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
-	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/source"
 )
 
 // Source is where an audit's key facts come from: a *scanner.Conn reads a
-// live Redis; a snapshot reader can be another. The audit hands it a plan
-// and consumes what it yields, and needs nothing else from it.
+// live Redis, a *snapshot.Source RDB files (cmd/keyreg/source.go asserts
+// both). The audit hands it a plan and consumes what it yields, and needs
+// nothing else from it: it imports package source, never an
+// implementation.
 type Source interface {
 	// ScanKeys calls fn with batches of keys and their facts, never
 	// concurrently, never with an empty batch or a vanished key; fn owns
@@ -36,8 +37,6 @@ type Source interface {
 	// asked before the scan and after, for the counts.
 	Touch() source.TouchState
 }
-
-var _ Source = (*scanner.Conn)(nil)
 
 // sampleOne reads the sample of one key through SampleEach.
 func sampleOne(ctx context.Context, src Source, k source.KeyInfo, n int, maxBytes int64) (s payload.Sample, err error) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 )
 
 // The keyspace statistics of a report: the largest keys, per-type size
@@ -258,7 +258,7 @@ func (s *stats) find(typ string) *TypeStats {
 
 // add counts one audited key of the family named family ("" for none). It
 // allocates only for a new type and for a key that makes the top lists.
-func (s *stats) add(k *scanner.KeyInfo, family string) {
+func (s *stats) add(k *source.KeyInfo, family string) {
 	t := s.typeOf(k.Type)
 	t.Keys++
 	s.keyBytes += int64(len(k.Key))

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/keyreg/keyreg/internal/redistest"
 )
 
 // The seeder writes generated RESP straight to a TCP connection, with a
@@ -441,8 +443,8 @@ func seed(addrs []string, n int, seedVal uint64) (seedStats, error) {
 }
 
 func masterOf(slot uint16) int {
-	for i, r := range slotRanges {
-		if int(slot) <= r[1] {
+	for i, r := range redistest.SlotRanges {
+		if int64(slot) <= r[1] {
 			return i
 		}
 	}

@@ -18,9 +18,11 @@ import (
 )
 
 // This file is a small redis-server process manager. It shares the
-// primitives of internal/redistest (FreePort, Ping, LogTail) but works in a
-// standalone program: errors are returned instead of failing a testing.TB,
-// and servers live until stopAll.
+// primitives of internal/redistest (FreePort, Ping, LogTail, ClusterArgs,
+// FormCluster) but works in a standalone program: errors are returned
+// instead of failing a testing.TB, and servers live until stopAll (or stay
+// with -keep), so it starts the processes itself rather than through
+// redistest's Standalone or Cluster, which tie them to a test's cleanup.
 
 // server is one redis-server process started by the bench.
 type server struct {
@@ -162,52 +164,22 @@ func newClient(addr string, pool int) *redis.Client {
 	})
 }
 
-// slotRanges are the slots of the three masters, as in internal/redistest.
-var slotRanges = [3][2]int{{0, 5460}, {5461, 10922}, {10923, 16383}}
-
-// startCluster starts three cluster-enabled masters, assigns slotRanges and
-// waits for cluster_state:ok on every node.
+// startCluster starts three cluster-enabled masters and forms them into a
+// cluster with internal/redistest's FormCluster, the one the tests use.
 func (p *procs) startCluster(ctx context.Context) ([]*server, error) {
 	nodes := make([]*server, 3)
+	addrs := make([]string, 3)
 	for i := range nodes {
-		s, err := p.start(fmt.Sprintf("cluster%d", i), true, 15*time.Second,
-			"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "5000", "--cluster-require-full-coverage", "yes")
+		s, err := p.start(fmt.Sprintf("cluster%d", i), true, 15*time.Second, redistest.ClusterArgs()...)
 		if err != nil {
 			return nil, fmt.Errorf("starting cluster node %d: %w", i, err)
 		}
-		nodes[i] = s
+		nodes[i], addrs[i] = s, s.Addr
 	}
-	clients := make([]*redis.Client, 3)
-	for i, s := range nodes {
-		clients[i] = newClient(s.Addr, 1)
-		defer clients[i].Close()
-	}
-	for i, c := range clients {
-		if err := c.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
-			return nil, fmt.Errorf("cluster set-config-epoch: %w", err)
-		}
-		if err := c.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", slotRanges[i][0], slotRanges[i][1]).Err(); err != nil {
-			return nil, fmt.Errorf("cluster addslotsrange: %w", err)
-		}
-	}
-	for i := 1; i < 3; i++ {
-		if err := clients[0].Do(ctx, "CLUSTER", "MEET", "127.0.0.1", nodes[i].Port).Err(); err != nil {
-			return nil, fmt.Errorf("cluster meet: %w", err)
-		}
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for i, c := range clients {
-		for {
-			info, err := c.ClusterInfo(ctx).Result()
-			if err == nil && strings.Contains(info, "cluster_state:ok") && strings.Contains(info, "cluster_known_nodes:3") {
-				break
-			}
-			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("cluster node %s not ok after 30s (last error %v)", nodes[i].Addr, err)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := redistest.FormCluster(ctx, addrs); err != nil {
+		return nil, err
 	}
 	return nodes, nil
 }

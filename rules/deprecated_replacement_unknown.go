@@ -30,7 +30,7 @@ var DeprecatedReplacementUnknown = &Rule{
 					others = append(others, n)
 				}
 			}
-			p.Reportf(f, f.PosOf("deprecated"), "replaced_by %q names no family%s", d.ReplacedBy, didYouMean(d.ReplacedBy, others))
+			p.Reportf(f, f.PosOf("deprecated"), "replaced_by %q names no family%s", d.ReplacedBy, diag.DidYouMean(d.ReplacedBy, others))
 		}
 	},
 }

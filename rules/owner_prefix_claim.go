@@ -1,6 +1,9 @@
 package rules
 
-import "github.com/keyreg/keyreg/diag"
+import (
+	"github.com/keyreg/keyreg/diag"
+	"strconv"
+)
 
 // OwnerPrefixClaim reports families that put keys under a key prefix
 // another owner claims (owners.<name>.prefixes). A claim keeps, say, a
@@ -40,7 +43,7 @@ var OwnerPrefixClaim = &Rule{
 					}
 					owned := "the family has no owner"
 					if f.Owner != "" {
-						owned = "the family is owned by " + quote(f.Owner)
+						owned = "the family is owned by " + strconv.Quote(f.Owner)
 					}
 					p.Reportf(f, f.PosOf("pattern"), "pattern %q is inside prefix %q claimed by owner %q, but %s",
 						f.Pattern.Source, pre.Glob, o.Name, owned)

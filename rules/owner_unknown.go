@@ -22,7 +22,7 @@ var OwnerUnknown = &Rule{
 			if _, ok := p.Reg.Owner(f.Owner); ok {
 				continue
 			}
-			p.Reportf(f, f.PosOf("owner"), "owner %q is not declared under owners%s", f.Owner, didYouMean(f.Owner, names))
+			p.Reportf(f, f.PosOf("owner"), "owner %q is not declared under owners%s", f.Owner, diag.DidYouMean(f.Owner, names))
 		}
 	},
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/keyreg/keyreg/diag"
@@ -72,7 +73,7 @@ func payloadForm(typ, enc string) (what string, want []string) {
 	default:
 		return "", nil // json (RedisJSON) holds any document; no type, no check
 	}
-	what += " with encoding " + quote(enc)
+	what += " with encoding " + strconv.Quote(enc)
 	switch enc {
 	case "int":
 		return what, []string{"integer", "number"}
@@ -105,7 +106,7 @@ func schemaTypes(v any) (types []string, ok bool) {
 func orList(items []string) string {
 	q := make([]string, len(items))
 	for i, s := range items {
-		q[i] = quote(s)
+		q[i] = strconv.Quote(s)
 	}
 	if len(q) <= 1 {
 		return strings.Join(q, "")

@@ -26,7 +26,7 @@ var PlaceholderUntyped = &Rule{
 				if pt.HashTag {
 					open = 2
 				}
-				pos := patternPos(f, pt.Offset-open, len(pt.Name)+2*open)
+				pos := f.PatternPos(pt.Offset-open, len(pt.Name)+2*open)
 				p.Reportf(f, pos, "placeholder %q has no type: write {%s:int}, {%s:uuid} or another type, or {%s:word} if any word is meant",
 					pt.Name, pt.Name, pt.Name, pt.Name)
 			}

@@ -257,10 +257,6 @@ func All() []*Rule {
 	return slices.Concat(loadRules, lintRules, keyRules, breakingRules)
 }
 
-// BreakingRules returns the breaking rules, in the order keyreg breaking
-// runs them.
-func BreakingRules() []*Rule { return slices.Clone(breakingRules) }
-
 // KeyRules returns the key rules, in the order the audit applies them.
 func KeyRules() []*Rule { return slices.Clone(keyRules) }
 
@@ -375,7 +371,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 		r, ok := Lookup(o.Rule)
 		switch {
 		case !ok:
-			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q%s (see keyreg rules)", o.Rule, didYouMean(o.Rule, ruleIDs(All())))
+			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: unknown rule %q%s (see keyreg rules)", o.Rule, diag.DidYouMean(o.Rule, ruleIDs(All())))
 		case r.Kind == KindLoad:
 			out.Add(o.Pos, diag.Error, registry.RuleSchemaInvalid, "", "rules: %q makes the registry unusable and cannot be overridden", o.Rule)
 		}
@@ -383,7 +379,7 @@ func checkRuleRefs(reg *registry.Registry) diag.List {
 	for _, f := range reg.Families {
 		for _, ig := range f.Ignore {
 			if _, ok := Lookup(ig.Rule); !ok {
-				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q%s (see keyreg rules)", ig.Rule, didYouMean(ig.Rule, ruleIDs(All())))
+				out.Add(ig.Pos, diag.Error, registry.RuleSchemaInvalid, f.Name, "ignore: unknown rule %q%s (see keyreg rules)", ig.Rule, diag.DidYouMean(ig.Rule, ruleIDs(All())))
 			}
 		}
 	}
@@ -405,9 +401,9 @@ func checkBreakingRefs(reg *registry.Registry) diag.List {
 			case ok:
 				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: %q is a %s rule, not a breaking rule", field, ref.Name, r.Kind)
 			case strings.ToUpper(ref.Name) == ref.Name:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q%s (want %s)", field, ref.Name, didYouMean(ref.Name, Categories()), strings.Join(Categories(), ", "))
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown category %q%s (want %s)", field, ref.Name, diag.DidYouMean(ref.Name, Categories()), strings.Join(Categories(), ", "))
 			default:
-				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q%s (see keyreg rules)", field, ref.Name, didYouMean(ref.Name, ruleIDs(breakingRules)))
+				out.Add(ref.Pos, diag.Error, registry.RuleSchemaInvalid, "", "breaking.%s: unknown rule %q%s (see keyreg rules)", field, ref.Name, diag.DidYouMean(ref.Name, ruleIDs(breakingRules)))
 			}
 		}
 	}

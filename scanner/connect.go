@@ -96,13 +96,6 @@ type clientKey struct {
 	primary  bool // sentinel: the master even in replica mode
 }
 
-// nopLogger discards go-redis' internal log lines.
-type nopLogger struct{}
-
-func (nopLogger) Printf(context.Context, string, ...any) {}
-
-var quietOnce sync.Once
-
 // Connect parses o.URL, connects, and works out the deployment kind: Sentinel
 // when o.SentinelMaster is set, cluster when o.Cluster is set or the server
 // reports cluster_enabled:1, standalone otherwise. It pings the server before
@@ -111,8 +104,10 @@ var quietOnce sync.Once
 // TLS handshake failed or the server looks like a TLS port. Error texts
 // never contain a password of the options: a URL that does not parse is
 // described in words, never quoted.
+//
+// Connect leaves go-redis' process-wide logger alone: silencing it is the
+// program's choice (cmd/keyreg does, in main).
 func Connect(ctx context.Context, o Options) (*Conn, error) {
-	quietOnce.Do(func() { redis.SetLogger(nopLogger{}) })
 	c, err := connect(ctx, o)
 	if err == nil {
 		if err = c.initTouch(ctx); err != nil {

@@ -23,8 +23,9 @@ import (
 
 // ErrTouch is returned by Sample when reading the value would reset the
 // key's LRU/LFU state on a primary without CLIENT NO-TOUCH (Redis before
-// 7.2) and Options.AllowTouch is off. Nothing was sent.
-var ErrTouch = errors.New("reading the value would reset its LRU/LFU state (redis before 7.2 has no CLIENT NO-TOUCH)")
+// 7.2) and Options.AllowTouch is off. Nothing was sent. It is
+// source.ErrTouch.
+var ErrTouch = source.ErrTouch
 
 // TouchState says whether the reads that touch keys change the eviction
 // state of a primary's keys, and what the scanner did about it (see

@@ -21,6 +21,11 @@ var ErrTooLarge = errors.New("value larger than the sampling limit")
 // the key whose facts were read is gone either way.
 var ErrVanished = errors.New("key vanished")
 
+// ErrTouch is returned by a sample read that would reset the key's LRU/LFU
+// state on a primary without CLIENT NO-TOUCH (Redis before 7.2), when the
+// source refuses such reads (TouchState.Blocked). Nothing was read.
+var ErrTouch = errors.New("reading the value would reset its LRU/LFU state (redis before 7.2 has no CLIENT NO-TOUCH)")
+
 // Family tags a key with the family its planner matched, from the Plan to
 // the key's KeyInfo, so that the consumer does not match the key again. The
 // zero Family means the key was not tagged (no planner); NoFamily means it

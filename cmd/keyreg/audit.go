@@ -15,7 +15,6 @@ import (
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
-	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/snapshot"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -23,14 +22,7 @@ import (
 
 type auditOptions struct {
 	registry   string
-	rdb        []string // snapshot files to audit instead of a live Redis
-	conn       connOptions
-	match      string
-	count      int
-	rate       int
-	maxKeys    int64
-	parallel   int
-	timeout    time.Duration
+	scan       scanSourceFlags
 	memory     bool
 	sample     int
 	maxValue   int64
@@ -122,14 +114,12 @@ written after the scan).`,
 	}
 	f := c.Flags()
 	registryFlag(f, &o.registry)
-	o.conn.flags(f)
-	f.StringArrayVar(&o.rdb, "rdb", nil, "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)")
-	f.StringVar(&o.match, "match", "", "only audit keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')")
-	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
-	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
-	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
-	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys; the report is marked partial (0: no limit)")
-	f.DurationVar(&o.timeout, "timeout", 0, "abort the whole audit after this long (0: no limit)")
+	o.scan.addFlags(f, scanFlagHelp{
+		rdb:     "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)",
+		match:   "only audit keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')",
+		maxKeys: "stop after this many keys; the report is marked partial (0: no limit)",
+		timeout: "abort the whole audit after this long (0: no limit)",
+	})
 	f.BoolVar(&o.memory, "memory", false, "measure MEMORY USAGE of every key (always done for families with max_bytes)")
 	f.IntVar(&o.sample, "sample", d.Sample, "payloads to read and check per family (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
@@ -170,44 +160,23 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			return usageError(err, "write one with keyreg audit --write-baseline "+o.baseline.compare)
 		}
 	}
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
-	if len(o.rdb) > 0 {
-		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
-			return err
-		}
-		if err := rdbInputs(o.rdb); err != nil {
-			return err
-		}
-		defer snapshotGC()()
-		ao := audit.Defaults()
-		ao.Registry, ao.Target, ao.Mode = reg.File, "rdb:"+strings.Join(o.rdb, ","), "snapshot"
-		ao.Sample, ao.MaxValueBytes, ao.ShowValues, ao.Memory, ao.Top = o.sample, o.maxValue, o.showValues, o.memory, top
-		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue, Stdin: a.stdin})
-		return a.auditBaseline(ctx, src, reg, ao, outs, threshold, base, o.baseline.write, "")
-	}
-	if err := checkMatch(o.match); err != nil {
-		return err
-	}
-	so, err := a.scannerOptions(&o.conn, scanner.Plan{})
-	if err != nil {
-		return err
-	}
-	so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
-	conn, err := scanner.Connect(ctx, so)
-	if err != nil {
-		return connectError(err)
-	}
-	defer conn.Close()
-
+	ctx, cancel := o.scan.withTimeout(ctx)
+	defer cancel()
 	ao := audit.Defaults()
-	ao.Registry, ao.Target, ao.Mode = reg.File, conn.Target(), conn.Mode()
+	src, closeSrc, err := a.openSource(ctx, &o.scan, sourceOptions{
+		snapshot: snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue},
+	})
+	if err != nil {
+		return err
+	}
+	defer closeSrc()
+	if o.scan.snapshot() {
+		defer snapshotGC()()
+	}
+	ao.Registry, ao.Target, ao.Mode = reg.File, src.target, src.mode
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
-	ao.Filtered, ao.Memory, ao.Top = o.match != "", o.memory, top
-	return a.auditBaseline(ctx, conn, reg, ao, outs, threshold, base, o.baseline.write, o.match)
+	ao.Filtered, ao.Memory, ao.Top = o.scan.match != "", o.memory, top
+	return a.auditBaseline(ctx, src.Source, reg, ao, outs, threshold, base, o.baseline.write, o.scan.match)
 }
 
 // snapshotGC sets the garbage collector for reading a snapshot, and returns
@@ -224,45 +193,10 @@ func snapshotGC() (restore func()) {
 	}
 }
 
-// rdbInputs refuses --rdb - given twice: standard input is read once, so
-// the second would see nothing (a usage error, not a failed read).
-func rdbInputs(paths []string) error {
-	stdin := 0
-	for _, p := range paths {
-		if p == "-" {
-			stdin++
-		}
-	}
-	if stdin > 1 {
-		return usageError(errors.New("--rdb - is given more than once: standard input can be read once"), "give one --rdb -, and the other snapshots as files")
-	}
-	return nil
-}
-
-// liveOnly refuses, with --rdb, the flags that shape a live scan.
-func liveOnly(match string, maxKeys int64, rate int) error {
-	if match != "" || maxKeys > 0 || rate > 0 {
-		return usageError(errors.New("--match, --max-keys and --rate are for a live scan, not --rdb"), "")
-	}
-	return nil
-}
-
 // audit runs the audit, prints the report and maps the outcome to an exit
 // code. An interrupted or failed scan still prints the partial report.
 func (a *app) audit(ctx context.Context, src audit.Source, reg *registry.Registry, ao audit.Options, outs outputs, threshold diag.Severity) error {
 	return a.auditBaseline(ctx, src, reg, ao, outs, threshold, nil, "", "")
-}
-
-// maxMatchBytes bounds --match: Redis matches the glob against every key
-// scanned, and no key family needs a longer one.
-const maxMatchBytes = 4096
-
-// checkMatch refuses a --match glob longer than maxMatchBytes.
-func checkMatch(glob string) error {
-	if len(glob) > maxMatchBytes {
-		return usageError(fmt.Errorf("--match is %d bytes, over the limit of %d", len(glob), maxMatchBytes), "")
-	}
-	return nil
 }
 
 // noMatch is the note of an audit whose --match glob matched no key: it is

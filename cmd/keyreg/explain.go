@@ -23,8 +23,7 @@ type explainOptions struct {
 	format     string
 	live       bool
 	showValues bool
-	rdb        []string
-	conn       connOptions
+	scan       scanSourceFlags
 	noTouch    bool
 }
 
@@ -67,8 +66,7 @@ of the snapshot's creation time, sizes as the file holds them.`,
 	registryFlag(c.Flags(), &o.registry)
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
 	c.Flags().BoolVar(&o.showValues, "show-values", false, "with --live or --rdb, include a lock's token and payload values in the verdicts (off: never printed)")
-	c.Flags().StringArrayVar(&o.rdb, "rdb", nil, "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)")
-	o.conn.flags(c.Flags())
+	o.scan.addFlags(c.Flags(), scanFlagHelp{rdb: "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)"})
 	touchFlags(c.Flags(), &o.noTouch, "explain reads the key's value, length and groups")
 	// Explain reads one key, so one database, unlike the audit.
 	c.Flags().Lookup("db").Usage = "logical database to read the key from (default: the URL's, else 0)"
@@ -87,53 +85,40 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	}
 	e := report.Explain(reg, key)
 	fail := !e.Matched
-	if len(o.rdb) > 0 {
-		if err := rdbInputs(o.rdb); err != nil {
-			return err
-		}
+	if o.scan.snapshot() || o.live {
 		ao := audit.Defaults()
 		ao.ShowValues = o.showValues
-		src := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes, Stdin: a.stdin})
-		found, err := snapshot.Find(ctx, src, key, audit.Plan(reg, true), true)
-		if err != nil {
-			return runtimeError(err, "")
-		}
-		kc, err := audit.CheckKey(ctx, found, reg, key, ao)
-		if err != nil {
-			return runtimeError(err, "")
-		}
-		e.Live = liveFacts(kc, reg, "", true)
-		e.Live.Source = "rdb:" + strings.Join(o.rdb, ",")
-		for _, f := range kc.Findings {
-			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
-		}
-	} else if o.live {
-		o.conn.allowTouch = !o.noTouch
-		so, err := a.scannerOptions(&o.conn, scanner.Plan{Idle: true, Memory: true})
-		if err != nil {
-			return err
-		}
 		// The audit's probe plan (the length of collections with max_len,
 		// MEMORY USAGE, OBJECT IDLETIME), so the rules see what the audit's do.
-		so.Plan = audit.Plan(reg, true)
-		conn, err := scanner.Connect(ctx, so)
+		plan := audit.Plan(reg, true)
+		o.scan.conn.allowTouch = !o.noTouch
+		src, closeSrc, err := a.openSource(ctx, &o.scan, sourceOptions{
+			snapshot: snapshot.SourceOptions{Sample: 1, SampleLen: max(ao.SampleLen, 10), MaxValueBytes: ao.MaxValueBytes},
+			probe:    scanner.Plan{Idle: true, Memory: true},
+			plan:     plan,
+		})
 		if err != nil {
-			return connectError(err)
+			return err
 		}
-		defer conn.Close()
-		ao := audit.Defaults()
-		ao.ShowValues = o.showValues
-		kc, err := audit.CheckKey(ctx, conn, reg, key, ao)
+		defer closeSrc()
+		p, err := src.prober(ctx, key, plan)
 		if err != nil {
 			return runtimeError(err, "")
 		}
-		touch := conn.Touch()
+		kc, err := audit.CheckKey(ctx, p, reg, key, ao)
+		if err != nil {
+			return runtimeError(err, "")
+		}
+		touch := src.Touch()
 		why := ""
 		if touch.Blocked() {
 			why = touch.Why
 		}
-		e.Live = liveFacts(kc, reg, why, false)
-		e.Live.Touched = touch.Touched
+		e.Live = liveFacts(kc, reg, why, src.snap != nil)
+		e.Live.Touched = touch.Touched // 0 for a snapshot, which touches nothing
+		if src.snap != nil {
+			e.Live.Source = src.target
+		}
 		for _, f := range kc.Findings {
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
@@ -17,7 +16,6 @@ import (
 	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
-	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/snapshot"
 	"github.com/keyreg/keyreg/source"
 	"github.com/spf13/cobra"
@@ -25,17 +23,10 @@ import (
 )
 
 type initOptions struct {
-	conn      connOptions
-	rdb       []string // snapshot files to infer from instead of a live Redis
+	scan      scanSourceFlags
 	out       string
 	force     bool
-	match     string
 	separator string
-	count     int
-	rate      int
-	parallel  int
-	maxKeys   int64
-	timeout   time.Duration
 	sample    int
 	maxValue  int64
 	limits    bool
@@ -81,7 +72,6 @@ runtime error (Redis unreachable; a partial scan).`,
 		RunE: func(c *cobra.Command, _ []string) error { return a.runInit(c.Context(), o) },
 	}
 	f := c.Flags()
-	o.conn.flags(f)
 	f.StringVar(&o.out, "out", "keys.yaml", "where to write the registry; its schemas go to schemas/ beside it")
 	f.BoolVar(&o.force, "force", false, "overwrite --out and schema files that exist")
 	f.StringVar(&o.separator, "separator", ":", "the byte that separates key segments")
@@ -89,16 +79,15 @@ runtime error (Redis unreachable; a partial scan).`,
 	return c
 }
 
-// scanFlags registers the flags of the scan and sampling that init and
+// scanFlags registers the source, scan and sampling flags that init and
 // suggest share.
 func (o *initOptions) scanFlags(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.rdb, "rdb", nil, "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)")
-	f.StringVar(&o.match, "match", "", "only scan keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')")
-	f.IntVar(&o.count, "count", scanner.DefaultCount, "SCAN COUNT hint per round trip")
-	f.IntVar(&o.rate, "rate", 0, "cap the keys probed per second (0: no cap)")
-	f.IntVar(&o.parallel, "parallel", 0, "cluster: scan at most this many shards at a time (0: all at once)")
-	f.Int64Var(&o.maxKeys, "max-keys", 0, "stop after this many keys (0: no limit); the result is partial")
-	f.DurationVar(&o.timeout, "timeout", 0, "abort after this long (0: no limit)")
+	o.scan.addFlags(f, scanFlagHelp{
+		rdb:     "infer from this RDB snapshot file instead of a live Redis (repeatable; read twice when values are sampled)",
+		match:   "only scan keys matching this Redis glob, as SCAN MATCH takes it (such as 'v1:*')",
+		maxKeys: "stop after this many keys (0: no limit); the result is partial",
+		timeout: "abort after this long (0: no limit)",
+	})
 	f.IntVar(&o.sample, "sample", 20, "values to read per family for its encoding and schema (0: none)")
 	f.Int64Var(&o.maxValue, "max-value-bytes", 1<<20, "skip values larger than this")
 	f.BoolVar(&o.limits, "limits", false, "propose max_bytes from high percentiles (measures MEMORY USAGE of every key)")
@@ -117,7 +106,7 @@ func (a *app) runInit(ctx context.Context, o initOptions) error {
 		return usageError(fmt.Errorf("%s exists", o.out), "pass --force to overwrite it, or --out another path")
 	}
 	in := infer.New(infer.Options{Separator: o.separator[0], Owner: "unknown", Limits: o.limits})
-	draft, schemas, stats, partial, err := a.inferFrom(ctx, &o.conn, o, in)
+	draft, schemas, stats, partial, err := a.inferFrom(ctx, o, in)
 	if err != nil {
 		return err
 	}
@@ -146,35 +135,32 @@ func (a *app) runInit(ctx context.Context, o initOptions) error {
 //
 // A scan cut short (interrupted, a node failed, --max-keys) still yields
 // a draft of what it saw; partial says why it is partial.
-func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, in *infer.Inference) (d *registry.Draft, schemas map[string][]byte, sum infer.Summary, partial string, err error) {
-	if o.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
+func (a *app) inferFrom(ctx context.Context, o initOptions, in *infer.Inference) (d *registry.Draft, schemas map[string][]byte, sum infer.Summary, partial string, err error) {
+	ctx, cancel := o.scan.withTimeout(ctx)
+	defer cancel()
+	// Unlike the audit, init and suggest read values on a primary before
+	// redis 7.2 by default: they read at most --sample keys per family,
+	// once, and say how many they touched.
+	o.scan.conn.allowTouch = !o.noTouch
+	src, closeSrc, err := a.openSource(ctx, &o.scan, sourceOptions{})
+	if err != nil {
+		return nil, nil, sum, "", err
 	}
-	var (
-		src      audit.Source
-		resample func(ctx context.Context, targets []infer.Target) audit.Source
-	)
-	if len(o.rdb) > 0 {
-		if err := liveOnly(o.match, o.maxKeys, o.rate); err != nil {
-			return nil, nil, sum, "", err
-		}
-		if err := rdbInputs(o.rdb); err != nil {
-			return nil, nil, sum, "", err
-		}
-		if o.sample > 0 && slices.Contains(o.rdb, "-") {
-			return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
-		}
-		src = snapshot.NewSource(o.rdb, snapshot.SourceOptions{Stdin: a.stdin})
-		// The keys to sample are known once every key was seen: a second
-		// pass over the files keeps their values.
+	defer closeSrc()
+	if src.snap != nil && o.sample > 0 && slices.Contains(o.scan.rdb, "-") {
+		return nil, nil, sum, "", usageError(errors.New("--rdb - is read once, but the values to sample are chosen after the keys: give a file, or --sample 0"), "")
+	}
+	// A live Redis samples the keys it scanned; the keys of a snapshot
+	// to sample are known once every key was seen, and a second pass over
+	// the files keeps their values.
+	resample := func(context.Context, []infer.Target) audit.Source { return src.Source }
+	if src.snap != nil {
 		resample = func(ctx context.Context, targets []infer.Target) audit.Source {
 			want := make(map[string]bool, len(targets))
 			for _, t := range targets {
 				want[t.Key] = true
 			}
-			s := snapshot.NewSource(o.rdb, snapshot.SourceOptions{Sample: len(targets) + 1, SampleLen: 100, MaxValueBytes: o.maxValue})
+			s := snapshot.NewSource(o.scan.rdb, snapshot.SourceOptions{Sample: len(targets) + 1, SampleLen: 100, MaxValueBytes: o.maxValue})
 			_, _ = s.ScanKeys(ctx, func(k string) source.Plan {
 				if want[k] {
 					return source.Plan{Sample: "*"}
@@ -183,23 +169,6 @@ func (a *app) inferFrom(ctx context.Context, conn *connOptions, o initOptions, i
 			}, func([]source.KeyInfo) error { return nil })
 			return s
 		}
-	} else {
-		// Unlike the audit, init and suggest read values on a primary
-		// before redis 7.2 by default: they read at most --sample keys
-		// per family, once, and say how many they touched.
-		conn.allowTouch = !o.noTouch
-		so, err := a.scannerOptions(conn, scanner.Plan{})
-		if err != nil {
-			return nil, nil, sum, "", err
-		}
-		so.Match, so.Count, so.Rate, so.MaxKeys, so.Parallel = o.match, o.count, o.rate, o.maxKeys, o.parallel
-		c, err := scanner.Connect(ctx, so)
-		if err != nil {
-			return nil, nil, sum, "", connectError(err)
-		}
-		defer c.Close()
-		src = c
-		resample = func(context.Context, []infer.Target) audit.Source { return c }
 	}
 	memory := o.limits || o.memory
 	plan := func(string) source.Plan { return source.Plan{Memory: memory} }

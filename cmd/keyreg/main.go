@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 )
 
@@ -28,11 +29,24 @@ const (
 )
 
 func main() {
+	quietRedisLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
+
+// quietRedisLog silences go-redis, which logs failed dials and pool
+// events to stderr with the standard logger: keyreg reports every error
+// itself, in its own words and with passwords redacted. The logger is
+// process-wide, so the process owner replaces it, once, before any
+// connection: main, and TestMain for the tests' processes.
+func quietRedisLog() { redis.SetLogger(quietRedis{}) }
+
+// quietRedis discards go-redis' internal log lines.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
 
 // app carries what every command needs.
 type app struct {

@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv("KEYREG_TEST_MAIN") == "1" {
 		main()
 	}
+	quietRedisLog() // as main does, for run in this process and testscript's
 	testscript.Main(m, map[string]func(){
 		"keyreg": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 	})

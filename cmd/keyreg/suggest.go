@@ -46,7 +46,6 @@ runtime error (Redis unreachable, interrupted).`,
 	}
 	f := c.Flags()
 	registryFlag(f, &regPath)
-	o.conn.flags(f)
 	f.BoolVar(&write, "write", false, "add the proposals to the registry file (and schema files beside it)")
 	f.StringVar(&ownerArg, "owner", "unknown", "the owner of the proposed families; it must be declared in the registry unless it is \"unknown\"")
 	o.scanFlags(f)
@@ -62,7 +61,7 @@ func (a *app) runSuggest(ctx context.Context, o initOptions, regPath string, wri
 		return usageError(errors.New("--sample must be 0 or more and --max-value-bytes above 0"), "")
 	}
 	in := infer.New(infer.Options{Separator: reg.Separator, Owner: owner, Limits: o.limits, Existing: reg})
-	d, schemas, sum, partial, err := a.inferFrom(ctx, &o.conn, o, in)
+	d, schemas, sum, partial, err := a.inferFrom(ctx, o, in)
 	if err != nil {
 		return err
 	}

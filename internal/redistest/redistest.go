@@ -378,7 +378,9 @@ type ClusterSrv struct {
 // URL returns a redis:// URL of the first master, usable as a cluster seed.
 func (c *ClusterSrv) URL() string { return c.Nodes[0].URL() }
 
-var slotRanges = [3][2]int64{{0, 5460}, {5461, 10922}, {10923, 16383}}
+// SlotRanges are the slots of the three masters of a cluster that
+// FormCluster forms: Masters[i] serves SlotRanges[i].
+var SlotRanges = [3][2]int64{{0, 5460}, {5461, 10922}, {10923, 16383}}
 
 // Cluster starts a Redis Cluster of three masters without replicas and waits
 // until every node reports cluster_state:ok and knows the full slot map.
@@ -395,7 +397,9 @@ func ClusterWithReplicas(t testing.TB) *ClusterSrv {
 	return startCluster(t, true)
 }
 
-func clusterArgs() []string {
+// ClusterArgs are the redis-server arguments of a node FormCluster can
+// join into a cluster.
+func ClusterArgs() []string {
 	return []string{
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf",
@@ -416,7 +420,7 @@ func startCluster(t testing.TB, withReplicas bool) *ClusterSrv {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { servers[i], errs[i] = tryStart(t, bin, true, "", nil, clusterArgs()) })
+		wg.Go(func() { servers[i], errs[i] = tryStart(t, bin, true, "", nil, ClusterArgs()) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -433,48 +437,75 @@ func startCluster(t testing.TB, withReplicas bool) *ClusterSrv {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	if err := FormCluster(ctx, cs.Addrs); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	return cs
+}
+
+// FormCluster joins servers started with ClusterArgs, at addrs
+// ("127.0.0.1:port"), into one Redis Cluster: the first three become
+// masters serving SlotRanges, and each further node i a replica of master
+// i-3. It waits until every node reports cluster_state:ok and sees every
+// node in its role, and every replica is in sync, or ctx ends. It returns
+// an error instead of failing a test, so that a program (the bench) forms
+// its cluster with it too.
+func FormCluster(ctx context.Context, addrs []string) error {
+	n := len(addrs)
+	if n != 3 && n != 6 {
+		return fmt.Errorf("cluster of %d nodes: want 3 masters, or 3 masters and 3 replicas", n)
+	}
+	ports := make([]int, n)
 	clients := make([]*redis.Client, n)
-	for i, s := range servers {
-		clients[i] = s.Client(t)
+	for i, addr := range addrs {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return err
+		}
+		if ports[i], err = strconv.Atoi(port); err != nil {
+			return fmt.Errorf("cluster node %s: %w", addr, err)
+		}
+		clients[i] = newClient(addr)
+		defer clients[i].Close()
 	}
 	ids := make([]string, n)
 	for i, c := range clients {
 		id, err := c.Do(ctx, "CLUSTER", "MYID").Text()
 		if err != nil {
-			t.Fatalf("redistest: cluster myid on %s: %v", servers[i].Addr, err)
+			return fmt.Errorf("cluster myid on %s: %w", addrs[i], err)
 		}
 		ids[i] = id
 		// Distinct config epochs avoid the epoch-collision dance on startup.
 		if err := c.Do(ctx, "CLUSTER", "SET-CONFIG-EPOCH", i+1).Err(); err != nil {
-			t.Fatalf("redistest: cluster set-config-epoch on %s: %v", servers[i].Addr, err)
+			return fmt.Errorf("cluster set-config-epoch on %s: %w", addrs[i], err)
 		}
 	}
 	for i := range 3 {
-		r := slotRanges[i]
+		r := SlotRanges[i]
 		if err := clients[i].Do(ctx, "CLUSTER", "ADDSLOTSRANGE", r[0], r[1]).Err(); err != nil {
-			t.Fatalf("redistest: cluster addslotsrange on %s: %v", servers[i].Addr, err)
+			return fmt.Errorf("cluster addslotsrange on %s: %w", addrs[i], err)
 		}
 	}
 	for i := 1; i < n; i++ {
-		if err := clients[0].Do(ctx, "CLUSTER", "MEET", "127.0.0.1", servers[i].Port).Err(); err != nil {
-			t.Fatalf("redistest: cluster meet %s: %v", servers[i].Addr, err)
+		if err := clients[0].Do(ctx, "CLUSTER", "MEET", "127.0.0.1", ports[i]).Err(); err != nil {
+			return fmt.Errorf("cluster meet %s: %w", addrs[i], err)
 		}
 	}
-	if withReplicas {
-		for i := 3; i < 6; i++ {
-			master := ids[i-3]
-			// The replica must know the master's node ID before REPLICATE.
-			waitFor(ctx, t, "replica "+servers[i].Addr+" to learn its master", func() (bool, error) {
-				nodes, err := clients[i].ClusterNodes(ctx).Result()
-				return err == nil && strings.Contains(nodes, master), err
-			})
-			if err := clients[i].Do(ctx, "CLUSTER", "REPLICATE", master).Err(); err != nil {
-				t.Fatalf("redistest: cluster replicate on %s: %v", servers[i].Addr, err)
-			}
+	for i := 3; i < n; i++ {
+		master := ids[i-3]
+		// The replica must know the master's node ID before REPLICATE.
+		if err := waitUntil(ctx, "replica "+addrs[i]+" to learn its master", func() (bool, error) {
+			nodes, err := clients[i].ClusterNodes(ctx).Result()
+			return err == nil && strings.Contains(nodes, master), err
+		}); err != nil {
+			return err
+		}
+		if err := clients[i].Do(ctx, "CLUSTER", "REPLICATE", master).Err(); err != nil {
+			return fmt.Errorf("cluster replicate on %s: %w", addrs[i], err)
 		}
 	}
 	for i, c := range clients {
-		waitFor(ctx, t, "cluster_state:ok on "+servers[i].Addr, func() (bool, error) {
+		if err := waitUntil(ctx, "cluster_state:ok on "+addrs[i], func() (bool, error) {
 			info, err := c.ClusterInfo(ctx).Result()
 			if err != nil {
 				return false, err
@@ -487,19 +518,21 @@ func startCluster(t testing.TB, withReplicas bool) *ClusterSrv {
 				return false, err
 			}
 			return countRoles(nodes, "master") == 3 && countRoles(nodes, "slave") == n-3, nil
-		})
-	}
-	if withReplicas {
-		for i := 3; i < 6; i++ {
-			c := clients[i]
-			waitFor(ctx, t, "replica "+servers[i].Addr+" in sync", func() (bool, error) {
-				info, err := c.Info(ctx, "replication").Result()
-				return err == nil && strings.Contains(info, "master_link_status:up") &&
-					strings.Contains(info, "master_sync_in_progress:0"), err
-			})
+		}); err != nil {
+			return err
 		}
 	}
-	return cs
+	for i := 3; i < n; i++ {
+		c := clients[i]
+		if err := waitUntil(ctx, "replica "+addrs[i]+" in sync", func() (bool, error) {
+			info, err := c.Info(ctx, "replication").Result()
+			return err == nil && strings.Contains(info, "master_link_status:up") &&
+				strings.Contains(info, "master_sync_in_progress:0"), err
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // countRoles counts CLUSTER NODES lines whose flags contain role and no
@@ -520,21 +553,30 @@ func countRoles(nodes, role string) int {
 	return n
 }
 
-// waitFor polls cond every 10ms until it reports true or ctx ends.
+// waitFor polls cond every 10ms until it reports true, and fails the test
+// when ctx ends first.
 func waitFor(ctx context.Context, t testing.TB, what string, cond func() (bool, error)) {
 	t.Helper()
+	if err := waitUntil(ctx, what, cond); err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+}
+
+// waitUntil polls cond every 10ms until it reports true, or returns an
+// error when ctx ends first.
+func waitUntil(ctx context.Context, what string, cond func() (bool, error)) error {
 	var lastErr error
 	for {
 		ok, err := cond()
 		if ok {
-			return
+			return nil
 		}
 		if err != nil {
 			lastErr = err
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("redistest: timed out waiting for %s (last error: %v)", what, lastErr)
+			return fmt.Errorf("timed out waiting for %s (last error: %v)", what, lastErr)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
