@@ -33,12 +33,13 @@ var layer = map[string]int{
 	"codegen":              4,
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
-	"report":               5, // renders audit.Report, so it sits above audit
-	"cmd/keyreg":           6,
-	"bench":                6,
-	"examples/keys":        6, // generated code, as a user's program would hold it
-	"examples/locks":       6, // generated locks and stream consumers, from its own keys.yaml
-	"examples/sessions":    7,
+	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
+	"report":               6, // renders audit.Report, so it sits above audit
+	"cmd/keyreg":           7,
+	"bench":                7,
+	"examples/keys":        7, // generated code, as a user's program would hold it
+	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
+	"examples/sessions":    8,
 }
 
 // fence lists, per third-party module, the packages that may import it.

@@ -215,7 +215,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	var liveOwners map[string]ownerRow
 	if r := o.Audit; r != nil {
 		c.Live = true
-		c.Memory = memoryMeasured(r)
+		c.Memory = r.MemoryMeasured()
 		for _, f := range famRows(r) {
 			live[f.raw] = f
 		}

@@ -360,7 +360,7 @@ func famRows(r *audit.Report) []famRow {
 		}
 		rows = append(rows, famRow{
 			Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: memoryMeasured(r), Memory: f.Memory, MemKeys: f.MemoryKeys,
+			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: r.MemoryMeasured(), Memory: f.Memory, MemKeys: f.MemoryKeys,
 			TTL: pct(f.WithTTL, f.Keys), TTLText: ttlPercent(f.WithTTL, f.Keys), Findings: f.Findings,
 			Search: searchText(f.Name, f.Owner), raw: f.Name,
 		})
