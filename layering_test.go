@@ -20,6 +20,7 @@ var layer = map[string]int{
 	"internal/synth":       0,
 	"internal/redistest":   1, // above internal/testenv
 	"internal/secret":      0,
+	"internal/page":        0, // the HTML pages' shell, CSP and SVG charts
 	"internal/browsertest": 1, // headless Chromium for the tests of HTML pages; above internal/testenv
 	"internal/testenv":     0, // what a test does when a tool is missing
 	"source":               0, // the key facts every audit.Source yields
