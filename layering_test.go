@@ -24,6 +24,7 @@ var layer = map[string]int{
 	"internal/synth":       0,
 	"internal/redistest":   1, // above internal/testenv
 	"internal/secret":      0,
+	"internal/page":        0, // the HTML pages' shell, CSP and SVG charts
 	"internal/browsertest": 1, // headless Chromium for the tests of HTML pages; above internal/testenv
 	"internal/testenv":     0, // what a test does when a tool is missing
 	"source":               0, // the key facts every audit.Source yields
@@ -39,12 +40,13 @@ var layer = map[string]int{
 	"codegen/jsongen":      4, // keyreg gen json: a backend, above the request it writes
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
-	"report":               5, // renders audit.Report, so it sits above audit
-	"cmd/keyreg":           6,
-	"bench":                6,
-	"examples/keys":        6, // generated code, as a user's program would hold it
-	"examples/locks":       6, // generated locks and stream consumers, from its own keys.yaml
-	"examples/sessions":    7,
+	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
+	"report":               6, // renders audit.Report, so it sits above audit
+	"cmd/keyreg":           7,
+	"bench":                7,
+	"examples/keys":        7, // generated code, as a user's program would hold it
+	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
+	"examples/sessions":    8,
 }
 
 // apart lists, per package, the packages of a lower layer it still may not

@@ -292,3 +292,14 @@ func clip(s string, n int, count bool) string {
 	}
 	return s[:cut] + "…(+" + strconv.Itoa(len(s)-cut) + " bytes)"
 }
+
+// MemoryMeasured reports whether the memory of some keys of r was
+// measured.
+func (r *Report) MemoryMeasured() bool {
+	for _, f := range r.Families {
+		if f != nil && f.MemoryMeasured {
+			return true
+		}
+	}
+	return r.Unregistered.MemoryMeasured
+}

@@ -210,7 +210,7 @@ func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format
 
 // newAuditView prepares r for the human formats.
 func newAuditView(r *audit.Report) *auditView {
-	v := &auditView{findingsTitle: "findings", memory: memoryMeasured(r)}
+	v := &auditView{findingsTitle: "findings", memory: r.MemoryMeasured()}
 	v.summary = prepare(auditDiagnostics(r)).Count().String()
 
 	target := printable(targetOf(r))

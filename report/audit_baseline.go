@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/audit/auditjson"
 )
 
 // baselineView is the comparison with a baseline, prepared for the human
@@ -121,7 +122,7 @@ type (
 		BaselineState string `json:"baselineState"`
 	}
 	sarifBaselineProps struct {
-		Baseline auditBaselineJSON `json:"keyregBaseline"`
+		Baseline auditjson.Baseline `json:"keyregBaseline"`
 	}
 )
 
@@ -146,7 +147,7 @@ func writeAuditSARIFBaseline(w io.Writer, r *audit.Report, c *audit.Comparison, 
 	}
 	for i := range log.Runs {
 		run := &log.Runs[i]
-		run.Properties.Baseline = *baselineDoc(c)
+		run.Properties.Baseline = *auditjson.NewBaseline(c)
 		for j := range run.Results {
 			res := &run.Results[j]
 			family := ""

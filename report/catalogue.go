@@ -14,6 +14,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/codegen/golang"
+	"github.com/keyreg/keyreg/internal/page"
 	"github.com/keyreg/keyreg/registry"
 )
 
@@ -73,7 +74,7 @@ func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
 	}
 	switch o.Format {
 	case HTML, "":
-		p := newPage("keyreg catalogue")
+		p := page.New("keyreg catalogue")
 		p.Version = printable(o.Version)
 		p.Filter = "filter by family name, pattern or description"
 		p.Summary = c.Summary
@@ -81,9 +82,9 @@ func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
 			p.Partial = c.Partial
 			p.Charts = auditCharts(o.Audit)
 		}
-		p.Cat = c
+		p.Body = htmlBody{Cat: c}
 		var b bytes.Buffer
-		if err := p.render(&b); err != nil {
+		if err := p.Render(&b, htmlTemplates); err != nil {
 			return nil, fmt.Errorf("writing html catalogue: %w", err)
 		}
 		return []File{{Name: "index.html", Data: b.Bytes()}}, nil
@@ -215,7 +216,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	var liveOwners map[string]ownerRow
 	if r := o.Audit; r != nil {
 		c.Live = true
-		c.Memory = memoryMeasured(r)
+		c.Memory = r.MemoryMeasured()
 		for _, f := range famRows(r) {
 			live[f.raw] = f
 		}

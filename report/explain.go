@@ -395,9 +395,10 @@ func typeOf(m map[string]any) string {
 	return ""
 }
 
-// WriteExplanation writes e in format "text" or "json".
-func WriteExplanation(w io.Writer, format string, e *Explanation) error {
-	r, err := parse(format, DocExplain)
+// WriteExplanation writes e in format f: [Text] or [JSON]. The options are
+// those of every renderer; an explanation reads none of them today.
+func WriteExplanation(w io.Writer, f Format, e *Explanation, _ Options) error {
+	r, err := lookup(f, DocExplain)
 	if err != nil {
 		return err
 	}

@@ -175,16 +175,6 @@ func lookup(f Format, d Document) (*renderer, error) {
 	return nil, fmt.Errorf("unsupported format %q (want %s)", f, FormatList(d))
 }
 
-// parse returns the renderer that s names, as ParseFormat reads it, if it
-// renders documents of kind d.
-func parse(s string, d Document) (*renderer, error) {
-	f, err := ParseFormat(s, Formats(d)...)
-	if err != nil {
-		return nil, err
-	}
-	return lookup(f, d)
-}
-
 // orList joins formats as "a, b or c".
 func orList(fs []Format) string {
 	names := make([]string, len(fs))

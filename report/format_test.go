@@ -168,7 +168,7 @@ func TestExplainGolden(t *testing.T) {
 		for _, f := range Formats(DocExplain) {
 			t.Run(name+"/"+string(f), func(t *testing.T) {
 				var b bytes.Buffer
-				if err := WriteExplanation(&b, string(f), e); err != nil {
+				if err := WriteExplanation(&b, f, e, Options{}); err != nil {
 					t.Fatal(err)
 				}
 				golden(t, fmt.Sprintf("explain.%s.%s.golden", name, f), b.String())
@@ -185,7 +185,7 @@ func TestRulesGolden(t *testing.T) {
 	for _, f := range Formats(DocRules) {
 		t.Run(string(f), func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Rules(&b, string(f), rules); err != nil {
+			if err := Rules(&b, f, rules, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, fmt.Sprintf("rules.list.%s.golden", f), b.String())
@@ -207,7 +207,7 @@ func TestPresetsGolden(t *testing.T) {
 	for _, f := range Formats(DocPresets) {
 		t.Run(string(f), func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Presets(&b, string(f), presets); err != nil {
+			if err := Presets(&b, f, presets, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, fmt.Sprintf("presets.list.%s.golden", f), b.String())
@@ -217,10 +217,10 @@ func TestPresetsGolden(t *testing.T) {
 
 func TestDocumentFormatErrors(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteExplanation(&b, "sarif", &Explanation{}); err == nil || err.Error() != `unsupported format "sarif" (want `+FormatList(DocExplain)+`)` {
+	if err := WriteExplanation(&b, SARIF, &Explanation{}, Options{}); err == nil || err.Error() != `unsupported format "sarif" (want `+FormatList(DocExplain)+`)` {
 		t.Errorf("WriteExplanation(sarif) error = %v", err)
 	}
-	if err := Rules(&b, "table", nil); err == nil || err.Error() != `unsupported format "table" (want `+FormatList(DocRules)+`)` {
+	if err := Rules(&b, Table, nil, Options{}); err == nil || err.Error() != `unsupported format "table" (want `+FormatList(DocRules)+`)` {
 		t.Errorf("Rules(table) error = %v", err)
 	}
 	if err := Diagnostics(&b, Prometheus, nil, Options{}); err == nil || err.Error() != `unsupported format "prometheus" (want `+FormatList(DocDiagnostics)+`)` {

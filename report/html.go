@@ -2,19 +2,15 @@ package report
 
 import (
 	"bytes"
-	"cmp"
-	"crypto/sha256"
 	"embed"
-	"encoding/base64"
 	"fmt"
-	"html/template"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/page"
 )
 
 // HTML writes one self-contained HTML page: for an audit report, its
@@ -32,69 +28,19 @@ var htmlFormat = renderer{
 	audit: buffered(writeAuditHTML),
 }
 
-//go:embed templates/*.tmpl templates/page.css templates/page.js
+//go:embed templates/*.html.tmpl
 var htmlFiles embed.FS
 
-// The page's style and script are inline; the CSP allows exactly these by
-// their hashes, so an injected script or style would not run even if it
-// slipped past the escaping.
-var (
-	pageCSS = mustRead("templates/page.css")
-	pageJS  = mustRead("templates/page.js")
-)
+// htmlTemplates is the template set of the audit page and the catalogue:
+// internal/page's shell, with parts.html.tmpl (its "nav" and "body", and
+// the table parts both documents share) and the sections of each,
+// audit.html.tmpl and catalogue.html.tmpl.
+var htmlTemplates = page.Parse(htmlFiles, "templates/*.html.tmpl")
 
-// htmlTemplates is the one template set of the audit page and the
-// catalogue (page.html.tmpl holds the layout, the other files its parts).
-var htmlTemplates = template.Must(template.New("").Funcs(template.FuncMap{
-	"percent": func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"brk":     breakable,
-}).ParseFS(htmlFiles, "templates/*.html.tmpl"))
-
-func mustRead(name string) string {
-	b, err := htmlFiles.ReadFile(name)
-	if err != nil {
-		panic(err)
-	}
-	return string(b)
-}
-
-// cspHash is the CSP source expression that allows an inline element whose
-// text is s.
-func cspHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}
-
-// htmlPage is what page.html.tmpl renders: the layout's fields, then
-// either an audit or a catalogue.
-type htmlPage struct {
-	Title   string
-	CSP     string
-	CSS     template.CSS
-	JS      template.JS
-	Partial string
-	Version string      // keyreg's, in the footer; empty for none
-	Summary [][2]string // label and value, at the top
-	Filter  string      // the filter box's placeholder; empty for none
-	Charts  []chart
-	Audit   *htmlAudit
-	Cat     *htmlCatalogue
-}
-
-// newPage returns a page with the layout's inline parts and their CSP.
-func newPage(title string) *htmlPage {
-	return &htmlPage{
-		Title: title,
-		CSP: "default-src 'none'; style-src " + cspHash(pageCSS) + "; script-src " + cspHash(pageJS) +
-			"; img-src data:; base-uri 'none'; form-action 'none'",
-		CSS: template.CSS(pageCSS),
-		JS:  template.JS(pageJS),
-	}
-}
-
-// render executes the page template into b.
-func (p *htmlPage) render(b *bytes.Buffer) error {
-	return htmlTemplates.ExecuteTemplate(b, "page", p)
+// htmlBody is the page's document: an audit or a catalogue.
+type htmlBody struct {
+	Audit *htmlAudit
+	Cat   *htmlCatalogue
 }
 
 // htmlAudit holds the sections of the audit page.
@@ -298,7 +244,7 @@ func searchText(parts ...string) string {
 // writeAuditHTML renders r as one page.
 func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
 	v := newAuditViewFor(r, c)
-	p := newPage("keyreg audit")
+	p := page.New("keyreg audit")
 	p.Version = printable(o.Tool.Version)
 	p.Partial = v.partial
 	p.Summary = v.header
@@ -343,12 +289,12 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	}
 	a.Findings = findingRows(shown.Findings, "")
 	a.Stats = htmlGrids(v.statSections())
-	p.Audit = a
+	p.Body = htmlBody{Audit: a}
 	p.Charts = auditCharts(r)
 	if c != nil {
 		p.Charts = append(p.Charts, baselineChart(c))
 	}
-	return p.render(b)
+	return p.Render(b, htmlTemplates)
 }
 
 // famRows returns the live figures of r's families, in registry order.
@@ -360,7 +306,7 @@ func famRows(r *audit.Report) []famRow {
 		}
 		rows = append(rows, famRow{
 			Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: memoryMeasured(r), Memory: f.Memory, MemKeys: f.MemoryKeys,
+			Keys: f.Keys, HasMemory: f.MemoryKeys > 0, MemCol: r.MemoryMeasured(), Memory: f.Memory, MemKeys: f.MemoryKeys,
 			TTL: pct(f.WithTTL, f.Keys), TTLText: ttlPercent(f.WithTTL, f.Keys), Findings: f.Findings,
 			Search: searchText(f.Name, f.Owner), raw: f.Name,
 		})
@@ -406,119 +352,6 @@ func pct(n, of int64) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
-// chart is a horizontal bar chart, drawn as inline SVG by the template.
-type chart struct {
-	Title  string
-	Note   string
-	Width  int
-	Height int
-	Rows   []chartRow
-	Legend []legend
-}
-
-type chartRow struct {
-	Label  string // clipped for the axis
-	Full   string // the whole label, in the row's <title>
-	Y, TY  int    // the bar's top and the text baseline
-	Segs   []seg
-	Value  string
-	ValueX int
-}
-
-type seg struct {
-	X, W  int
-	Class string
-}
-
-type legend struct{ Class, Text string }
-
-// Chart geometry, in SVG user units.
-const (
-	chartLabelW = 150
-	chartBarW   = 250
-	chartValueW = 130
-	chartRowH   = 18
-	chartGap    = 6
-	chartRows   = 12 // rows shown; the rest are summed into one
-)
-
-// bar is one row of a chart before layout: its label and the values of
-// its segments.
-type bar struct {
-	label  string
-	values []int64
-	text   string
-}
-
-// newChart lays out bars (at most chartRows of them, the largest first;
-// the rest summed into one "others" row) with one CSS class per segment.
-func newChart(title, note string, bars []bar, classes []string, legends []string, format func(int64) string) chart {
-	slices.SortStableFunc(bars, func(a, b bar) int { return cmp.Compare(sum(b.values), sum(a.values)) })
-	return layoutChart(title, note, bars, classes, legends, format)
-}
-
-// layoutChart is newChart that keeps the bars in their order (a
-// histogram's buckets).
-func layoutChart(title, note string, bars []bar, classes []string, legends []string, format func(int64) string) chart {
-	if len(bars) > chartRows {
-		rest := bar{values: make([]int64, len(classes))}
-		for _, b := range bars[chartRows-1:] {
-			for i, v := range b.values {
-				rest.values[i] += v
-			}
-		}
-		rest.label = fmt.Sprintf("%d others", len(bars)-chartRows+1)
-		bars = append(bars[:chartRows-1:chartRows-1], rest)
-	}
-	var top int64
-	for _, b := range bars {
-		top = max(top, sum(b.values))
-	}
-	c := chart{Title: title, Note: note, Width: chartLabelW + chartBarW + chartValueW}
-	for i, b := range bars {
-		y := i * (chartRowH + chartGap)
-		row := chartRow{Label: clipLabel(b.label), Full: b.label, Y: y, TY: y + chartRowH - 5}
-		x := chartLabelW
-		for j, v := range b.values {
-			w := 0
-			if top > 0 {
-				w = int(float64(v) / float64(top) * chartBarW)
-			}
-			if v > 0 && w == 0 {
-				w = 1
-			}
-			row.Segs = append(row.Segs, seg{X: x, W: w, Class: classes[j]})
-			x += w
-		}
-		row.Value, row.ValueX = cmp.Or(b.text, format(sum(b.values))), x+6
-		c.Rows = append(c.Rows, row)
-	}
-	c.Height = max(len(bars)*(chartRowH+chartGap), chartRowH)
-	if len(legends) > 1 {
-		for i, l := range legends {
-			c.Legend = append(c.Legend, legend{Class: classes[i], Text: l})
-		}
-	}
-	return c
-}
-
-func sum(vs []int64) int64 {
-	var n int64
-	for _, v := range vs {
-		n += v
-	}
-	return n
-}
-
-// clipLabel shortens a label for the chart's axis, on a rune boundary.
-func clipLabel(s string) string {
-	const max = 22
-	if len([]rune(s)) <= max {
-		return s
-	}
-	return string([]rune(s)[:max-1]) + "…"
-}
-
 func keyCount(n int64) string {
 	return diag.Count(n, "key")
 }
@@ -527,7 +360,7 @@ func keyCount(n int64) string {
 // per family, the TTL histogram of all keys (or, for a report without one,
 // keys with and without a TTL per owner), and the share of unregistered
 // keys and, when measured, of their memory.
-func auditCharts(r *audit.Report) []chart {
+func auditCharts(r *audit.Report) []page.Chart {
 	memory := false
 	for _, f := range r.Families {
 		if f != nil && f.MemoryKeys > 0 {
@@ -545,77 +378,77 @@ func auditCharts(r *audit.Report) []chart {
 	}
 	// memBar is the bar of memory summed over measured of keys keys; ok
 	// is false when none was measured.
-	memBar := func(label string, sum, measured, keys int64) (bar, bool) {
-		b := bar{label: label, values: []int64{sum}}
+	memBar := func(label string, sum, measured, keys int64) (page.Bar, bool) {
+		b := page.Bar{Label: label, Values: []int64{sum}}
 		if measured < keys {
-			b.text = "≥ " + humanBytes(sum)
+			b.Text = "≥ " + humanBytes(sum)
 		}
 		return b, measured > 0
 	}
-	var owners, ttl []bar
+	var owners, ttl []page.Bar
 	for _, o := range r.Owners {
-		b := bar{label: printable(o.Name), values: []int64{o.Keys}}
+		b := page.Bar{Label: printable(o.Name), Values: []int64{o.Keys}}
 		ok := true
 		if memory {
-			b, ok = memBar(b.label, o.Memory, o.MemoryKeys, o.Keys)
+			b, ok = memBar(b.Label, o.Memory, o.MemoryKeys, o.Keys)
 		}
 		if ok {
 			owners = append(owners, b)
 		}
-		ttl = append(ttl, bar{label: printable(o.Name), values: []int64{o.WithTTL, o.Keys - o.WithTTL},
-			text: ttlPercent(o.WithTTL, o.Keys) + " with TTL"})
+		ttl = append(ttl, page.Bar{Label: printable(o.Name), Values: []int64{o.WithTTL, o.Keys - o.WithTTL},
+			Text: ttlPercent(o.WithTTL, o.Keys) + " with TTL"})
 	}
-	var fams []bar
+	var fams []page.Bar
 	for _, f := range r.Families {
 		if f == nil {
 			continue
 		}
-		b := bar{label: printable(f.Name), values: []int64{f.Keys}}
+		b := page.Bar{Label: printable(f.Name), Values: []int64{f.Keys}}
 		ok := true
 		if memory {
-			b, ok = memBar(b.label, f.Memory, f.MemoryKeys, f.Keys)
+			b, ok = memBar(b.Label, f.Memory, f.MemoryKeys, f.Keys)
 		}
 		if ok {
 			fams = append(fams, b)
 		}
 	}
-	var out []chart
+	var out []page.Chart
 	if len(owners) > 0 {
-		out = append(out, newChart(what+" per owner", note, owners, []string{"c1"}, nil, format))
+		out = append(out, page.NewChart(what+" per owner", note, owners, []string{"c1"}, nil, format))
 	}
 	if len(fams) > 0 {
-		out = append(out, newChart(what+" per family", note, fams, []string{"c2"}, nil, format))
+		out = append(out, page.NewChart(what+" per family", note, fams, []string{"c2"}, nil, format))
 	}
 	if h := r.TTL; h.Total() > 0 {
-		var buckets []bar
+		var buckets []page.Bar
 		for i, n := range h {
-			buckets = append(buckets, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
+			buckets = append(buckets, page.Bar{Label: "TTL " + audit.TTLBuckets[i], Values: []int64{n}})
 		}
-		out = append(out, layoutChart("TTL distribution", "every key audited, by TTL", buckets, []string{"c3"}, nil, keyCount))
+		out = append(out, page.LayoutChart("TTL distribution", "every key audited, by TTL", buckets, []string{"c3"}, nil, keyCount))
 		if mt := r.TTLMemory; mt.Total() > 0 && r.Totals.MemoryKeys > 0 {
-			var mem []bar
+			var mem []page.Bar
 			for i, n := range mt {
-				mem = append(mem, bar{label: "TTL " + audit.TTLBuckets[i], values: []int64{n}})
+				mem = append(mem, page.Bar{Label: "TTL " + audit.TTLBuckets[i], Values: []int64{n}})
 			}
 			note := "the memory measured, by TTL"
 			if r.Totals.MemoryKeys < r.Totals.Keys {
 				note = fmt.Sprintf("the memory of the %d keys measured, of %d, by TTL", r.Totals.MemoryKeys, r.Totals.Keys)
 			}
-			out = append(out, layoutChart("Memory per TTL bucket", note, mem, []string{"c4"}, nil, humanBytes))
+			out = append(out, page.LayoutChart("Memory per TTL bucket", note, mem, []string{"c4"}, nil, humanBytes))
 		}
 	} else if len(ttl) > 0 {
-		out = append(out, newChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
+		out = append(out, page.NewChart("TTL per owner", "keys with a TTL, and without", ttl, []string{"c3", "c4"}, []string{"with TTL", "without TTL"}, keyCount))
 	}
 	// Memory by type, from the per-type sums of what was measured.
-	var types []bar
+	var types []page.Bar
 	partialTypes := false
 	for _, ts := range r.Types {
 		if ts == nil || ts.BytesDist.Count() == 0 {
 			continue
 		}
-		b := bar{label: printable(ts.Type), values: []int64{ts.Bytes}}
+		b := page.Bar{Label: printable(ts.Type), Values: []int64{ts.Bytes}}
 		if ts.BytesDist.Count() < ts.Keys {
-			b.text, partialTypes = "≥ "+humanBytes(ts.Bytes), true
+			b.Text, partialTypes = "≥ "+humanBytes(ts.Bytes), true
 		}
 		types = append(types, b)
 	}
@@ -624,10 +457,10 @@ func auditCharts(r *audit.Report) []chart {
 		if partialTypes {
 			typeNote = fmt.Sprintf("measured keys only: %d of %d (--memory measures every key)", r.Totals.MemoryKeys, r.Totals.Keys)
 		}
-		out = append(out, newChart("Memory by type", typeNote, types, []string{"c4"}, nil, humanBytes))
+		out = append(out, page.NewChart("Memory by type", typeNote, types, []string{"c4"}, nil, humanBytes))
 	}
 	t, u := r.Totals, r.Unregistered
-	share := []bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
+	share := []page.Bar{shareBar("keys", t.Keys-u.Keys, u.Keys)}
 	if memory && u.MemoryKeys > 0 {
 		label := "memory"
 		if t.MemoryKeys < t.Keys {
@@ -635,60 +468,35 @@ func auditCharts(r *audit.Report) []chart {
 		}
 		share = append(share, shareBar(label, t.Memory-u.Memory, u.Memory))
 	}
-	out = append(out, layoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
+	out = append(out, page.LayoutChart("Unregistered share", "of a family, and of none", share, []string{"c1", "c5"}, []string{"registered", "unregistered"}, keyCount))
 	return out
 }
 
 // baselineChart draws the change against the baseline: the findings new
 // since it, those resolved and those unchanged.
-func baselineChart(c *audit.Comparison) chart {
+func baselineChart(c *audit.Comparison) page.Chart {
 	n := func(es []audit.Entry) int64 { return int64(len(es)) }
-	bars := []bar{{label: "new", values: []int64{n(c.New)}}, {label: "unchanged", values: []int64{n(c.Unchanged)}}}
+	bars := []page.Bar{{Label: "new", Values: []int64{n(c.New)}}, {Label: "unchanged", Values: []int64{n(c.Unchanged)}}}
 	if c.ResolvedNote == "" {
-		bars = append(bars, bar{label: "resolved", values: []int64{n(c.Resolved)}})
+		bars = append(bars, page.Bar{Label: "resolved", Values: []int64{n(c.Resolved)}})
 	}
 	entries := func(v int64) string {
 		return diag.Count(v, "entry")
 	}
-	return layoutChart("Change against the baseline", "findings by rule and family (or prefix)", bars, []string{"c5"}, nil, entries)
+	return page.LayoutChart("Change against the baseline", "findings by rule and family (or prefix)", bars, []string{"c5"}, nil, entries)
 }
 
 // shareBar is a row of a share chart: the two parts in thousandths of the
 // whole, so that rows of different units (keys, bytes) compare.
-func shareBar(label string, registered, unregistered int64) bar {
+func shareBar(label string, registered, unregistered int64) page.Bar {
 	registered = max(registered, 0)
 	total := registered + unregistered
-	b := bar{label: label, values: []int64{0, 0}, text: "no " + label}
+	b := page.Bar{Label: label, Values: []int64{0, 0}, Text: "no " + label}
 	if total > 0 {
-		b.values = []int64{registered * 1000 / total, unregistered * 1000 / total}
-		b.text = fmt.Sprintf("%.1f%% unregistered", pct(unregistered, total))
+		b.Values = []int64{registered * 1000 / total, unregistered * 1000 / total}
+		b.Text = fmt.Sprintf("%.1f%% unregistered", pct(unregistered, total))
 	}
 	return b
-}
-
-// breakable escapes s for HTML text and lets it break only after a run of
-// separators (: / . - _ @ | , }), with <wbr>, so that a key, a
-// prefix or an address wraps at its parts and never mid-word (the style
-// sheet sets no overflow-wrap: anywhere). A part longer than the cell
-// makes its table scroll inside its card.
-func breakable(s string) template.HTML {
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/8)
-	sep := func(c byte) bool { return strings.IndexByte(":/.-_@|,}", c) >= 0 }
-	start := 0
-	for i := 0; i+1 < len(s); i++ {
-		// No break before the closing quote of a quoted key, nor inside
-		// a number (1.5, 12,500).
-		digit := func(c byte) bool { return '0' <= c && c <= '9' }
-		number := (s[i] == '.' || s[i] == ',') && i > 0 && digit(s[i-1]) && digit(s[i+1])
-		if sep(s[i]) && !sep(s[i+1]) && s[i+1:] != `"` && !number {
-			b.WriteString(template.HTMLEscapeString(s[start : i+1]))
-			b.WriteString("<wbr>")
-			start = i + 1
-		}
-	}
-	b.WriteString(template.HTMLEscapeString(s[start:]))
-	return template.HTML(b.String())
 }
 
 // stamp formats a time for the page, or "" for the zero time.

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/diag"
 )
 
@@ -15,7 +16,7 @@ var jsonFormat = renderer{
 	help:        "one versioned document",
 	diagnostics: writeJSON,
 	audit: buffered(func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
-		return encode(b, auditDoc(r, c, o))
+		return auditjson.Encode(b, r, c, auditjson.Tool{Name: o.Tool.Name, Version: o.Tool.Version})
 	}),
 	explain: writeExplanationJSON,
 	rules:   writeRulesJSON,

@@ -98,10 +98,11 @@ func paramDefault(q registry.PresetParam) string {
 	return quote(q.Default[0])
 }
 
-// Presets writes the preset list in format "text", "json" or "markdown"
-// (the content of docs/presets.md).
-func Presets(w io.Writer, format string, presets []PresetInfo) error {
-	r, err := parse(format, DocPresets)
+// Presets writes the preset list in format f: [Text], [JSON] or [Markdown]
+// (the content of docs/presets.md). The options are those of every
+// renderer; the preset list reads none of them today.
+func Presets(w io.Writer, f Format, presets []PresetInfo, _ Options) error {
+	r, err := lookup(f, DocPresets)
 	if err != nil {
 		return err
 	}

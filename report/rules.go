@@ -8,10 +8,11 @@ import (
 	"text/tabwriter"
 )
 
-// Rules writes the rule list in format "text" (aligned columns), "json" or
-// "markdown" (the content of docs/rules.md).
-func Rules(w io.Writer, format string, rules []RuleInfo) error {
-	r, err := parse(format, DocRules)
+// Rules writes the rule list in format f: [Text] (aligned columns), [JSON]
+// or [Markdown] (the content of docs/rules.md). The options are those of
+// every renderer; the rule list reads none of them today.
+func Rules(w io.Writer, f Format, rules []RuleInfo, _ Options) error {
+	r, err := lookup(f, DocRules)
 	if err != nil {
 		return err
 	}

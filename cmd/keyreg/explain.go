@@ -123,7 +123,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 			fail = fail || (f.Severity == diag.Error && !f.Suppressed)
 		}
 	}
-	if err := report.WriteExplanation(a.stdout, string(format), e); err != nil {
+	if err := report.WriteExplanation(a.stdout, format, e, report.Options{}); err != nil {
 		return runtimeError(err, "")
 	}
 	if fail {

@@ -56,7 +56,7 @@ func TestScripts(t *testing.T) {
 // TestRulesDocFresh fails when docs/rules.md differs from what
 // `keyreg rules --format markdown` prints. Refresh it with -update.
 func TestRulesDocFresh(t *testing.T) {
-	docFresh(t, "../../docs/rules.md", "TestRulesDocFresh", func(w io.Writer) error { return report.Rules(w, "markdown", ruleInfos()) })
+	docFresh(t, "../../docs/rules.md", "TestRulesDocFresh", func(w io.Writer) error { return report.Rules(w, report.Markdown, ruleInfos(), report.Options{}) })
 }
 
 // docFresh fails when a generated page differs from what render writes;
@@ -89,7 +89,7 @@ func TestPresetsDocFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docFresh(t, "../../docs/presets.md", "TestPresetsDocFresh", func(w io.Writer) error { return report.Presets(w, "markdown", infos) })
+	docFresh(t, "../../docs/presets.md", "TestPresetsDocFresh", func(w io.Writer) error { return report.Presets(w, report.Markdown, infos, report.Options{}) })
 }
 
 // exits runs a command and asserts its exit code: exits 2 keyreg lint.

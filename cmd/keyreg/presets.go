@@ -28,11 +28,15 @@ families.
 --format markdown prints docs/presets.md.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			f, err := report.ParseFormat(format, report.Formats(report.DocPresets)...)
+			if err != nil {
+				return usageError(err, "")
+			}
 			infos, err := report.PresetInfos()
 			if err != nil {
 				return runtimeError(err, "")
 			}
-			if err := report.Presets(a.stdout, format, infos); err != nil {
+			if err := report.Presets(a.stdout, f, infos, report.Options{}); err != nil {
 				return usageError(err, "")
 			}
 			return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/keyreg/keyreg/audit/auditjson"
 	"os"
 
 	"github.com/keyreg/keyreg/audit"
@@ -125,5 +126,5 @@ func readReport(name string) (*audit.Report, error) {
 		return nil, errors.Unwrap(err) // the *PathError names the file again
 	}
 	defer f.Close()
-	return report.ReadAudit(f)
+	return auditjson.Read(f)
 }

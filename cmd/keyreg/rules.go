@@ -17,7 +17,11 @@ ignore: [{rule: <id>, reason: "…"}].
 --format markdown prints docs/rules.md.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if err := report.Rules(a.stdout, format, ruleInfos()); err != nil {
+			f, err := report.ParseFormat(format, report.Formats(report.DocRules)...)
+			if err != nil {
+				return usageError(err, "")
+			}
+			if err := report.Rules(a.stdout, f, ruleInfos(), report.Options{}); err != nil {
 				return usageError(err, "")
 			}
 			return nil

@@ -1,4 +1,4 @@
-package report
+package auditjson
 
 import (
 	"encoding/base64"
@@ -15,26 +15,25 @@ import (
 	"github.com/keyreg/keyreg/diag"
 )
 
-// MaxAuditJSONBytes bounds the size of a json audit report that
-// ReadAudit accepts: a report's size does not grow with the keyspace, so
+// MaxBytes bounds the size of a json audit report that Read accepts: a report's size does not grow with the keyspace, so
 // anything larger is not one keyreg wrote.
-const MaxAuditJSONBytes = 64 << 20
+const MaxBytes = 64 << 20
 
-// ReadAudit reads a json audit report (the format of docs/audit-report.md)
+// Read reads a json audit report (the format of docs/audit-report.md)
 // back into an audit.Report, for keyreg report merge. It reads at most
-// MaxAuditJSONBytes, refuses unknown versions, unknown severities, bad
+// MaxBytes, refuses unknown versions, unknown severities, bad
 // base64 and sketches that State could not have written. Family positions
 // come back as strings only; finding positions from path, line and column.
-func ReadAudit(r io.Reader) (*audit.Report, error) {
+func Read(r io.Reader) (*audit.Report, error) {
 	// Decoded as it is read, not read whole first: a merge holds one
 	// input's document at a time, not its bytes as well.
-	lr := &limitedReader{r: r, n: MaxAuditJSONBytes}
-	var doc auditJSON
+	lr := &limitedReader{r: r, n: MaxBytes}
+	var doc Document
 	dec := json.NewDecoder(lr)
 	err := dec.Decode(&doc)
 	switch {
 	case lr.over:
-		return nil, fmt.Errorf("larger than %d MiB: not an audit report", MaxAuditJSONBytes>>20)
+		return nil, fmt.Errorf("larger than %d MiB: not an audit report", MaxBytes>>20)
 	case doc.Version != "" && doc.Version != audit.ReportVersion:
 		return nil, fmt.Errorf("audit report version %q, this keyreg reads version %q", doc.Version, audit.ReportVersion)
 	case err != nil:
@@ -48,7 +47,7 @@ func ReadAudit(r io.Reader) (*audit.Report, error) {
 	if err := checkRanges(reflect.ValueOf(doc), "$"); err != nil {
 		return nil, err
 	}
-	return reportOf(&doc)
+	return doc.Report()
 }
 
 // limitedReader reads at most n bytes of r, and says when r had more.
@@ -128,8 +127,10 @@ func checkRanges(v reflect.Value, path string) error {
 	return nil
 }
 
-// reportOf turns a json document back into an audit.Report.
-func reportOf(doc *auditJSON) (*audit.Report, error) {
+// Report turns a decoded document back into an audit.Report. Read also
+// checks the document's numbers against the ranges an audit writes; a
+// caller that decodes a document itself gets only Report's own checks.
+func (doc *Document) Report() (*audit.Report, error) {
 	var bad error
 	raw := func(s, b64 string) string {
 		if b64 == "" {

@@ -1,23 +1,31 @@
-package report
+// Package auditjson is the json audit report of docs/audit-report.md: the
+// document, its encoder (the json format of keyreg audit) and its reader
+// (keyreg report merge and keyreg docs --audit), so that reading a report
+// back never goes through package report.
+package auditjson
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"io"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/secret"
 )
 
-// The json format of an audit report. It mirrors audit.Report field by
-// field, so that the documented schema (docs/audit-report.md) changes only
-// on purpose: severities are strings, durations are also given in seconds,
-// every list is [] rather than null, and binary key names survive.
-
-type auditJSON struct {
+// Document is the json format of an audit report. It mirrors audit.Report
+// field by field, so that the documented schema (docs/audit-report.md)
+// changes only on purpose: severities are strings, durations are also
+// given in seconds, every list is [] rather than null, and binary key
+// names survive.
+type Document struct {
 	Version       string             `json:"version"`
-	Tool          jsonTool           `json:"tool"`
+	Tool          Tool               `json:"tool"`
 	Registry      string             `json:"registry"`
 	Target        string             `json:"target"`
 	Targets       []string           `json:"targets,omitempty"` // a merged report's instances, each redacted
@@ -39,12 +47,12 @@ type auditJSON struct {
 	// of keyreg before it.
 	TTLMemory []ttlMemoryJSON `json:"ttl_memory_histogram"`
 	// Baseline is present only when the audit was compared with a baseline.
-	Baseline *auditBaselineJSON `json:"baseline,omitempty"`
+	Baseline *Baseline `json:"baseline,omitempty"`
 }
 
-// auditBaselineJSON sums up the comparison with a baseline: fingerprints
+// Baseline sums up the comparison with a baseline: fingerprints
 // of new and resolved entries, and every entry with its state.
-type auditBaselineJSON struct {
+type Baseline struct {
 	File         string                   `json:"file"`
 	Created      time.Time                `json:"created"`
 	Registry     string                   `json:"registry"`
@@ -271,16 +279,6 @@ func exampleJSON(key, detail string) auditExampleJSON {
 // so that the document re-encodes to the same bytes.
 func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// memoryMeasured reports whether the memory of some keys of r was measured.
-func memoryMeasured(r *audit.Report) bool {
-	for _, f := range r.Families {
-		if f != nil && f.MemoryMeasured {
-			return true
-		}
-	}
-	return r.Unregistered.MemoryMeasured
-}
-
 // memoryJSON returns &n when the memory of some keys was measured
 // (measured is their count), else nil: null, never a 0 that was not
 // measured.
@@ -293,13 +291,29 @@ func memoryJSON(measured, n int64) *int64 {
 
 func int64Ptr(n int64) *int64 { return &n }
 
-// auditDoc converts r to its json document.
-func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
-	memory := memoryMeasured(r)
+// Tool names the program that wrote a document.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Encode writes r, compared with a baseline when c is not nil, as one
+// indented json document without HTML escaping.
+func Encode(w io.Writer, r *audit.Report, c *audit.Comparison, tool Tool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(New(r, c, tool))
+}
+
+// New converts r, compared with a baseline when c is not nil, to its json
+// document.
+func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
+	memory := r.MemoryMeasured()
 	s := r.Scan
-	doc := auditJSON{
+	doc := Document{
 		Version:       audit.ReportVersion,
-		Tool:          jsonTool{Name: o.Tool.Name, Version: o.Tool.Version},
+		Tool:          tool,
 		Registry:      slashPath(r.Registry),
 		Target:        targetOf(r),
 		Targets:       redactAll(r.Targets),
@@ -408,13 +422,13 @@ func auditDoc(r *audit.Report, c *audit.Comparison, o Options) auditJSON {
 	}
 	statsDoc(&doc, r, memory)
 	if c != nil {
-		doc.Baseline = baselineDoc(c)
+		doc.Baseline = NewBaseline(c)
 	}
 	return doc
 }
 
 // statsDoc adds the keyspace statistics of r to doc.
-func statsDoc(doc *auditJSON, r *audit.Report, memory bool) {
+func statsDoc(doc *Document, r *audit.Report, memory bool) {
 	u := &r.Unregistered
 	doc.Unregistered.WithTTL = u.WithTTL
 	doc.Unregistered.MemoryMeasured = u.MemoryMeasured
@@ -501,9 +515,9 @@ func percentOf(n, of int64) float64 {
 
 func boolPtr(b bool) *bool { return &b }
 
-// baselineDoc converts the comparison to its json object.
-func baselineDoc(c *audit.Comparison) *auditBaselineJSON {
-	d := &auditBaselineJSON{
+// NewBaseline converts the comparison to its json object.
+func NewBaseline(c *audit.Comparison) *Baseline {
+	d := &Baseline{
 		File: slashPath(c.File), Created: c.Created.UTC(), Registry: c.Registry,
 		New: []string{}, Resolved: []string{}, Unchanged: len(c.Unchanged),
 		ResolvedNote: c.ResolvedNote, Entries: []auditBaselineEntryJSON{},
@@ -529,4 +543,47 @@ func position(given, file, fromPos string) string {
 		return given
 	}
 	return fromPos
+}
+
+// slashPath returns a path with forward slashes, as CI systems expect.
+func slashPath(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	for strings.HasPrefix(p, "./") {
+		p = p[2:]
+	}
+	return p
+}
+
+// redact hides passwords in URLs and password parameters (see
+// internal/secret). The audit already redacts its target; this is a second
+// line of defence for free text such as notes.
+func redact(s string) string { return secret.Redact(s) }
+
+// redactAll redacts each of ss on its own.
+func redactAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = redact(s)
+	}
+	return out
+}
+
+// targetOf is the redacted target of r: a merged report's instances each
+// redacted on its own and joined, since "a, b" is not one URL.
+func targetOf(r *audit.Report) string {
+	if len(r.Targets) > 0 {
+		return strings.Join(redactAll(r.Targets), ", ")
+	}
+	return redact(r.Target)
+}
+
+// finite returns f, or 0 when f is NaN or infinite.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }
