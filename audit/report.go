@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/secret"
 	"github.com/keyreg/keyreg/rules"
 )
 
@@ -302,4 +303,28 @@ func (r *Report) MemoryMeasured() bool {
 		}
 	}
 	return r.Unregistered.MemoryMeasured
+}
+
+// DisplayTarget is the report's target as every output shows it: each
+// instance of a merged report redacted on its own and joined, since
+// "a, b" is not one URL; a run's one target redacted again, a second line
+// of defence for a URL keyreg did not build.
+func (r *Report) DisplayTarget() string {
+	if len(r.Targets) > 0 {
+		return strings.Join(r.RedactedTargets(), ", ")
+	}
+	return secret.Redact(r.Target)
+}
+
+// RedactedTargets returns the instances of a merged report, each redacted
+// on its own; nil for a single run's report.
+func (r *Report) RedactedTargets() []string {
+	if r.Targets == nil {
+		return nil
+	}
+	out := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		out[i] = secret.Redact(t)
+	}
+	return out
 }

@@ -213,7 +213,7 @@ func newAuditView(r *audit.Report) *auditView {
 	v := &auditView{findingsTitle: "findings", memory: r.MemoryMeasured()}
 	v.summary = prepare(auditDiagnostics(r)).Count().String()
 
-	target := printable(targetOf(r))
+	target := printable(r.DisplayTarget())
 	if target == "" {
 		target = "(unknown)"
 	}
@@ -724,27 +724,6 @@ func printable(s string) string {
 // internal/secret). The audit already redacts its target; this is a second
 // line of defence for free text such as notes.
 func redact(s string) string { return secret.Redact(s) }
-
-// redactAll redacts each of ss on its own.
-func redactAll(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = redact(s)
-	}
-	return out
-}
-
-// targetOf is the redacted target of r: a merged report's instances each
-// redacted on its own and joined, since "a, b" is not one URL.
-func targetOf(r *audit.Report) string {
-	if len(r.Targets) > 0 {
-		return strings.Join(redactAll(r.Targets), ", ")
-	}
-	return redact(r.Target)
-}
 
 // humanBytes formats n with binary units: "512 B", "1.5 KiB", "12.0 MiB".
 func humanBytes(n int64) string {

@@ -285,7 +285,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 		{"deprecated", strconv.Itoa(len(c.Deprecations))},
 	}
 	if r := o.Audit; r != nil {
-		c.Summary = append(c.Summary, [2]string{"audit", printable(targetOf(r)) + cmp.Or(" at "+stamp(r.Started), "")},
+		c.Summary = append(c.Summary, [2]string{"audit", printable(r.DisplayTarget()) + cmp.Or(" at "+stamp(r.Started), "")},
 			[2]string{"keys", keyCounts(r)})
 	}
 	return c, nil

@@ -315,8 +315,8 @@ func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
 		Version:       audit.ReportVersion,
 		Tool:          tool,
 		Registry:      slashPath(r.Registry),
-		Target:        targetOf(r),
-		Targets:       redactAll(r.Targets),
+		Target:        r.DisplayTarget(),
+		Targets:       r.RedactedTargets(),
 		Mode:          r.Mode,
 		Started:       r.Started.UTC(),
 		Partial:       r.Partial,
@@ -558,27 +558,6 @@ func slashPath(p string) string {
 // internal/secret). The audit already redacts its target; this is a second
 // line of defence for free text such as notes.
 func redact(s string) string { return secret.Redact(s) }
-
-// redactAll redacts each of ss on its own.
-func redactAll(ss []string) []string {
-	if ss == nil {
-		return nil
-	}
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = redact(s)
-	}
-	return out
-}
-
-// targetOf is the redacted target of r: a merged report's instances each
-// redacted on its own and joined, since "a, b" is not one URL.
-func targetOf(r *audit.Report) string {
-	if len(r.Targets) > 0 {
-		return strings.Join(redactAll(r.Targets), ", ")
-	}
-	return redact(r.Target)
-}
 
 // finite returns f, or 0 when f is NaN or infinite.
 func finite(f float64) float64 {
