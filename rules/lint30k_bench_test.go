@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"testing/fstest"
 
 	"github.com/keyreg/keyreg/internal/synth"
-	"github.com/keyreg/keyreg/registry"
 )
 
 // minimalYAML is a registry of n families with a name, a pattern and a
@@ -34,23 +32,7 @@ func minimalYAML(n int) []byte {
 // (now built on first Matcher call), and Lookup built the rule list once
 // per finding: 794 MB and 5.56M allocations per run before, 379 MB and
 // 3.20M after (-benchtime 3x on 2 shared cores).
-func BenchmarkLint30000(b *testing.B) {
-	fsys := fstest.MapFS{"keys.yaml": &fstest.MapFile{Data: minimalYAML(30000)}}
-	if reg, err := registry.Load(fsys, "keys.yaml"); err != nil {
-		b.Fatal(err)
-	} else if n := len(reg.Families); n != 30000 {
-		b.Fatalf("%d families", n)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		reg, err := registry.Load(fsys, "keys.yaml")
-		if err != nil {
-			b.Fatal(err)
-		}
-		Lint(reg)
-	}
-}
+func BenchmarkLint30000(b *testing.B) { benchLint(b, minimalYAML(30000), 30000) }
 
 // TestLookupAllocatesNothing: Lookup runs once per finding (Apply), and
 // building the rule list there made 28 MB of garbage on the 30,000-family

@@ -12,12 +12,16 @@ import (
 
 // BenchmarkLint1000 measures what keyreg lint does in CI on a large
 // registry: registry.Load and Lint of 1,000 synthetic families.
-func BenchmarkLint1000(b *testing.B) {
-	fsys := fstest.MapFS{"keys.yaml": &fstest.MapFile{Data: synth.YAML(1000)}}
+func BenchmarkLint1000(b *testing.B) { benchLint(b, synth.YAML(1000), 1000) }
+
+// benchLint measures registry.Load and Lint of data, a registry of n
+// families.
+func benchLint(b *testing.B, data []byte, n int) {
+	fsys := fstest.MapFS{"keys.yaml": &fstest.MapFile{Data: data}}
 	if reg, err := registry.Load(fsys, "keys.yaml"); err != nil {
 		b.Fatal(err)
-	} else if n := len(reg.Families); n != 1000 {
-		b.Fatalf("synth.YAML(1000) has %d families", n)
+	} else if got := len(reg.Families); got != n {
+		b.Fatalf("the registry has %d families, want %d", got, n)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
