@@ -981,15 +981,7 @@ func (in *Inference) Draft() (*registry.Draft, map[string][]byte, Summary) {
 // results). Each gets an ignore with its reason, on the family lint
 // reports, for the reviewer to see and settle.
 func (in *Inference) ignoreOverlaps(d *registry.Draft, schemas map[string][]byte) {
-	data, err := d.Marshal()
-	if err != nil {
-		return
-	}
-	fsys := memFS{"keys.yaml": data}
-	for name, b := range schemas {
-		fsys[name] = b
-	}
-	reg, err := registry.Parse(fsys, "keys.yaml", data)
+	reg, _, err := loadDraft(d, schemas)
 	if err != nil {
 		return // the command loads what it writes and says so
 	}
@@ -1386,4 +1378,20 @@ func kebab(v string) string {
 		return "x"
 	}
 	return strings.Join(words, "-")
+}
+
+// loadDraft marshals d and loads it as keys.yaml, with its schema files
+// beside it, as the written registry will load; it returns the registry
+// and the marshalled file.
+func loadDraft(d *registry.Draft, schemas map[string][]byte) (*registry.Registry, []byte, error) {
+	data, err := d.Marshal()
+	if err != nil {
+		return nil, nil, err
+	}
+	fsys := memFS{"keys.yaml": data}
+	for name, b := range schemas {
+		fsys[name] = b
+	}
+	reg, err := registry.Parse(fsys, "keys.yaml", data)
+	return reg, data, err
 }

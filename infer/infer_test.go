@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/keyreg/keyreg/payload"
@@ -128,15 +127,7 @@ func draftOf(t *testing.T, keys []string, types ...string) (*registry.Draft, []b
 	}
 	in.Candidates(0)
 	d, schemas, sum := in.Draft()
-	data, err := d.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fsys := fstest.MapFS{"keys.yaml": {Data: data}}
-	for name, b := range schemas {
-		fsys[name] = &fstest.MapFile{Data: b}
-	}
-	reg, err := registry.Parse(fsys, "keys.yaml", data)
+	reg, data, err := loadDraft(d, schemas)
 	if err != nil {
 		t.Fatalf("the draft does not load: %v\n%s", err, data)
 	}
@@ -440,15 +431,7 @@ func TestDraftLoadsHostile(t *testing.T) {
 			}
 			in.Candidates(0)
 			d, schemas, _ := in.Draft()
-			data, err := d.Marshal()
-			if err != nil {
-				t.Fatal(err)
-			}
-			fsys := fstest.MapFS{"keys.yaml": {Data: data}}
-			for name, b := range schemas {
-				fsys[name] = &fstest.MapFile{Data: b}
-			}
-			reg, err := registry.Parse(fsys, "keys.yaml", data)
+			reg, data, err := loadDraft(d, schemas)
 			if err != nil {
 				t.Fatalf("the draft does not load: %v\n%s", err, data)
 			}
@@ -480,15 +463,7 @@ func FuzzDraftLoads(f *testing.F) {
 		}
 		in.Candidates(0)
 		d, schemas, _ := in.Draft()
-		data, err := d.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fsys := fstest.MapFS{"keys.yaml": {Data: data}}
-		for name, b := range schemas {
-			fsys[name] = &fstest.MapFile{Data: b}
-		}
-		if _, err := registry.Parse(fsys, "keys.yaml", data); err != nil {
+		if _, data, err := loadDraft(d, schemas); err != nil {
 			t.Fatalf("the draft does not load: %v\n%s", err, data)
 		}
 	})
