@@ -123,6 +123,16 @@ type Generator interface {
 	Generate(req *Request) ([]File, error)
 }
 
+// A Documenter is a backend that can name the key builder it writes for
+// each family, for documentation such as the catalogue (keyreg docs).
+type Documenter interface {
+	// Builders returns, by family name, for every family of req (in scope
+	// or not), the builder's signature as the language writes it, such as
+	// "build_cart_items(user_id: int) -> str". The names are those
+	// Generate writes.
+	Builders(req *Request) (map[string]string, error)
+}
+
 // NewRequest builds and validates the request for reg and scope. It fails
 // when a family has no valid pattern or a placeholder of an unknown type,
 // and on the errors of Scope.
