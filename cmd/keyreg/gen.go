@@ -14,6 +14,7 @@ import (
 	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/codegen/jsongen"
+	"github.com/keyreg/keyreg/codegen/python"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -80,6 +81,23 @@ the scope. The document is stable and versioned: docs/codegen.md describes
 it and schemas/codegen-request.v1.schema.json is its JSON Schema.`,
 		flags: func(*pflag.FlagSet) func(string) (codegen.Generator, string, error) {
 			return func(string) (codegen.Generator, string, error) { return jsongen.Generator{}, "", nil }
+		},
+	},
+	{
+		name: "python", display: "Python", use: "--out keys_gen.py|package-dir",
+		short: "Generate typed Python key builders, parsers, redis-py accessors and locks",
+		long: `Gen python writes one Python module (standard library plus redis-py): per
+family a key builder and parser (a frozen dataclass), its pattern and SCAN
+glob, a TypedDict of its payload and a check naming the JSON pointer,
+accessors on redis.Redis and redis.asyncio.Redis whose writes apply the TTL
+policy (collections in one MULTI/EXEC), locks subclassing redis.lock.Lock
+with fencing in the acquire script, and stream consumer helpers. --out
+ending in .py is the module; any other --out is a package directory, which
+gets __init__.py and py.typed.`,
+		flags: func(*pflag.FlagSet) func(string) (codegen.Generator, string, error) {
+			return func(out string) (codegen.Generator, string, error) {
+				return python.Generator{Package: !strings.HasSuffix(out, ".py")}, "", nil
+			}
 		},
 	},
 }
@@ -171,9 +189,12 @@ func (a *app) runGen(l language, g codegen.Generator, hint string, o genOptions)
 	if err != nil {
 		return usageError(fmt.Errorf("generating %s: %w", l.display, err), "choose families with --family, --owner and --include-presets: run keyreg gen "+l.name+" --help")
 	}
+	if d, ok := g.(interface{ OutputDir() bool }); ok && d.OutputDir() {
+		return a.genDir(l, files, hint, o)
+	}
 	if len(files) != 1 {
-		// --out names one file; a backend that writes several needs --out
-		// to name a directory, which no backend does yet.
+		// --out names one file; a backend that writes several says so
+		// with OutputDir.
 		return runtimeError(fmt.Errorf("the %s backend returned %d files, want 1", l.display, len(files)), "")
 	}
 	src := files[0].Data
@@ -183,32 +204,94 @@ func (a *app) runGen(l language, g codegen.Generator, hint string, o genOptions)
 		}
 		return nil
 	}
-	// A file far larger than the new one is stale without a diff.
-	limit := max(4*int64(len(src)), 16<<20)
-	old, big, err := readBounded(o.out, limit)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return runtimeError(fmt.Errorf("reading generated code: %w", err), "")
+	diff, what, err := checkFile(o.out, src)
+	if err != nil {
+		return err
 	}
-	if !big && bytes.Equal(old, src) {
+	if what == "" {
 		return nil
 	}
-	name := diffName(o.out)
-	var diff []byte
-	if big {
-		diff = fmt.Appendf(nil, "--- a/%s\n+++ b/%s\n[keyreg: the file is over %d bytes, so it is not diffed]\n", name, name, limit)
-	} else {
-		diff = codegen.UnifiedDiff("a/"+name, "b/"+name, old, src, checkDiffBytes)
+	return a.stale(l, hint, o, diff, what)
+}
+
+// checkFile compares the file at name with src: what is "" when it is
+// fresh, else "stale" or "missing", with the diff.
+func checkFile(name string, src []byte) (diff []byte, what string, err error) {
+	// A file far larger than the new one is stale without a diff.
+	limit := max(4*int64(len(src)), 16<<20)
+	old, big, err := readBounded(name, limit)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", runtimeError(fmt.Errorf("reading generated code: %w", err), "")
 	}
+	if !big && err == nil && bytes.Equal(old, src) {
+		return nil, "", nil
+	}
+	dn := diffName(name)
+	if big {
+		diff = fmt.Appendf(nil, "--- a/%s\n+++ b/%s\n[keyreg: the file is over %d bytes, so it is not diffed]\n", dn, dn, limit)
+	} else {
+		diff = codegen.UnifiedDiff("a/"+dn, "b/"+dn, old, src, checkDiffBytes)
+	}
+	if err != nil {
+		return diff, "missing", nil
+	}
+	return diff, "stale", nil
+}
+
+// stale prints the diff and the hint of a stale --out.
+func (a *app) stale(l language, hint string, o genOptions, diff []byte, what string) error {
 	if _, werr := a.stdout.Write(diff); werr != nil {
 		return runtimeError(werr, "")
-	}
-	what := "stale"
-	if err != nil {
-		what = "missing"
 	}
 	fmt.Fprintf(a.stderr, "keyreg: error: %q is %s: regenerate it from %q\n", o.out, what, o.registry)
 	fmt.Fprintf(a.stderr, "hint: run keyreg gen %s --registry %s --out %s%s%s\n", l.name, o.registry, o.out, hint, o.scopeFlags())
 	return errFindings
+}
+
+// genDir writes, or checks, the files of a backend whose --out is a
+// directory: each file under it, by the name the backend gives, which
+// must be a local path (no "..", not absolute). Under --check every file
+// is compared, and one diff covers them all.
+func (a *app) genDir(l language, files []codegen.File, hint string, o genOptions) error {
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.Name == "" || !filepath.IsLocal(filepath.FromSlash(f.Name)) || strings.Contains(f.Name, "\\") || seen[path.Clean(f.Name)] {
+			return runtimeError(fmt.Errorf("the %s backend returned an invalid file name %q", l.display, f.Name), "")
+		}
+		seen[path.Clean(f.Name)] = true
+	}
+	if !o.check {
+		for _, f := range files {
+			p := filepath.Join(o.out, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return runtimeError(fmt.Errorf("writing generated code: %w", err), "")
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				return runtimeError(fmt.Errorf("writing generated code: %w", err), "")
+			}
+		}
+		return nil
+	}
+	var all []byte
+	what := ""
+	for _, f := range files {
+		diff, w, err := checkFile(filepath.Join(o.out, filepath.FromSlash(f.Name)), f.Data)
+		if err != nil {
+			return err
+		}
+		if w != "" && len(all)+len(diff) <= checkDiffBytes+1024 {
+			all = append(all, diff...)
+		}
+		if w == "missing" || what == "" {
+			if w != "" {
+				what = w
+			}
+		}
+	}
+	if what == "" {
+		return nil
+	}
+	return a.stale(l, hint, o, all, what)
 }
 
 // scopeFlags writes the scope flags of o as a command line takes them,
