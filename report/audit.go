@@ -98,6 +98,12 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Optio
 			return err
 		}
 	}
+	if msg := notCheckedBanner(r); msg != "" {
+		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("rules not checked"), ghData.Replace(msg))
+		if _, err := io.WriteString(w, line); err != nil {
+			return err
+		}
+	}
 	step := o.StepSummary
 	if step != nil {
 		// The renderer's own findings table is replaced by the audit report;
@@ -212,6 +218,14 @@ func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format
 func newAuditView(r *audit.Report) *auditView {
 	v := &auditView{findingsTitle: "findings", memory: r.MemoryMeasured()}
 	v.summary = prepare(auditDiagnostics(r)).Count().String()
+	if len(r.Scan.NotChecked) > 0 {
+		// The counts do not cover these rules: never a bare "0 errors".
+		ids := make([]string, len(r.Scan.NotChecked))
+		for i, id := range r.Scan.NotChecked {
+			ids[i] = printable(id)
+		}
+		v.summary += "; not checked: " + strings.Join(ids, ", ")
+	}
 
 	target := printable(r.DisplayTarget())
 	if target == "" {
@@ -652,13 +666,34 @@ func auditDiagnostics(r *audit.Report) diag.List {
 // covered the whole keyspace, else unsuccessful with the partial banner as
 // an error notification, so that code scanning does not read a partial
 // audit's results as complete.
+//
+// Rules left unchecked on some keys (Scan.NotChecked) add a warning
+// notification, so that code scanning does not read their absence of
+// results as a pass.
 func auditInvocation(r *audit.Report) *sarifInvocation {
-	if !r.Partial {
-		return &sarifInvocation{ExecutionSuccessful: true}
+	inv := &sarifInvocation{ExecutionSuccessful: !r.Partial}
+	if r.Partial {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{Text: partialBanner(r)}})
 	}
-	return &sarifInvocation{ToolExecutionNotifications: []sarifNotification{
-		{Level: "error", Message: sarifText{Text: partialBanner(r)}},
-	}}
+	if msg := notCheckedBanner(r); msg != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: msg}})
+	}
+	return inv
+}
+
+// notCheckedBanner says which key rules the audit left unchecked on some
+// keys, or "" when it checked them all.
+func notCheckedBanner(r *audit.Report) string {
+	if len(r.Scan.NotChecked) == 0 {
+		return ""
+	}
+	ids := make([]string, len(r.Scan.NotChecked))
+	for i, id := range r.Scan.NotChecked {
+		ids[i] = printable(id)
+	}
+	return "NOT CHECKED: " + strings.Join(ids, ", ") + " did not run on some keys, whose values or lengths were not read; the findings do not cover them (see the audit's notes)"
 }
 
 // partialBanner says that r does not cover the whole keyspace, and why.

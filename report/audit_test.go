@@ -1151,3 +1151,67 @@ func TestEncodingsSeen(t *testing.T) {
 		t.Errorf("encodings read back as %v, want %v", back.Types[0].Encodings, r.Types[0].Encodings)
 	}
 }
+
+// TestAuditSaysNotChecked renders a report whose payload rules did not
+// run on some keys (a primary's values not read) in every audit format:
+// each must say so in its own terms, never show those rules as passed.
+func TestAuditSaysNotChecked(t *testing.T) {
+	r := sampleReport()
+	r.Scan.NotChecked = []string{"payload-invalid", "encoding-mismatch"}
+	want := map[Format][]string{
+		Text:       {"not checked: payload-invalid, encoding-mismatch"},
+		Markdown:   {"not checked: payload-invalid, encoding-mismatch"},
+		HTML:       {"not checked: payload-invalid, encoding-mismatch"},
+		JSON:       {`"not_checked": [`},
+		GitHub:     {"::warning title=rules not checked::NOT CHECKED: payload-invalid, encoding-mismatch"},
+		GitLab:     {`"check_name": "rules-not-checked"`},
+		SARIF:      {`"level": "warning"`, "NOT CHECKED: payload-invalid, encoding-mismatch"},
+		JUnit:      {}, // below, with the rules keyreg passes
+		Table:      {"not checked: payload-invalid, encoding-mismatch"},
+		Prometheus: {`keyreg_audit_rule_not_checked{rule="payload-invalid"} 1`, `keyreg_audit_rule_not_checked{rule="encoding-mismatch"} 1`},
+	}
+	for _, f := range AuditFormats {
+		out, summary, _ := renderAudit(t, f, r)
+		ws, ok := want[f]
+		if !ok {
+			t.Errorf("format %s: no expectation: say how it shows rules not checked", f)
+			continue
+		}
+		for _, w := range ws {
+			if !strings.Contains(out+summary, w) {
+				t.Errorf("format %s does not say %q:\n%s", f, w, out+summary)
+			}
+		}
+		// Without NotChecked, none of it appears.
+		clean, csum, _ := renderAudit(t, f, sampleReport())
+		if strings.Contains(clean+csum, "NOT CHECKED") || strings.Contains(clean+csum, "not checked:") || strings.Contains(clean, "rule_not_checked{") {
+			t.Errorf("format %s says not checked for a report that checked everything", f)
+		}
+	}
+	// JUnit: every family's testcase of a rule not checked is skipped, with
+	// the reason, and counted as skipped, not as a pass.
+	r.Scan.NotChecked = []string{"payload-schema"}
+	var b bytes.Buffer
+	if err := Audit(&b, JUnit, r, Options{Rules: auditRules()}); err != nil {
+		t.Fatal(err)
+	}
+	d := checkJUnit(t, b.Bytes())
+	n := 0
+	for _, s := range d.Suites {
+		for _, c := range s.Cases {
+			if c.Name != "payload-schema" {
+				continue
+			}
+			n++
+			if c.Failure != nil {
+				continue // a finding still fails
+			}
+			if c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "NOT CHECKED: payload-schema") {
+				t.Errorf("suite %s: payload-schema is not skipped as not checked: %+v", s.Name, c)
+			}
+		}
+	}
+	if n != len(r.Families) {
+		t.Errorf("%d payload-schema testcases, want one per family (%d)", n, len(r.Families))
+	}
+}
