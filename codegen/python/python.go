@@ -333,7 +333,7 @@ func (v *view) family(b *strings.Builder, fv *famView) {
 			groups = append(groups, fmt.Sprintf("m.group(%d) != %s", i+1, p.strExpr()))
 		}
 		fmt.Fprintf(b, "    if m is None or %s:\n", strings.Join(groups, " or "))
-		fmt.Fprintf(b, "        raise InvalidKeyError(f\"{%s}: the values are ambiguous in {key!r}\")\n", fam)
+		fmt.Fprintf(b, "        raise InvalidKeyError(%s + \": the values are ambiguous in \" + repr(key))\n", fam)
 		b.WriteString("    return key\n")
 	} else {
 		fmt.Fprintf(b, "    return %s\n", fs.String())
