@@ -183,10 +183,10 @@ func derived(s string, f *codegen.Family) []string {
 
 func lockNames(s, c string) []string {
 	fn, cl := s, c
-	if !strings.HasSuffix(fn, "_lock") {
+	if fn != "lock" && !strings.HasSuffix(fn, "_lock") {
 		fn += "_lock"
 	}
-	if !strings.HasSuffix(cl, "Lock") {
+	if cl != "Lock" && !strings.HasSuffix(cl, "Lock") {
 		cl += "Lock"
 	}
 	return []string{fn, cl}

@@ -7,6 +7,7 @@ const runtimeHead = `
 from __future__ import annotations
 
 import dataclasses as _kr_dataclasses
+import hashlib as _kr_hashlib
 import datetime as _kr_datetime
 import json as _kr_json
 import math as _kr_math
@@ -17,6 +18,7 @@ import typing as _kr_t
 import redis as _kr_redis
 import redis.asyncio as _kr_aredis
 import redis.client as _kr_client
+import redis.exceptions as _kr_exc
 import redis.lock as _kr_lock
 
 
@@ -457,12 +459,22 @@ class _KrLock(_kr_lock.Lock):
         self._kr_lease_ms = ms
         self._kr_fence_key = fence_key
         self.fence = None
-        script = _KR_ACQUIRE if fence_key is not None else _KR_ACQUIRE_PLAIN
-        self._kr_acquire: _kr_t.Any = client.register_script(script)
+
+    def _kr_run(self, script: str, keys: list[str], args: list[_kr_t.Any]) -> _kr_t.Any:
+        """EVALSHA of a constant script, and EVAL when the server does not
+        have it (after a restart or SCRIPT FLUSH, or on another cluster node)."""
+        sha = _kr_hashlib.sha1(script.encode()).hexdigest()
+        try:
+            return self._kr_client.evalsha(sha, len(keys), *keys, *args)
+        except _kr_exc.ResponseError as e:
+            if "NOSCRIPT" not in str(e) and "No matching script" not in str(e):
+                raise
+        return self._kr_client.eval(script, len(keys), *keys, *args)
 
     def do_acquire(self, token: str | bytes) -> bool:
         keys = [self._kr_name] if self._kr_fence_key is None else [self._kr_name, self._kr_fence_key]
-        got = self._kr_acquire(keys=keys, args=[token, self._kr_lease_ms], client=self._kr_client)
+        script = _KR_ACQUIRE if self._kr_fence_key is not None else _KR_ACQUIRE_PLAIN
+        got = self._kr_run(script, keys, [token, self._kr_lease_ms])
         if got is None:
             return False
         if self._kr_fence_key is not None:
@@ -479,6 +491,16 @@ class _KrLock(_kr_lock.Lock):
         if token is None:
             token = _kr_secrets.token_hex(16)
         return super().acquire(sleep=sleep, blocking=blocking, blocking_timeout=blocking_timeout, token=token)
+
+    def do_release(self, expected_token: str | bytes) -> None:
+        if not self._kr_run(self.LUA_RELEASE_SCRIPT, [self._kr_name], [expected_token]):
+            raise _kr_exc.LockNotOwnedError("Cannot release a lock that's no longer owned")
+
+    def do_extend(self, additional_time: float, replace_ttl: bool) -> bool:
+        ms = int(round(additional_time * 1000))
+        if not self._kr_run(self.LUA_EXTEND_SCRIPT, [self._kr_name], [self.local.token, ms, "1" if replace_ttl else "0"]):
+            raise _kr_exc.LockNotOwnedError("Cannot extend a lock that's no longer owned")
+        return True
 
     def extend(self, additional_time: float, replace_ttl: bool = False) -> bool:
         """Re-arms the lease (at most the registry's maximum) while the token matches."""
