@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one command that passes the tests on a fresh machine (README, "Two commands").
-# It installs what the tests need (redis-server and chromium from Debian's
-# packages) when they are missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
+# It installs what the tests need (redis-server, chromium, python3-redis,
+# python3-mypy and python3-typeshed from Debian's packages) when they are missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
 # the project's own keys.yaml through keyreg lint, and go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +24,17 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
 	$sudo apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
+
+# The tests of keyreg gen python (codegen/python) run the generated code with
+# redis-py, mypy --strict and redis-py's types (types-redis 4.3, in Debian's
+# python3-typeshed); under CI=true they fail without them.
+if ! /usr/bin/python3 -c 'import redis, mypy' >/dev/null 2>&1 || [ ! -d /usr/lib/python3/dist-packages/redis-stubs ]; then
+	echo "test.sh: installing python3-redis, python3-mypy and python3-typeshed from Debian's packages" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3 python3-redis python3-mypy python3-typeshed >/dev/null
 fi
 
 # No large file is ever tracked: test binaries, dumps and screenshots over

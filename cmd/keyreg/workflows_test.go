@@ -332,6 +332,7 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		{"--family cart-items  --owner checkout", "gen|go|--registry|keys.yaml|--out|x_gen.go|--family|cart-items|--owner|checkout|--check"},
 		{"$(touch pwned) *", "gen|go|--registry|keys.yaml|--out|x_gen.go|$(touch|pwned)|*|--check"},
 	} {
+		c := struct{ scope, langs, want string }{c.scope, "", c.want}
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin")
 		if err := os.Mkdir(bin, 0o755); err != nil {
@@ -347,7 +348,7 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"KEYREG_REGISTRY_PATH=keys.yaml", "GEN_OUT=x_gen.go", "GEN_PACKAGE=", "GEN_SCOPE="+c.scope,
-			"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile)
+			"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile, "GEN_LANGUAGES="+c.langs)
 		out, err := cmd.CombinedOutput()
 		if err == nil {
 			t.Errorf("scope %q: a stale file passed the step\n%s", c.scope, out)
@@ -364,5 +365,62 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		if !strings.Contains(string(sum), "Run `"+hint+"`") {
 			t.Errorf("scope %q: the summary's hint does not say %q:\n%s", c.scope, hint, sum)
 		}
+	}
+}
+
+// TestRegistryCheckGenLanguages: gen-languages checks each language in
+// turn, go with gen-out and the others with their language=path, never
+// evaluating the list; a stale file fails the step after all are checked.
+func TestRegistryCheckGenLanguages(t *testing.T) {
+	b, err := os.ReadFile("../../.github/workflows/registry-check.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, errs := actionlint.Parse(b)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	var script string
+	for _, st := range wf.Jobs["check"].Steps {
+		if r, ok := st.Exec.(*actionlint.ExecRun); ok && st.ID != nil && st.ID.Value == "gen" {
+			script = r.Run.Value
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The stand-in appends its arguments; the python file is stale.
+	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s\\n' \"$*\") >> \"$ARGS_FILE\"\n[ \"$2\" != python ] || { echo '--- a/app/keys_gen.py'; exit 1; }\n"
+	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	summary, argsFile := filepath.Join(dir, "summary"), filepath.Join(dir, "args")
+	cmd := exec.Command("bash", "-e", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"KEYREG_REGISTRY_PATH=keys.yaml", "GEN_OUT=x_gen.go", "GEN_PACKAGE=keys", "GEN_SCOPE=--include-presets",
+		"GEN_LANGUAGES=go python=app/keys_gen.py $(touch pwned) typescript=web/keys.gen.ts",
+		"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile)
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("a stale python file: %v, want exit 1\n%s", err, out)
+	}
+	got, _ := os.ReadFile(argsFile)
+	want := "gen|go|--registry|keys.yaml|--out|x_gen.go|--include-presets|--package|keys|--check\n" +
+		"gen|python|--registry|keys.yaml|--out|app/keys_gen.py|--include-presets|--check\n" +
+		"gen|$(touch|--registry|keys.yaml|--out|x_gen.go|--include-presets|--check\n" +
+		"gen|pwned)|--registry|keys.yaml|--out|x_gen.go|--include-presets|--check\n" +
+		"gen|typescript|--registry|keys.yaml|--out|web/keys.gen.ts|--include-presets|--check\n"
+	if string(got) != want {
+		t.Errorf("keyreg got\n%s\nwant\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("the shell evaluated gen-languages")
+	}
+	sum, _ := os.ReadFile(summary)
+	if !strings.Contains(string(sum), "keyreg gen python: `app/keys_gen.py` is stale") || !strings.Contains(string(sum), "keyreg gen go: `x_gen.go` is up to date") {
+		t.Errorf("summary:\n%s", sum)
 	}
 }
