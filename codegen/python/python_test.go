@@ -2,6 +2,7 @@ package python
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/codegen/vectors"
+	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/internal/testenv"
 	"github.com/keyreg/keyreg/registry"
 )
@@ -244,5 +246,58 @@ n: int = p.user_id
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(strings.ToLower(string(out)), "incompatible types") {
 		t.Errorf("mypy accepted a str as an int: %v\n%s", err, out)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite examples/python/keys from keys.yaml")
+
+// TestExampleFresh: examples/python/keys is the package gen python writes
+// for the repository's keys.yaml (go test ./codegen/python -run
+// TestExampleFresh -update rewrites it).
+func TestExampleFresh(t *testing.T) {
+	req := loadReq(t, "keys.yaml", codegen.Scope{})
+	files, err := Generator{Package: true}.Generate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		p := filepath.Join(root(t), "examples/python/keys", f.Name)
+		if *update {
+			must(t, os.WriteFile(p, f.Data, 0o644))
+			continue
+		}
+		old, err := os.ReadFile(p)
+		if err != nil || string(old) != string(f.Data) {
+			t.Errorf("%s is stale: go test ./codegen/python -run TestExampleFresh -update (or keyreg gen python --out examples/python/keys)", p)
+		}
+	}
+}
+
+// TestExampleProgram type-checks examples/python/sessions.py against the
+// package and runs it on a real server.
+func TestExampleProgram(t *testing.T) {
+	py := python(t)
+	dir := t.TempDir()
+	for _, name := range []string{"sessions.py", "keys/__init__.py", "keys/py.typed"} {
+		b, err := os.ReadFile(filepath.Join(root(t), "examples/python", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+		must(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+	}
+	mypyStrict(t, dir, "sessions.py")
+	srv := redistest.Standalone(t)
+	cmd := exec.Command(py, "sessions.py")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REDIS_URL="+srv.URL(), "PYTHONDONTWRITEBYTECODE=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("sessions.py: %v\n%s", err, out)
+	}
+	for _, want := range []string{": user 42, ttl 3", "with fence 1", "asyncio read: password"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("sessions.py printed %q, without %q", out, want)
+		}
 	}
 }
