@@ -48,3 +48,72 @@ func TestGenLanguages(t *testing.T) {
 		}
 	}
 }
+
+// dirFiles is a backend whose --out is a directory, with the given names.
+type dirFiles []string
+
+func (d dirFiles) Generate(*codegen.Request) ([]codegen.File, error) {
+	var fs []codegen.File
+	for _, n := range d {
+		fs = append(fs, codegen.File{Name: n, Data: []byte(n + "\n")})
+	}
+	return fs, nil
+}
+
+func (dirFiles) OutputDir() bool { return true }
+
+// TestGenDir: a backend writing a directory gets each file under --out;
+// a name that would escape it (absolute, "..", a backslash, a duplicate)
+// is a runtime error and nothing is written; --check reports one diff for
+// every stale file.
+func TestGenDir(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte("version: 1\nfamilies:\n  - {name: a, pattern: \"v1:a:{id}\", owner: o, type: string, encoding: text, ttl: persistent}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"../x"}, {"/etc/x"}, {"a", "sub/../../x"}, {`a\..\x`}, {""}, {"a", "a"}} {
+		out := filepath.Join(dir, "bad")
+		a := &app{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}
+		err := a.runGen(language{name: "d", display: "D"}, dirFiles(bad), "", genOptions{registry: reg, out: out})
+		var e *exitError
+		if !errors.As(err, &e) || e.code != exitRuntime {
+			t.Errorf("%q: runGen = %v, want a runtime error", bad, err)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%q: --out was written", bad)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+			t.Errorf("%q: a file escaped --out", bad)
+		}
+	}
+	out := filepath.Join(dir, "pkg")
+	files := dirFiles{"__init__.py", "sub/py.typed"}
+	var stdout bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &bytes.Buffer{}}
+	if err := a.runGen(language{name: "d", display: "D"}, files, "", genOptions{registry: reg, out: out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range files {
+		if b, err := os.ReadFile(filepath.Join(out, n)); err != nil || string(b) != n+"\n" {
+			t.Errorf("%s: %q, %v", n, b, err)
+		}
+	}
+	if err := a.runGen(language{name: "d", display: "D"}, files, "", genOptions{registry: reg, out: out, check: true}); err != nil || stdout.Len() != 0 {
+		t.Errorf("fresh --check: %v, %q", err, stdout.String())
+	}
+	for _, n := range files {
+		if err := os.WriteFile(filepath.Join(out, n), []byte("old\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := a.runGen(language{name: "d", display: "D"}, files, "", genOptions{registry: reg, out: out, check: true})
+	if !errors.Is(err, errFindings) {
+		t.Errorf("stale --check: %v, want findings", err)
+	}
+	for _, n := range files {
+		if !bytes.Contains(stdout.Bytes(), []byte("--- a/"+diffName(filepath.Join(out, n))+"\n")) {
+			t.Errorf("the diff does not cover %s:\n%s", n, stdout.String())
+		}
+	}
+}

@@ -87,7 +87,6 @@ type famView struct {
 	doc    any    // the schema, decoded
 	params []param
 	parts  []part
-	lits   []string // every literal's Python text (str, surrogates for bad bytes)
 }
 
 type part struct {
