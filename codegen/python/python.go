@@ -172,7 +172,7 @@ func derived(s string, f *codegen.Family) []string {
 	c := camel(s)
 	names := []string{"build_" + s, "parse_" + s, "check_" + s, c + "Key", c + "Value",
 		u + "_PATTERN", u + "_GLOB", u + "_OWNER", u + "_REDIS_TYPE", u + "_ENCODING", u + "_TTL_POLICY",
-		u + "_MAX_TTL", u + "_MAX_LEN", u + "_GROUPS", "_KR_RE_" + u, "_KR_SCHEMA_" + u}
+		u + "_MAX_TTL", u + "_MAX_LEN", u + "_GROUPS", "_KR_RE_" + u, "_KR_SCHEMA_" + u, "_KR_PARTS_" + u}
 	for _, a := range []string{"get", "set", "delete", "apply_ttl", "hset", "hgetall", "rpush", "lpush", "sadd", "zadd", "xadd", "read_group", "ack", "claim"} {
 		names = append(names, a+"_"+s, "a"+a+"_"+s)
 	}
@@ -287,6 +287,19 @@ func (v *view) family(b *strings.Builder, fv *famView) {
 		fmt.Fprintf(b, "%s_GROUPS: _kr_t.Final = frozenset({%s})\n", u, strings.Join(gs, ", "))
 	}
 	fmt.Fprintf(b, "_KR_RE_%s = _kr_re.compile(%s, _kr_re.DOTALL)\n", u, pyStr(v.regex(fv)))
+	if ambiguous(fv, v.req.Separator[0]) {
+		var ps []string
+		for _, pt := range fv.parts {
+			if pt.param < 0 {
+				ps = append(ps, fmt.Sprintf("(%s, None, 0, False)", pyStr(pt.lit)))
+				continue
+			}
+			p := fv.params[pt.param]
+			typ, _ := registry.ParsePlaceholderType(p.typ)
+			ps = append(ps, fmt.Sprintf("(\"\", _kr_re.compile(%s, _kr_re.DOTALL), %d, %s)", pyStr(typeRegex(p.typ, v.req.Separator[0])), typ.FixedLen(), pyBool(p.int)))
+		}
+		fmt.Fprintf(b, "_KR_PARTS_%s: tuple[_KrPart, ...] = (\n    %s,\n)\n", u, strings.Join(ps, ",\n    "))
+	}
 
 	// The key dataclass.
 	fmt.Fprintf(b, "\n\n@_kr_dataclasses.dataclass(frozen=True)\nclass %s:\n", fv.key)
@@ -326,12 +339,11 @@ func (v *view) family(b *strings.Builder, fv *famView) {
 	} else if ambiguous(fv, v.req.Separator[0]) {
 		fmt.Fprintf(b, "    key = %s\n", fs.String())
 		b.WriteString("    # The pattern lets a value contain the literal after it: the key must\n    # parse back to the same values.\n")
-		fmt.Fprintf(b, "    m = _KR_RE_%s.fullmatch(key)\n", u)
-		var groups []string
-		for i, p := range fv.params {
-			groups = append(groups, fmt.Sprintf("m.group(%d) != %s", i+1, p.strExpr()))
+		var strs []string
+		for _, p := range fv.params {
+			strs = append(strs, p.strExpr())
 		}
-		fmt.Fprintf(b, "    if m is None or %s:\n", strings.Join(groups, " or "))
+		fmt.Fprintf(b, "    if _kr_match(_KR_PARTS_%s, key) != [%s]:\n", u, strings.Join(strs, ", "))
 		fmt.Fprintf(b, "        raise InvalidKeyError(%s + \": the values are ambiguous in \" + repr(key))\n", fam)
 		b.WriteString("    return key\n")
 	} else {
@@ -343,19 +355,33 @@ func (v *view) family(b *strings.Builder, fv *famView) {
 	b.WriteString(`    """The values of a key of this family; InvalidKeyError (a ValueError) when
     it does not match the pattern or an int does not fit in an int64."""` + "\n")
 	fmt.Fprintf(b, "    k = _kr_key(%s, key)\n", fam)
-	fmt.Fprintf(b, "    m = _KR_RE_%s.fullmatch(k)\n    if m is None:\n        raise _kr_nomatch(%s, %s_PATTERN, k)\n", u, fam, u)
+	group := func(i int) string { return fmt.Sprintf("m.group(%d)", i+1) }
+	if ambiguous(fv, v.req.Separator[0]) {
+		// A backtracking regex could take exponential time on a hostile key.
+		fmt.Fprintf(b, "    m = _kr_match(_KR_PARTS_%s, k)\n    if m is None:\n        raise _kr_nomatch(%s, %s_PATTERN, k)\n", u, fam, u)
+		group = func(i int) string { return fmt.Sprintf("m[%d]", i) }
+	} else {
+		fmt.Fprintf(b, "    m = _KR_RE_%s.fullmatch(k)\n    if m is None:\n        raise _kr_nomatch(%s, %s_PATTERN, k)\n", u, fam, u)
+	}
 	var vals []string
 	for i, p := range fv.params {
 		if p.int {
-			vals = append(vals, fmt.Sprintf("_kr_int(%s, %s, m.group(%d))", fam, pyStr(p.name), i+1))
+			vals = append(vals, fmt.Sprintf("_kr_int(%s, %s, %s)", fam, pyStr(p.name), group(i)))
 		} else {
-			vals = append(vals, fmt.Sprintf("m.group(%d)", i+1))
+			vals = append(vals, group(i))
 		}
 	}
 	fmt.Fprintf(b, "    return %s(%s)\n", fv.key, strings.Join(vals, ", "))
 
 	v.schemaCheck(b, fv)
 	v.accessors(b, fv)
+}
+
+func pyBool(b bool) string {
+	if b {
+		return "True"
+	}
+	return "False"
 }
 
 func (p param) strExpr() string {

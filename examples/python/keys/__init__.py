@@ -97,6 +97,68 @@ def _kr_int(family: str, name: str, s: str) -> int:
     return int(s)
 
 
+_KrPart = tuple[str, "_kr_re.Pattern[str] | None", int, bool]
+
+
+def _kr_match(parts: tuple[_KrPart, ...], key: str) -> list[str] | None:
+    """The placeholder values of key, or None when it does not match. Like
+    keyreg's matcher, earlier placeholders take the longest value that still
+    lets the rest match. It works from the end of the pattern: for each part
+    and position, whether the rest of the key matches the rest of the
+    pattern, so the work is linear in the parts times the key (plus the
+    runs of the placeholder types), where a backtracking regular expression
+    could take polynomial time of high degree on a hostile key. parts are
+    (literal, None, 0, False) or ("", run, fixed length, is int)."""
+    n = len(key)
+    nxt = [False] * (n + 1)
+    nxt[n] = True
+    lasts: list[list[int]] = [[] for _ in parts]
+    for i in range(len(parts) - 1, -1, -1):
+        lit, run, fixed, is_int = parts[i]
+        cur = [False] * (n + 1)
+        if run is None:
+            size = len(lit)
+            pos = key.find(lit)
+            while 0 <= pos and pos + size <= n:
+                cur[pos] = nxt[pos + size]
+                pos = key.find(lit, pos + 1)
+        else:
+            last = [-1] * (n + 1)
+            prev = -1
+            for e in range(n + 1):
+                if nxt[e]:
+                    prev = e
+                last[e] = prev
+            lasts[i] = last
+            for pos in range(n):
+                mt = run.match(key, pos)
+                if mt is None:
+                    continue
+                end = mt.end()
+                lo = pos + 1 + (1 if is_int and key.startswith("-", pos) else 0)
+                if fixed:
+                    if end - pos < fixed:
+                        continue
+                    lo = end = pos + fixed
+                cur[pos] = last[end] >= lo
+        nxt = cur
+    if not nxt[0]:
+        return None
+    out: list[str] = []
+    pos = 0
+    for i, (lit, run, fixed, is_int) in enumerate(parts):
+        if run is None:
+            pos += len(lit)
+            continue
+        mt = run.match(key, pos)
+        assert mt is not None
+        end = pos + fixed if fixed else mt.end()
+        e = lasts[i][end]
+        out.append(key[pos:e])
+        pos = e
+    return out
+
+
 def _kr_ms(family: str, ttl: _kr_datetime.timedelta) -> int:
     if not isinstance(ttl, _kr_datetime.timedelta):
         raise TTLError(f"{family}: ttl must be a datetime.timedelta, not {type(ttl).__name__}")
