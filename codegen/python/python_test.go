@@ -170,7 +170,7 @@ func TestVectors(t *testing.T) {
 			}
 			want := 0
 			for _, vf := range d.Families {
-				want += 2*len(vf.Cases) + len(vf.Ambiguous) + len(vf.Invalid) + len(vf.NonKeys) + 1
+				want += 2*len(vf.Cases) + 2*len(vf.Ambiguous) + len(vf.Invalid) + len(vf.NonKeys) + 1
 			}
 			if want < 10 {
 				t.Fatalf("only %d vectors in %s", want, f.Vectors)
@@ -299,5 +299,39 @@ func TestExampleProgram(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("sessions.py printed %q, without %q", out, want)
 		}
+	}
+}
+
+// TestAmbiguousBuild: when a value may contain the literal after it, the
+// builder parses its key back and refuses values another parse would
+// read differently, as the Go backend does; the parser's matcher gives
+// the earlier placeholder the longest value.
+func TestAmbiguousBuild(t *testing.T) {
+	py := python(t)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	must(t, os.WriteFile(reg, []byte("version: 1\nowners: {o: {contact: x}}\nfamilies:\n"+
+		"  - {name: pair, description: d, pattern: \"v1:p:{a:word}-{b:word}\", owner: o, type: string, encoding: text, ttl: persistent}\n"), 0o644))
+	r, err := registry.LoadFile(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := codegen.NewRequest(r, codegen.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := generate(t, req)
+	prog := `import keys_gen as k
+assert k.build_pair("x-y", "z") == "v1:p:x-y-z"
+assert k.parse_pair("v1:p:x-y-z") == k.PairKey("x-y", "z")
+try:
+    k.build_pair("x", "y-z")
+    raise SystemExit("an ambiguous key was built")
+except ValueError as e:
+    assert "ambiguous" in str(e), e
+print("ok")
+`
+	if out := run(t, gen, py, "-c", prog); strings.TrimSpace(out) != "ok" {
+		t.Errorf("%s", out)
 	}
 }

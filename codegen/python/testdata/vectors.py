@@ -79,6 +79,17 @@ for fam in doc["families"]:
                 fail(f"{name}: parse of ambiguous {c['key']!r} = {p}, want {args}")
         except ValueError as e:
             fail(f"{name}: parse of ambiguous {c['key']!r}: {e}")
+        # build of these values either gives a key that parses back to them
+        # or refuses them: a built key is never ambiguous.
+        try:
+            key = build(*args)
+            p = parse(key)
+            if list(dataclasses.astuple(p)) == args:
+                ok += 1
+            else:
+                fail(f"{name}: build{tuple(args)} = {key!r}, which parses as {p}")
+        except ValueError:
+            ok += 1
     for inv in fam.get("invalid") or []:
         args = conv(fam, inv["args"])
         try:
