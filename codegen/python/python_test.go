@@ -305,13 +305,14 @@ func TestExampleProgram(t *testing.T) {
 // TestAmbiguousBuild: when a value may contain the literal after it, the
 // builder parses its key back and refuses values another parse would
 // read differently, as the Go backend does; the parser's matcher gives
-// the earlier placeholder the longest value.
+// the earlier placeholder the longest value, in time linear in the key.
 func TestAmbiguousBuild(t *testing.T) {
 	py := python(t)
 	dir := t.TempDir()
 	reg := filepath.Join(dir, "keys.yaml")
 	must(t, os.WriteFile(reg, []byte("version: 1\nowners: {o: {contact: x}}\nfamilies:\n"+
-		"  - {name: pair, description: d, pattern: \"v1:p:{a:word}-{b:word}\", owner: o, type: string, encoding: text, ttl: persistent}\n"), 0o644))
+		"  - {name: pair, description: d, pattern: \"v1:p:{a:word}-{b:word}\", owner: o, type: string, encoding: text, ttl: persistent}\n"+
+		"  - {name: triple, description: d, pattern: \"v1:t:{a:any}:{b:any}:{c:any}:end\", owner: o, type: string, encoding: text, ttl: persistent}\n"), 0o644))
 	r, err := registry.LoadFile(reg)
 	if err != nil {
 		t.Fatal(err)
@@ -329,6 +330,14 @@ try:
     raise SystemExit("an ambiguous key was built")
 except ValueError as e:
     assert "ambiguous" in str(e), e
+assert k.parse_triple("v1:t:a:b:c:d:end") == k.TripleKey("a:b", "c", "d")
+# A key a backtracking regex would take hours over (cubic in its length)
+# is refused by the matcher, which is linear.
+try:
+    k.parse_triple("v1:t:" + ":" * 20000 + "x")
+    raise SystemExit("a non-key parsed")
+except ValueError:
+    pass
 print("ok")
 `
 	if out := run(t, gen, py, "-c", prog); strings.TrimSpace(out) != "ok" {

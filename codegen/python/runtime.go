@@ -102,6 +102,24 @@ def _kr_int(family: str, name: str, s: str) -> int:
 _KrPart = tuple[str, "_kr_re.Pattern[str] | None", int, bool]
 
 
+def _kr_run_ends(run: _kr_re.Pattern[str], fixed: int, key: str) -> list[int]:
+    """For every position, where the longest value of a placeholder type
+    that starts there ends, or -1. A variable-length type's values are the
+    non-empty prefixes of the maximal runs of its regex (its first byte
+    aside, which only int restricts), found in one pass."""
+    ends = [-1] * (len(key) + 1)
+    if fixed:
+        for pos in range(len(key) - fixed + 1):
+            if run.match(key, pos) is not None:
+                ends[pos] = pos + fixed
+        return ends
+    for mt in run.finditer(key):
+        start, stop = mt.span()
+        for pos in range(start, stop):
+            ends[pos] = stop
+    return ends
+
+
 def _kr_match(parts: tuple[_KrPart, ...], key: str) -> list[str] | None:
     """The placeholder values of key, or None when it does not match. Like
     keyreg's matcher, earlier placeholders take the longest value that still
@@ -115,6 +133,7 @@ def _kr_match(parts: tuple[_KrPart, ...], key: str) -> list[str] | None:
     nxt = [False] * (n + 1)
     nxt[n] = True
     lasts: list[list[int]] = [[] for _ in parts]
+    runs: list[list[int]] = [[] for _ in parts]
     for i in range(len(parts) - 1, -1, -1):
         lit, run, fixed, is_int = parts[i]
         cur = [False] * (n + 1)
@@ -132,16 +151,13 @@ def _kr_match(parts: tuple[_KrPart, ...], key: str) -> list[str] | None:
                     prev = e
                 last[e] = prev
             lasts[i] = last
+            ends = _kr_run_ends(run, fixed, key)
+            runs[i] = ends
             for pos in range(n):
-                mt = run.match(key, pos)
-                if mt is None:
+                end = ends[pos]
+                if end < 0:
                     continue
-                end = mt.end()
-                lo = pos + 1 + (1 if is_int and key.startswith("-", pos) else 0)
-                if fixed:
-                    if end - pos < fixed:
-                        continue
-                    lo = end = pos + fixed
+                lo = end if fixed else pos + 1 + (1 if is_int and key.startswith("-", pos) else 0)
                 cur[pos] = last[end] >= lo
         nxt = cur
     if not nxt[0]:
@@ -152,10 +168,7 @@ def _kr_match(parts: tuple[_KrPart, ...], key: str) -> list[str] | None:
         if run is None:
             pos += len(lit)
             continue
-        mt = run.match(key, pos)
-        assert mt is not None
-        end = pos + fixed if fixed else mt.end()
-        e = lasts[i][end]
+        e = lasts[i][runs[i][pos]]
         out.append(key[pos:e])
         pos = e
     return out
