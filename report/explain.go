@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/internal/render"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/rules"
 )
@@ -336,19 +336,12 @@ func familyFacts(reg *registry.Registry, f *registry.Family) *FamilyFacts {
 		ff.MaxIdle = registry.FormatDuration(f.MaxIdle)
 	}
 	if d := f.Deprecated; d != nil {
-		ff.Deprecated = &Deprecation{Since: date(d.Since), Sunset: date(d.Sunset), ReplacedBy: d.ReplacedBy, Reason: d.Reason}
+		ff.Deprecated = &Deprecation{Since: render.Date(d.Since), Sunset: render.Date(d.Sunset), ReplacedBy: d.ReplacedBy, Reason: d.Reason}
 	}
 	if f.Schema != nil {
 		ff.Schema = summarizeSchema(f.Schema)
 	}
 	return ff
-}
-
-func date(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.Format(time.DateOnly)
 }
 
 func summarizeSchema(s *registry.Schema) *SchemaSummary {
@@ -429,7 +422,7 @@ func writeExplanationText(w io.Writer, e *Explanation) error {
 	// contacts, key names and Redis's replies may hold control bytes (an
 	// ESC would drive the terminal).
 	row := func(k, format string, args ...any) {
-		fmt.Fprintf(tw, "%s\t%s\n", k, printable(fmt.Sprintf(format, args...)))
+		fmt.Fprintf(tw, "%s\t%s\n", k, render.Printable(fmt.Sprintf(format, args...)))
 	}
 	row("key", "%q", e.Key)
 	if !e.Matched {

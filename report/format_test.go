@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // goldenCases names, per document, the cases whose golden files every
@@ -265,15 +266,15 @@ var hostile = []string{
 
 func TestMarkdownEscape(t *testing.T) {
 	for _, s := range hostile {
-		for _, m := range []mdMode{mdData, mdBlock, mdDoc} {
-			got := md(s, m)
+		for _, m := range []render.MDMode{render.MDData, render.MDBlock, render.MDDoc} {
+			got := render.MD(s, m)
 			if strings.ContainsAny(got, "<>\n\r") && !onlyBreaks(got) {
 				t.Errorf("md(%q, %d) = %q: raw HTML or a line break", s, m, got)
 			}
 			if strings.Contains(strings.ReplaceAll(got, `\|`, ""), "|") {
 				t.Errorf("md(%q, %d) = %q: an unescaped pipe splits the table cell", s, m, got)
 			}
-			if m == mdDoc {
+			if m == render.MDDoc {
 				continue
 			}
 			for _, syntax := range []string{"](", "**", "_em", "~~", "`", "&amp;amp"} {
@@ -302,16 +303,16 @@ func TestMarkdownEscape(t *testing.T) {
 		"a # b":        "a # b",
 		"PARTIAL: a_b": `PARTIAL: a\_b`,
 	} {
-		if got := md(in, mdBlock); got != want {
-			t.Errorf("md(%q, mdBlock) = %q, want %q", in, got, want)
+		if got := render.MD(in, render.MDBlock); got != want {
+			t.Errorf("md(%q, render.MDBlock) = %q, want %q", in, got, want)
 		}
 	}
 	// Data inside a cell keeps its leading # (a cell cannot be a heading).
-	if got := md("#identity-oncall", mdData); got != "#identity-oncall" {
-		t.Errorf("md(#identity-oncall, mdData) = %q", got)
+	if got := render.MD("#identity-oncall", render.MDData); got != "#identity-oncall" {
+		t.Errorf("md(#identity-oncall, render.MDData) = %q", got)
 	}
 	// Rule docs keep their code spans.
-	if got := md("set `ttl` | <b>", mdDoc); got != "set `ttl` \\| &lt;b&gt;" {
+	if got := render.MD("set `ttl` | <b>", render.MDDoc); got != "set `ttl` \\| &lt;b&gt;" {
 		t.Errorf("md(doc) = %q", got)
 	}
 }

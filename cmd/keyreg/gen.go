@@ -39,6 +39,11 @@ type language struct {
 	// builds its generator once they are parsed, given --out, with the
 	// flags a regenerating command line repeats (for the hint).
 	flags func(fs *pflag.FlagSet) func(out string) (g codegen.Generator, hint string, err error)
+	// docs, for a language whose generator is a codegen.Documenter,
+	// defines its flags of keyreg docs (such as --go-package) and returns
+	// what builds that generator once they are parsed: nil when the
+	// flags leave the language out of the catalogue.
+	docs func(fs *pflag.FlagSet) func() codegen.Generator
 }
 
 // languages drives keyreg gen: one subcommand per entry.
@@ -66,6 +71,16 @@ Incr and IncrBy, which apply the TTL policy in the same script.`,
 					pkg = strings.NewReplacer("-", "", ".", "").Replace(filepath.Base(filepath.Dir(abs)))
 				}
 				return golang.Generator{Package: pkg, Client: client}, " --package " + pkg, nil
+			}
+		},
+		docs: func(fs *pflag.FlagSet) func() codegen.Generator {
+			var pkg string
+			fs.StringVar(&pkg, "go-package", "", "the --package of keyreg gen go, to show each family's builder")
+			return func() codegen.Generator {
+				if pkg == "" {
+					return nil
+				}
+				return golang.Generator{Package: pkg, Client: golang.ClientNone}
 			}
 		},
 	},
