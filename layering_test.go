@@ -17,39 +17,41 @@ const module = "github.com/keyreg/keyreg"
 // docs/architecture.md: a package imports only packages of a lower layer.
 // A package missing here fails the test, so a new one has to be placed.
 var layer = map[string]int{
-	"":                           0, // the root: the embedded example registry
-	"diag":                       0,
-	"schemas":                    0,
-	"internal/gitfs":             0,
-	"internal/synth":             0,
-	"internal/redistest":         1, // above internal/testenv
-	"internal/secret":            0,
-	"internal/page":              0, // the HTML pages' shell, CSP and SVG charts
-	"internal/browsertest":       1, // headless Chromium for the tests of HTML pages; above internal/testenv
-	"internal/testenv":           0, // what a test does when a tool is missing
-	"source":                     0, // the key facts every audit.Source yields
-	"registry":                   1,
-	"compat":                     2,
-	"payload":                    2,
-	"rules":                      3,
-	"scanner":                    3,
-	"snapshot":                   3, // reads RDB files as a stream of key facts, beside scanner
-	"audit":                      4,
-	"codegen":                    3, // the codegen request, the Generator interface, the diff
-	"codegen/golang":             4, // keyreg gen go: a backend, above the request it generates from
-	"codegen/jsongen":            4, // keyreg gen json: a backend, above the request it writes
-	"internal/demo":              4,
-	"infer":                      4, // keyspace facts -> a first registry (keyreg init, suggest)
-	"audit/auditjson":            5, // the json audit report: encoder and reader, above audit
-	"report":                     6, // renders audit.Report, so it sits above audit
+	"":                     0, // the root: the embedded example registry
+	"diag":                 0,
+	"schemas":              0,
+	"internal/gitfs":       0,
+	"internal/synth":       0,
+	"internal/redistest":   1, // above internal/testenv
+	"internal/secret":      0,
+	"internal/page":        0, // the HTML pages' shell, CSP and SVG charts
+	"internal/browsertest": 1, // headless Chromium for the tests of HTML pages; above internal/testenv
+	"internal/testenv":     0, // what a test does when a tool is missing
+	"source":               0, // the key facts every audit.Source yields
+	"registry":             1,
+	"compat":               2,
+	"payload":              2,
+	"rules":                3,
+	"scanner":              3,
+	"snapshot":             3, // reads RDB files as a stream of key facts, beside scanner
+	"audit":                4,
+	"codegen":              3, // the codegen request, the Generator interface, the diff
+	"codegen/golang":       4, // keyreg gen go: a backend, above the request it generates from
+	"codegen/jsongen":      4, // keyreg gen json: a backend, above the request it writes
+	"internal/demo":        4,
+	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
+	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
+	"report":               6, // renders audit.Report, so it sits above audit
+	"cmd/keyreg":           7,
+	"bench":                7,
+	"examples/keys":        7, // generated code, as a user's program would hold it
+	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
+	"examples/sessions":    8,
+
 	"catalogue":                  6, // keyreg docs: the registry's catalogue; beside report, the only importer of codegen but cmd
+	"explain":                    5, // keyreg explain's facts: the registry's and, from audit.CheckKey, the live ones
 	"internal/render":            5, // what report and catalogue share: text helpers, markdown escaper, audit rows and charts, template parts
 	"internal/render/rendertest": 5, // the fixtures and page checks of report's and catalogue's tests
-	"cmd/keyreg":                 7,
-	"bench":                      7,
-	"examples/keys":              7, // generated code, as a user's program would hold it
-	"examples/locks":             7, // generated locks and stream consumers, from its own keys.yaml
-	"examples/sessions":          8,
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
