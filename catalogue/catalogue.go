@@ -55,8 +55,8 @@ func Builders(name string, d codegen.Documenter, req *codegen.Request) (Language
 	return Language{Name: name, Builders: b}, nil
 }
 
-// CatalogueOptions configures [Catalogue].
-type CatalogueOptions struct {
+// Options configures [Catalogue].
+type Options struct {
 	// Format is HTML (one page, index.html) or Markdown (index.md and one
 	// file per owner).
 	Format Format
@@ -103,7 +103,7 @@ type File struct {
 // page with a filter box (index.html); the markdown catalogue is index.md
 // and one file per owner. The output is deterministic: the same registry
 // and options give the same bytes.
-func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
+func Catalogue(reg *registry.Registry, o Options) ([]File, error) {
 	if reg == nil {
 		return nil, fmt.Errorf("writing catalogue: no registry")
 	}
@@ -163,7 +163,7 @@ type catOwner struct {
 
 type catDeprecation struct {
 	Family, Anchor, Since, Sunset, ReplacedBy, ReplacedAnchor, Reason string
-	Past                                                              bool // the sunset is before the audit, or CatalogueOptions.Now
+	Past                                                              bool // the sunset is before the audit, or Options.Now
 }
 
 type catFamily struct {
@@ -186,7 +186,7 @@ type catFamily struct {
 	Deprecation  *catDeprecation
 	Position     string
 	PositionURL  string
-	Builders     []catBuilder // one per language of CatalogueOptions.Languages that names one
+	Builders     []catBuilder // one per language of Options.Languages that names one
 	Schema       *catSchema
 	Search       string
 	Live         *render.FamRow
@@ -252,7 +252,7 @@ func exampleKey(p *registry.Pattern) string {
 	return k
 }
 
-func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, error) {
+func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 	c := &htmlCatalogue{}
 	live := map[string]render.FamRow{}
 	var liveOwners map[string]render.OwnerRow
@@ -333,7 +333,7 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 	return c, nil
 }
 
-func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions) *catFamily {
+func newCatFamily(reg *registry.Registry, f *registry.Family, o Options) *catFamily {
 	cf := &catFamily{
 		Name: render.Printable(f.Name), Anchor: render.FamilyAnchor(f.Name), Owner: render.OrDash(render.Printable(f.Owner)),
 		Description: render.ClipText(render.Printable(f.Description)),

@@ -40,7 +40,7 @@ func goLanguage(tb testing.TB, reg *registry.Registry) []Language {
 	return []Language{l}
 }
 
-func catalogueHTML(t *testing.T, reg *registry.Registry, o CatalogueOptions) string {
+func catalogueHTML(t *testing.T, reg *registry.Registry, o Options) string {
 	t.Helper()
 	o.Format = HTML
 	files, err := Catalogue(reg, o)
@@ -64,7 +64,7 @@ func names(files []File) []string {
 func TestHTMLCatalogue(t *testing.T) {
 	reg := exampleRegistry(t)
 	const repo = "https://github.com/keyreg/keyreg/blob/main"
-	page := catalogueHTML(t, reg, CatalogueOptions{Audit: rendertest.SampleReport(), RepoURL: repo, Languages: goLanguage(t, reg)})
+	page := catalogueHTML(t, reg, Options{Audit: rendertest.SampleReport(), RepoURL: repo, Languages: goLanguage(t, reg)})
 	rendertest.CheckPage(t, page, repo+"/")
 	for _, f := range reg.Families {
 		if !strings.Contains(page, `<section id="family-`+f.Name+`" class="family"`) {
@@ -125,7 +125,7 @@ func hostileRegistry(t *testing.T) *registry.Registry {
 
 func TestMarkdownCatalogue(t *testing.T) {
 	reg := exampleRegistry(t)
-	files, err := Catalogue(reg, CatalogueOptions{Format: Markdown, Audit: rendertest.SampleReport(), Languages: goLanguage(t, reg)})
+	files, err := Catalogue(reg, Options{Format: Markdown, Audit: rendertest.SampleReport(), Languages: goLanguage(t, reg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestMarkdownCatalogue(t *testing.T) {
 
 func TestCatalogueRejectsBadRepoURL(t *testing.T) {
 	for _, u := range []string{"javascript:alert(1)", "file:///etc", "github.com/x"} {
-		if _, err := Catalogue(exampleRegistry(t), CatalogueOptions{RepoURL: u}); err == nil {
+		if _, err := Catalogue(exampleRegistry(t), Options{RepoURL: u}); err == nil {
 			t.Errorf("RepoURL %q accepted", u)
 		}
 	}
@@ -174,7 +174,7 @@ func BenchmarkCatalogueHTML(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := CatalogueOptions{Audit: rendertest.SampleReport(), Languages: goLanguage(b, reg)}
+	o := Options{Audit: rendertest.SampleReport(), Languages: goLanguage(b, reg)}
 	var n int
 	for b.Loop() {
 		files, err := Catalogue(reg, o)
@@ -230,11 +230,11 @@ func TestCatSchema(t *testing.T) {
 
 // TestCatalogueSchemaAndSunset: a hash's schema (a map of fields to
 // values) lists its field names and the properties of every value, not
-// only "(value) object"; a sunset before CatalogueOptions.Now is marked
+// only "(value) object"; a sunset before Options.Now is marked
 // passed without an audit, and not when Now is before it.
 func TestCatalogueSchemaAndSunset(t *testing.T) {
 	reg := exampleRegistry(t)
-	page := catalogueHTML(t, reg, CatalogueOptions{Now: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)})
+	page := catalogueHTML(t, reg, Options{Now: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)})
 	for _, want := range []string{
 		`<code>(field name)</code>`,
 		`<code>(any field).<wbr>qty</code></td><td>integer</td><td>yes</td>`,
@@ -244,10 +244,10 @@ func TestCatalogueSchemaAndSunset(t *testing.T) {
 			t.Errorf("catalogue lacks %s", want)
 		}
 	}
-	if page := catalogueHTML(t, reg, CatalogueOptions{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); strings.Contains(page, "(passed)") {
+	if page := catalogueHTML(t, reg, Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}); strings.Contains(page, "(passed)") {
 		t.Error("a sunset still ahead is marked passed")
 	}
-	if page := catalogueHTML(t, reg, CatalogueOptions{}); strings.Contains(page, "(passed)") {
+	if page := catalogueHTML(t, reg, Options{}); strings.Contains(page, "(passed)") {
 		t.Error("without a render.Date, a sunset is marked passed")
 	}
 }
@@ -258,7 +258,7 @@ func TestDeterministic(t *testing.T) {
 	// Each rendering loads the registry and names its builders anew.
 	cat := func(f Format) []File {
 		reg := exampleRegistry(t)
-		files, err := Catalogue(reg, CatalogueOptions{Format: f, Audit: rendertest.SampleReport(), Languages: goLanguage(t, reg)})
+		files, err := Catalogue(reg, Options{Format: f, Audit: rendertest.SampleReport(), Languages: goLanguage(t, reg)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,13 +279,13 @@ func TestDeterministic(t *testing.T) {
 
 func TestHostile(t *testing.T) {
 	reg := hostileRegistry(t)
-	page := catalogueHTML(t, reg, CatalogueOptions{Audit: rendertest.HostileReport()})
+	page := catalogueHTML(t, reg, Options{Audit: rendertest.HostileReport()})
 	rendertest.CheckPage(t, page, "")
 	rendertest.CheckInert(t, "catalogue", page)
 	if !strings.Contains(page, `\u202e`) || !strings.Contains(page, `\x01`) {
 		t.Error("catalogue: invisible characters of a description are not shown as escapes")
 	}
-	files, err := Catalogue(reg, CatalogueOptions{Format: Markdown, Audit: rendertest.HostileReport()})
+	files, err := Catalogue(reg, Options{Format: Markdown, Audit: rendertest.HostileReport()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestHostile(t *testing.T) {
 // memory cell, "-", in the catalogue; the footer names keyreg's version.
 func TestEveryRowEveryCell(t *testing.T) {
 	r := rendertest.SampleReport() // feature-flags is not measured
-	cat := catalogueHTML(t, exampleRegistry(t), CatalogueOptions{Audit: r, Version: "1.2.0"})
+	cat := catalogueHTML(t, exampleRegistry(t), Options{Audit: r, Version: "1.2.0"})
 	rendertest.CheckCells(t, "catalogue", cat)
 	if !strings.Contains(cat, `<footer><p>Generated by keyreg 1.2.0.</p></footer>`) {
 		t.Error("the catalogue's footer does not name the version")
@@ -319,7 +319,7 @@ func TestLanguages(t *testing.T) {
 		"user-session": "keys.build_user_session(session_id: str) -> str",
 		"cart-items":   "keys.build_cart(<script>alert(1)</script>) -> str",
 	}})
-	page := catalogueHTML(t, reg, CatalogueOptions{Languages: langs})
+	page := catalogueHTML(t, reg, Options{Languages: langs})
 	for _, want := range []string{
 		`<dt>go builder</dt><dd><code>keys.BuildUserSession(sessionID string) (string, error)</code></dd><dt>python builder</dt><dd><code>keys.build_user_session(session_id: str) -&gt; str</code></dd>`,
 		`<dt>python builder</dt><dd><code>keys.build_cart(&lt;script&gt;alert(1)&lt;/script&gt;) -&gt; str</code></dd>`,
@@ -331,7 +331,7 @@ func TestLanguages(t *testing.T) {
 	if n := strings.Count(page, "<dt>python builder</dt>"); n != 2 {
 		t.Errorf("%d python builder rows, want 2 (the families it names)", n)
 	}
-	files, err := Catalogue(reg, CatalogueOptions{Format: Markdown, Languages: langs})
+	files, err := Catalogue(reg, Options{Format: Markdown, Languages: langs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestLanguages(t *testing.T) {
 			t.Errorf("markdown catalogue lacks %q", want)
 		}
 	}
-	if page := catalogueHTML(t, reg, CatalogueOptions{}); strings.Contains(page, " builder</dt>") {
+	if page := catalogueHTML(t, reg, Options{}); strings.Contains(page, " builder</dt>") {
 		t.Error("a catalogue without languages shows a builder")
 	}
 }

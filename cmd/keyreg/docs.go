@@ -96,7 +96,7 @@ func (a *app) runDocs(o docsOptions) error {
 	if err != nil {
 		return err
 	}
-	co := catalogue.CatalogueOptions{Format: f, RepoURL: o.repoURL, Version: toolVersion(), Now: time.Now()}
+	co := catalogue.Options{Format: f, RepoURL: o.repoURL, Version: toolVersion(), Now: time.Now()}
 	if co.Languages, err = docsLanguages(reg, o.languages); err != nil {
 		return usageError(err, "")
 	}

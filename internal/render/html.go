@@ -38,6 +38,8 @@ func (f FamRow) MemoryText() string { return MemText(f.Memory, f.MemKeys, f.Keys
 // MemSort is the memory cell's sort value: -1, first, when not measured.
 func (f FamRow) MemSort() int64 { return MemSort(f.Memory, f.MemKeys) }
 
+// MemSort is the sort value of a memory cell: -1, first, when none of
+// its keys was measured.
 func MemSort(sum, measured int64) int64 {
 	if measured <= 0 {
 		return -1
@@ -45,6 +47,7 @@ func MemSort(sum, measured int64) int64 {
 	return sum
 }
 
+// OwnerRow is an owner's live figures.
 type OwnerRow struct {
 	Name     string
 	Anchor   string
@@ -65,6 +68,7 @@ func (o OwnerRow) MemoryText() string { return MemText(o.Memory, o.MemKeys, o.Ke
 // MemSort is the memory cell's sort value: -1, first, when not measured.
 func (o OwnerRow) MemSort() int64 { return MemSort(o.Memory, o.MemKeys) }
 
+// FindingRow is one finding of an audit, as the pages' tables show it.
 type FindingRow struct {
 	Severity string
 	Level    int // for sorting: 3 error, 2 warn, 1 info
@@ -81,7 +85,7 @@ type FindingRow struct {
 
 // FamilyAnchor is the id of a family's row or section. Family names are
 // kebab-case in a valid registry; a report read from elsewhere may hold any
-// bytes, so the name is made Printable and spaces become underscores (an
+// bytes, so the name is made printable and spaces become underscores (an
 // id has none), and html/template escapes the rest.
 func FamilyAnchor(name string) string { return "family-" + anchorText(name) }
 
@@ -154,6 +158,7 @@ func FindingRows(fs []*audit.Finding, family string) []FindingRow {
 	return rows
 }
 
+// Pct is n as a percentage of of, or 0 when of is not positive.
 func Pct(n, of int64) float64 {
 	if of <= 0 {
 		return 0
@@ -161,6 +166,7 @@ func Pct(n, of int64) float64 {
 	return 100 * float64(n) / float64(of)
 }
 
+// KeyCount writes n keys, singular or plural.
 func KeyCount(n int64) string {
 	return diag.Count(n, "key")
 }

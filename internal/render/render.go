@@ -67,9 +67,9 @@ func SortedFindings(fs []*audit.Finding) []*audit.Finding {
 // characters and invalid UTF-8 bytes show as escapes.
 func QuoteKey(k string) string { return strconv.Quote(k) }
 
-// Printable replaces control characters, other non-Printable runes and
+// Printable replaces control characters, other non-printable runes and
 // invalid UTF-8 bytes in s with Go escapes such as \n, \x00 or \u202e. Text
-// that is already Printable is returned unchanged.
+// that is already printable is returned unchanged.
 func Printable(s string) string {
 	clean := true
 	for _, r := range s {
@@ -126,6 +126,7 @@ func TTLPercent(withTTL, keys int64) string {
 	return fmt.Sprintf("%.1f%%", 100*float64(withTTL)/float64(keys))
 }
 
+// OrDash is s, or "-" when s is empty.
 func OrDash(s string) string {
 	if s == "" {
 		return "-"
@@ -141,6 +142,7 @@ func KeyCounts(r *audit.Report) string {
 	return fmt.Sprintf("%d (%d registered, %d unregistered)", r.Totals.Keys, r.Totals.Registered, r.Totals.Unregistered)
 }
 
+// Date is t as YYYY-MM-DD, or "" for the zero time.
 func Date(t time.Time) string {
 	if t.IsZero() {
 		return ""
