@@ -95,6 +95,12 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Optio
 			return err
 		}
 	}
+	if msg := notCheckedBanner(r); msg != "" {
+		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("rules not checked"), ghData.Replace(msg))
+		if _, err := io.WriteString(w, line); err != nil {
+			return err
+		}
+	}
 	step := o.StepSummary
 	if step != nil {
 		// The renderer's own findings table is replaced by the audit report;
@@ -209,6 +215,14 @@ func txt(format string, args ...any) cell { return cell{text: fmt.Sprintf(format
 func newAuditView(r *audit.Report) *auditView {
 	v := &auditView{findingsTitle: "findings", memory: r.MemoryMeasured()}
 	v.summary = prepare(auditDiagnostics(r)).Count().String()
+	if len(r.Scan.NotChecked) > 0 {
+		// The counts do not cover these rules: never a bare "0 errors".
+		ids := make([]string, len(r.Scan.NotChecked))
+		for i, id := range r.Scan.NotChecked {
+			ids[i] = render.Printable(id)
+		}
+		v.summary += "; not checked: " + strings.Join(ids, ", ")
+	}
 
 	target := render.Printable(r.DisplayTarget())
 	if target == "" {
@@ -635,13 +649,34 @@ func auditDiagnostics(r *audit.Report) diag.List {
 // covered the whole keyspace, else unsuccessful with the partial banner as
 // an error notification, so that code scanning does not read a partial
 // audit's results as complete.
+//
+// Rules left unchecked on some keys (Scan.NotChecked) add a warning
+// notification, so that code scanning does not read their absence of
+// results as a pass.
 func auditInvocation(r *audit.Report) *sarifInvocation {
-	if !r.Partial {
-		return &sarifInvocation{ExecutionSuccessful: true}
+	inv := &sarifInvocation{ExecutionSuccessful: !r.Partial}
+	if r.Partial {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{Text: render.PartialBanner(r)}})
 	}
-	return &sarifInvocation{ToolExecutionNotifications: []sarifNotification{
-		{Level: "error", Message: sarifText{Text: render.PartialBanner(r)}},
-	}}
+	if msg := notCheckedBanner(r); msg != "" {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "warning", Message: sarifText{Text: msg}})
+	}
+	return inv
+}
+
+// notCheckedBanner says which key rules the audit left unchecked on some
+// keys, or "" when it checked them all.
+func notCheckedBanner(r *audit.Report) string {
+	if len(r.Scan.NotChecked) == 0 {
+		return ""
+	}
+	ids := make([]string, len(r.Scan.NotChecked))
+	for i, id := range r.Scan.NotChecked {
+		ids[i] = render.Printable(id)
+	}
+	return "NOT CHECKED: " + strings.Join(ids, ", ") + " did not run on some keys, whose values or lengths were not read; the findings do not cover them (see the audit's notes)"
 }
 
 // finite returns f, or 0 when f is NaN or infinite.

@@ -21,7 +21,6 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/diag"
-	"github.com/keyreg/keyreg/internal/render"
 	"github.com/keyreg/keyreg/internal/render/rendertest"
 )
 
@@ -369,20 +368,6 @@ func TestAuditMarkdownEscapes(t *testing.T) {
 	}
 }
 
-func TestMDCode(t *testing.T) {
-	for in, want := range map[string]string{
-		`"a"`:   "`\"a\"`",
-		"a`b":   "``a`b``",
-		"`a":    "`` `a ``",
-		"a|b":   "`a\\|b`",
-		"a``b`": "``` a``b` ```",
-	} {
-		if got := render.MDCode(in); got != want {
-			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestAuditTableRows(t *testing.T) {
 	out, _, _ := renderAudit(t, Table, rendertest.SampleReport())
 	for _, re := range []string{
@@ -552,46 +537,6 @@ func TestAuditRedactsPasswords(t *testing.T) {
 		out, _, step := renderAudit(t, f, r)
 		if strings.Contains(out+step, "hunter2") {
 			t.Errorf("%s prints the password:\n%s", f, out+step)
-		}
-	}
-}
-
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"redis://localhost:6379":                   "redis://localhost:6379",
-		"redis://:secret@host:6379/0":              "redis://:xxxxx@host:6379/0",
-		"rediss://user:p%40ss@host":                "rediss://user:xxxxx@host",
-		"redis://:***@host":                        "redis://:***@host",
-		"redis://:xxxxx@host":                      "redis://:xxxxx@host",
-		"unix:///tmp/redis.sock?password=abc&db=1": "unix:///tmp/redis.sock?password=xxxxx&db=1",
-		"ratio=3": "ratio=3",
-	} {
-		if got := render.Redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain: ok é":   "plain: ok é",
-		"a\nb\tc":       `a\nb\tc`,
-		"\x00\xffbin":   `\x00\xffbin`,
-		"rtl\u202eevil": `rtl\u202eevil`,
-		"\x1b[31m":      `\x1b[31m`,
-	} {
-		if got := render.Printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[int64]string{
-		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB",
-	} {
-		if got := render.HumanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
@@ -868,17 +813,6 @@ func documentedPaths(t *testing.T) map[string]bool {
 	return paths
 }
 
-// TestKeyCounts checks that the header says what the totals say.
-func TestKeyCounts(t *testing.T) {
-	r := &audit.Report{
-		Totals:       audit.Totals{Keys: 388, Registered: 358, Unregistered: 30},
-		Unregistered: audit.UnregisteredReport{Keys: 30, Other: 2, Groups: []*audit.Group{{Prefix: "tmp:", Keys: 28}}},
-	}
-	if got, want := render.KeyCounts(r), "388 (358 registered, 30 unregistered)"; got != want {
-		t.Errorf("keyCounts = %q, want %q", got, want)
-	}
-}
-
 // unmeasuredReport is an audit without --memory of families without
 // max_bytes or max_len: no key's memory measured, no length read.
 func unmeasuredReport() *audit.Report {
@@ -1041,5 +975,69 @@ func TestEncodingsSeen(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Types[0].Encodings, r.Types[0].Encodings) {
 		t.Errorf("encodings read back as %v, want %v", back.Types[0].Encodings, r.Types[0].Encodings)
+	}
+}
+
+// TestAuditSaysNotChecked renders a report whose payload rules did not
+// run on some keys (a primary's values not read) in every audit format:
+// each must say so in its own terms, never show those rules as passed.
+func TestAuditSaysNotChecked(t *testing.T) {
+	r := rendertest.SampleReport()
+	r.Scan.NotChecked = []string{"payload-invalid", "encoding-mismatch"}
+	want := map[Format][]string{
+		Text:       {"not checked: payload-invalid, encoding-mismatch"},
+		Markdown:   {"not checked: payload-invalid, encoding-mismatch"},
+		HTML:       {"not checked: payload-invalid, encoding-mismatch"},
+		JSON:       {`"not_checked": [`},
+		GitHub:     {"::warning title=rules not checked::NOT CHECKED: payload-invalid, encoding-mismatch"},
+		GitLab:     {`"check_name": "rules-not-checked"`},
+		SARIF:      {`"level": "warning"`, "NOT CHECKED: payload-invalid, encoding-mismatch"},
+		JUnit:      {}, // below, with the rules keyreg passes
+		Table:      {"not checked: payload-invalid, encoding-mismatch"},
+		Prometheus: {`keyreg_audit_rule_not_checked{rule="payload-invalid"} 1`, `keyreg_audit_rule_not_checked{rule="encoding-mismatch"} 1`},
+	}
+	for _, f := range AuditFormats {
+		out, summary, _ := renderAudit(t, f, r)
+		ws, ok := want[f]
+		if !ok {
+			t.Errorf("format %s: no expectation: say how it shows rules not checked", f)
+			continue
+		}
+		for _, w := range ws {
+			if !strings.Contains(out+summary, w) {
+				t.Errorf("format %s does not say %q:\n%s", f, w, out+summary)
+			}
+		}
+		// Without NotChecked, none of it appears.
+		clean, csum, _ := renderAudit(t, f, rendertest.SampleReport())
+		if strings.Contains(clean+csum, "NOT CHECKED") || strings.Contains(clean+csum, "not checked:") || strings.Contains(clean, "rule_not_checked{") {
+			t.Errorf("format %s says not checked for a report that checked everything", f)
+		}
+	}
+	// JUnit: every family's testcase of a rule not checked is skipped, with
+	// the reason, and counted as skipped, not as a pass.
+	r.Scan.NotChecked = []string{"payload-schema"}
+	var b bytes.Buffer
+	if err := Audit(&b, JUnit, r, Options{Rules: auditRules()}); err != nil {
+		t.Fatal(err)
+	}
+	d := checkJUnit(t, b.Bytes())
+	n := 0
+	for _, s := range d.Suites {
+		for _, c := range s.Cases {
+			if c.Name != "payload-schema" {
+				continue
+			}
+			n++
+			if c.Failure != nil {
+				continue // a finding still fails
+			}
+			if c.Skipped == nil || !strings.HasPrefix(c.Skipped.Message, "NOT CHECKED: payload-schema") {
+				t.Errorf("suite %s: payload-schema is not skipped as not checked: %+v", s.Name, c)
+			}
+		}
+	}
+	if n != len(r.Families) {
+		t.Errorf("%d payload-schema testcases, want one per family (%d)", n, len(r.Families))
 	}
 }

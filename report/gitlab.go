@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"strings"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
@@ -88,6 +89,16 @@ func writeAuditGitLab(w io.Writer, r *audit.Report, c *audit.Comparison, _ Optio
 			Severity:    "blocker",
 			Location:    gitlabLocation{Path: render.SlashPath(nonEmpty(render.Printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
 		}}, issues...)
+	}
+	if msg := notCheckedBanner(r); msg != "" {
+		sum := sha256.Sum256([]byte("rules-not-checked|" + r.Registry + "|" + strings.Join(r.Scan.NotChecked, ",")))
+		issues = append(issues, gitlabIssue{
+			Description: msg,
+			CheckName:   "rules-not-checked",
+			Fingerprint: hex.EncodeToString(sum[:]),
+			Severity:    "minor",
+			Location:    gitlabLocation{Path: render.SlashPath(nonEmpty(render.Printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
+		})
 	}
 	return encode(w, issues)
 }

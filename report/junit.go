@@ -60,6 +60,7 @@ type junitSuite struct {
 type junitCase struct {
 	active, suppressed diag.List
 	errMsg             string // an error (not a finding): the scan was partial
+	notChecked         string // the rule did not run on some keys: skipped, unless it found something
 }
 
 func newJUnitSuite(name string) *junitSuite {
@@ -152,6 +153,15 @@ func writeAuditJUnit(out *bytes.Buffer, r *audit.Report, c *audit.Comparison, o 
 			s.testcase(id)
 		}
 	}
+	if msg := notCheckedBanner(r); msg != "" {
+		for _, s := range b.order {
+			for _, id := range r.Scan.NotChecked {
+				if c, ok := s.cases[id]; ok {
+					c.notChecked = msg
+				}
+			}
+		}
+	}
 	b.suite(junitUnregistered).testcase(rules.UnregisteredKey.ID)
 	shown := r
 	if c != nil {
@@ -203,6 +213,8 @@ func writeJUnitXML(b *bytes.Buffer, tool string, seconds float64, suites []*juni
 				}
 				fmt.Fprintf(b, ">\n      <failure message=\"%s\" type=\"%s\">%s</failure>\n    </testcase>\n",
 					xmlAttr(msg), xmlAttr(maxSeverity(c.active).Label()), xmlText(body.String()))
+			case c.notChecked != "":
+				fmt.Fprintf(b, ">\n      <skipped message=\"%s\"></skipped>\n    </testcase>\n", xmlAttr(c.notChecked))
 			case len(c.suppressed) > 0:
 				d := c.suppressed[0]
 				fmt.Fprintf(b, ">\n      <skipped message=\"%s\"></skipped>\n    </testcase>\n",
@@ -225,7 +237,7 @@ func (s *junitSuite) counts() (tests, failures, errors, skipped int) {
 			errors++
 		case len(c.active) > 0:
 			failures++
-		case len(c.suppressed) > 0:
+		case c.notChecked != "" || len(c.suppressed) > 0:
 			skipped++
 		}
 	}

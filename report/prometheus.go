@@ -107,6 +107,11 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		single("keyreg_audit_duration_seconds", "How long the last audit took.", r.Scan.Duration.Seconds()),
 		single("keyreg_audit_partial", "1 when the last audit did not cover the whole keyspace, else 0.", partial),
 	}
+	notChecked := promMetric{name: "keyreg_audit_rule_not_checked", help: "1 for each key rule the last audit left unchecked on some keys (their values or lengths were not read; see the notes)."}
+	for _, id := range r.Scan.NotChecked {
+		notChecked.samples = append(notChecked.samples, promSample{[][2]string{{"rule", id}}, 1})
+	}
+	metrics = append(metrics, notChecked)
 	if c != nil {
 		metrics = append(metrics,
 			single("keyreg_baseline_new_findings", "Baseline entries (rule and family, or unregistered prefix) the last audit found that the baseline lacks.", float64(len(c.New))),
