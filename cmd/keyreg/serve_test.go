@@ -1,0 +1,578 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/keyreg/keyreg/audit/auditjson"
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/internal/testenv"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the
+// test's.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// served is a keyreg serve running in this process.
+type served struct {
+	addr   string
+	stderr *syncBuffer
+	stop   context.CancelFunc
+	code   chan int
+}
+
+var listenLog = regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+
+// startServe runs keyreg serve in-process with args (after --listen on a
+// free loopback port and json logs); audited, when set, is the audit's
+// progress hook. It waits for the listener and stops the server at the
+// end of the test.
+func startServe(t *testing.T, audited func(int64), args ...string) *served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &served{stderr: &syncBuffer{}, stop: cancel, code: make(chan int, 1)}
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: s.stderr, audited: audited}
+	go func() {
+		s.code <- a.run(ctx, append([]string{"serve", "--listen", "127.0.0.1:0", "--log-format", "json"}, args...))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.code:
+		case <-time.After(30 * time.Second):
+			t.Error("keyreg serve did not stop within 30s of its context ending")
+		}
+	})
+	waitFor(t, "the listener", func() bool {
+		select {
+		case c := <-s.code:
+			t.Fatalf("keyreg serve exited %d:\n%s", c, s.stderr)
+		default:
+		}
+		m := listenLog.FindStringSubmatch(s.stderr.String())
+		if m != nil {
+			s.addr = m[1]
+		}
+		return m != nil
+	})
+	return s
+}
+
+// waitFor polls cond every 20ms until it holds, failing the test after a
+// minute.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func httpGet(t testing.TB, url, accept string) (int, string, []byte) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Type"), b
+}
+
+const openMetrics = "application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+// scrape reads /metrics in the text format and parses it.
+func (s *served) scrape(t testing.TB) map[string]*dto.MetricFamily {
+	t.Helper()
+	code, _, body := httpGet(t, "http://"+s.addr+"/metrics", "")
+	if code != 200 {
+		t.Fatalf("/metrics: %d %s", code, body)
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("parsing /metrics: %v\n%s", err, body)
+	}
+	return fams
+}
+
+// value is the sample of family name whose labels include want, or -1.
+func value(fams map[string]*dto.MetricFamily, name string, want ...string) float64 {
+	f := fams[name]
+	if f == nil {
+		return -1
+	}
+next:
+	for _, m := range f.GetMetric() {
+		got := map[string]string{}
+		for _, l := range m.GetLabel() {
+			got[l.GetName()] = l.GetValue()
+		}
+		for i := 0; i+1 < len(want); i += 2 {
+			if got[want[i]] != want[i+1] {
+				continue next
+			}
+		}
+		switch {
+		case m.Gauge != nil:
+			return m.Gauge.GetValue()
+		case m.Counter != nil:
+			return m.Counter.GetValue()
+		}
+	}
+	return -1
+}
+
+func (s *served) ready(t testing.TB) {
+	t.Helper()
+	waitFor(t, "/readyz", func() bool {
+		code, _, _ := httpGet(t, "http://"+s.addr+"/readyz", "")
+		return code == 200
+	})
+}
+
+// TestServeMatchesAudit serves a seeded keyspace and checks /metrics in
+// both formats with promtool, its figures against keyreg audit --format
+// json of the same keyspace, the reports, and that 50 scrapes within one
+// interval send Redis nothing.
+func TestServeMatchesAudit(t *testing.T) {
+	promtool := testenv.LookPath(t, "promtool is in Debian's prometheus package (scripts/test.sh installs it)", "promtool")
+	srv := redistest.Standalone(t)
+	seedAudit(t, srv.Addr, 200)
+	s := startServe(t, nil, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1h", "--memory")
+	s.ready(t)
+
+	code, stdout, stderr := cli(t, "audit", "--url", srv.URL(), "--registry", auditRegistry, "--memory", "--format", "json")
+	if code != 1 {
+		t.Fatalf("audit exit %d, want 1 (findings):\n%s", code, stderr)
+	}
+	want := parseAudit(t, stdout)
+
+	c := srv.Client(t)
+	before := redistest.CommandStats(t, c)
+	var fams map[string]*dto.MetricFamily
+	for range 50 {
+		fams = s.scrape(t)
+	}
+	after := redistest.CommandStats(t, c)
+	for _, cmd := range []string{"scan", "type", "pttl", "memory|usage", "get"} {
+		if after[cmd] != before[cmd] {
+			t.Errorf("50 scrapes sent %d %s commands, want 0", after[cmd]-before[cmd], cmd)
+		}
+	}
+	if after["scan"] == 0 {
+		t.Fatal("no SCAN at all: the audit did not run against this server")
+	}
+
+	for _, f := range want.Families {
+		if got := value(fams, "keyreg_family_keys", "family", f.Name); got != float64(f.Keys) {
+			t.Errorf("keyreg_family_keys{family=%q} = %v, audit says %d", f.Name, got, f.Keys)
+		}
+	}
+	if len(want.Families) == 0 || len(fams["keyreg_family_keys"].GetMetric()) != len(want.Families) {
+		t.Errorf("%d keyreg_family_keys series, audit has %d families", len(fams["keyreg_family_keys"].GetMetric()), len(want.Families))
+	}
+	for _, f := range want.Findings {
+		if got := value(fams, "keyreg_findings", "family", f.Family, "rule", f.Rule); got != float64(f.Count) {
+			t.Errorf("keyreg_findings{family=%q,rule=%q} = %v, audit says %d", f.Family, f.Rule, got, f.Count)
+		}
+	}
+	if got := value(fams, "keyreg_audit_keys"); got != float64(want.Scan.Keys) {
+		t.Errorf("keyreg_audit_keys = %v, audit says %d", got, want.Scan.Keys)
+	}
+	if got := value(fams, "keyreg_unregistered_keys", "group", "tmp:x:"); got != 10 {
+		t.Errorf(`keyreg_unregistered_keys{group="tmp:x:"} = %v, want the 10 seeded`, got)
+	}
+	// The same report through json, with the fields the tests read.
+	var full struct {
+		Families []struct {
+			Name    string `json:"name"`
+			Memory  *int64 `json:"memory_bytes"`
+			WithTTL int64  `json:"with_ttl"`
+			Keys    int64  `json:"keys"`
+		} `json:"families"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &full); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range full.Families {
+		if got := value(fams, "keyreg_family_keys_without_ttl", "family", f.Name); got != float64(f.Keys-f.WithTTL) {
+			t.Errorf("keyreg_family_keys_without_ttl{family=%q} = %v, audit says %d", f.Name, got, f.Keys-f.WithTTL)
+		}
+		if f.Memory != nil && f.Keys > 0 {
+			if got := value(fams, "keyreg_family_bytes", "family", f.Name); got != float64(*f.Memory) {
+				t.Errorf("keyreg_family_bytes{family=%q} = %v, audit says %d", f.Name, got, *f.Memory)
+			}
+		}
+	}
+	if value(fams, "keyreg_audit_success") != 1 || value(fams, "keyreg_audit_partial") != 0 {
+		t.Errorf("success %v, partial %v, want 1 and 0", value(fams, "keyreg_audit_success"), value(fams, "keyreg_audit_partial"))
+	}
+
+	// promtool lints both expositions.
+	for _, accept := range []string{"", openMetrics} {
+		_, ctype, body := httpGet(t, "http://"+s.addr+"/metrics", accept)
+		if accept != "" {
+			if !strings.HasPrefix(ctype, "application/openmetrics-text") || !bytes.HasSuffix(body, []byte("# EOF\n")) {
+				t.Fatalf("OpenMetrics asked, got %q ending %q", ctype, body[max(len(body)-20, 0):])
+			}
+			checkOpenMetricsFamilies(t, body)
+		}
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		out, err := cmd.CombinedOutput()
+		if err != nil && (accept == "" || !onlyCounterHelp(out, body)) {
+			t.Errorf("promtool check metrics (%s): %v\n%s", ctype, err, out)
+		}
+	}
+
+	// /report.json is what report merge reads, and says what the audit says.
+	code, ctype, body := httpGet(t, "http://"+s.addr+"/report.json", "")
+	if code != 200 || ctype != "application/json" {
+		t.Fatalf("/report.json: %d %s", code, ctype)
+	}
+	rep, err := auditjson.Read(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("auditjson.Read(/report.json): %v", err)
+	}
+	if rep.Scan.Keys != want.Scan.Keys || len(rep.Families) != len(want.Families) {
+		t.Errorf("/report.json: %d keys, %d families; audit: %d, %d", rep.Scan.Keys, len(rep.Families), want.Scan.Keys, len(want.Families))
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "served.json")
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := cli(t, "report", "merge", file, file, "--format", "json"); code == 2 || code == 3 || !strings.Contains(out, `"families"`) {
+		t.Errorf("report merge of /report.json: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, ctype, body = httpGet(t, "http://"+s.addr+"/report", "")
+	if code != 200 || !strings.HasPrefix(ctype, "text/html") || !bytes.Contains(body, []byte("session")) {
+		t.Errorf("/report: %d %s, %d bytes", code, ctype, len(body))
+	}
+	if bytes.Contains(body, []byte(payloadMarker)) {
+		t.Error("/report shows a payload value")
+	}
+	if code, _, _ := httpGet(t, "http://"+s.addr+"/healthz", ""); code != 200 {
+		t.Errorf("/healthz: %d", code)
+	}
+}
+
+// onlyCounterHelp says whether every problem promtool found is "no help
+// text" on a counter's _total sample whose family has its HELP. Debian's
+// promtool (2.42) lints with the text-format parser, which reads an
+// OpenMetrics counter family (HELP on keyreg_audits, sample
+// keyreg_audits_total) as a sample without help; it still fails on
+// anything it cannot parse (exit 1, not the lint's 3).
+func onlyCounterHelp(out, body []byte) bool {
+	for line := range strings.SplitSeq(strings.TrimSpace(string(out)), "\n") {
+		name, ok := strings.CutSuffix(strings.TrimSpace(line), " no help text")
+		base, total := strings.CutSuffix(name, "_total")
+		if !ok || !total || !bytes.Contains(append([]byte("\n"), body...), []byte("\n# HELP "+base+" ")) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOpenMetricsFamilies fails when an OpenMetrics exposition names a
+// metric family twice, which the text parser of promtool does not see.
+func checkOpenMetricsFamilies(t *testing.T, body []byte) {
+	t.Helper()
+	seen := map[string]bool{}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if rest, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			if seen[name] {
+				t.Errorf("OpenMetrics: family %s declared twice", name)
+			}
+			seen[name] = true
+		}
+	}
+}
+
+// TestServeScrapeDuringAudit holds the second audit mid-run, at a known
+// point, and scrapes: the scrape answers with the first audit's figures
+// and says an audit is running. The latency is measured in
+// BenchmarkServeScrapeDuringAudit.
+func TestServeScrapeDuringAudit(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 5000)
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s := startServe(t, func(total int64) {
+		if total > 5000 { // the second audit is under way
+			once.Do(func() { close(held); <-release })
+		}
+	}, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1s", "--count", "100")
+	defer once.Do(func() {})
+	select {
+	case <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("the second audit did not start")
+	}
+	fams := s.scrape(t)
+	if got := value(fams, "keyreg_family_keys", "family", "session"); got != 5000 {
+		t.Errorf(`mid-audit keyreg_family_keys{family="session"} = %v, want the first audit's 5000`, got)
+	}
+	if value(fams, "keyreg_audit_running") != 1 {
+		t.Error("keyreg_audit_running is not 1 while the audit is held")
+	}
+	close(release)
+}
+
+// TestServeFaults kills the Redis between audits and during one, and
+// edits the registry into an invalid file and into another valid one.
+func TestServeFaults(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 3000)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	copyFile(t, auditRegistry, reg)
+	if err := os.CopyFS(filepath.Join(dir, "schemas"), os.DirFS("../../audit/testdata/schemas")); err != nil {
+		t.Fatal(err)
+	}
+	var hold sync.Mutex // held by the test: an audit's next batch waits for it
+	s := startServe(t, func(int64) {
+		hold.Lock()
+		defer hold.Unlock()
+	}, "--url", srv.URL(), "--registry", reg, "--interval", "1s", "--count", "50")
+	s.ready(t)
+	counter := func(name string, l ...string) float64 { return value(s.scrape(t), name, l...) }
+	waitMetric := func(what string, cond func(map[string]*dto.MetricFamily) bool) {
+		t.Helper()
+		waitFor(t, what, func() bool { return cond(s.scrape(t)) })
+	}
+
+	t.Run("redis killed between audits", func(t *testing.T) {
+		errs := counter("keyreg_audits_total", "result", "error")
+		srv.Stop()
+		waitMetric("a failed audit", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_audits_total", "result", "error") > errs && value(f, "keyreg_audit_success") == 0
+		})
+		if got := counter("keyreg_family_keys", "family", "session"); got != 3000 {
+			t.Errorf("after a failed audit keyreg_family_keys{family=session} = %v, want the last complete audit's 3000", got)
+		}
+		srv.Restart(t)
+		seedMany(t, srv.Client(t), 1200)
+		waitMetric("a complete audit after the restart", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_audit_success") == 1 && value(f, "keyreg_family_keys", "family", "session") == 1200
+		})
+	})
+
+	t.Run("redis killed during an audit", func(t *testing.T) {
+		hold.Lock()
+		running := func(f map[string]*dto.MetricFamily) bool { return value(f, "keyreg_audit_running") == 1 }
+		waitMetric("an audit held at its first batch", running)
+		srv.Stop()
+		hold.Unlock()
+		waitMetric("the held audit to fail", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_audit_success") == 0 && value(f, "keyreg_audit_running") == 0
+		})
+		if got := counter("keyreg_family_keys", "family", "session"); got != 1200 {
+			t.Errorf("after an audit cut short keyreg_family_keys{family=session} = %v, want the last complete audit's 1200", got)
+		}
+		srv.Restart(t)
+		seedMany(t, srv.Client(t), 3000)
+		waitMetric("a complete audit after the restart", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_audit_success") == 1 && value(f, "keyreg_family_keys", "family", "session") == 3000
+		})
+	})
+
+	t.Run("registry edited invalid and back", func(t *testing.T) {
+		families := func() int { return len(s.scrape(t)["keyreg_family_keys"].GetMetric()) }
+		before := families()
+		copyFile(t, badRegistry, reg)
+		waitMetric("a registry load error", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_registry_load_errors_total") == 1
+		})
+		if !strings.Contains(s.stderr.String(), "keys.yaml:") {
+			t.Errorf("the load error is not logged with its position:\n%s", s.stderr)
+		}
+		ok := counter("keyreg_audits_total", "result", "success")
+		waitMetric("an audit with the old registry", func(f map[string]*dto.MetricFamily) bool {
+			return value(f, "keyreg_audits_total", "result", "success") > ok
+		})
+		if got := families(); got != before {
+			t.Errorf("with an invalid registry file: %d families, want the old registry's %d", got, before)
+		}
+		copyFile(t, cleanRegistry, reg)
+		waitMetric("the clean registry's single family", func(f map[string]*dto.MetricFamily) bool {
+			return len(f["keyreg_family_keys"].GetMetric()) == 1
+		})
+		if got := counter("keyreg_registry_load_errors_total"); got != 1 {
+			t.Errorf("keyreg_registry_load_errors_total = %v after a valid edit, want still 1", got)
+		}
+	})
+}
+
+func copyFile(t testing.TB, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Through a temporary file and a rename, as editors and ConfigMaps do.
+	tmp := to + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeBinarySIGTERM runs keyreg serve as a process, with an audit
+// slowed by --rate, and sends SIGTERM once the audit is scanning: the
+// audit is cancelled and the process exits 0.
+func TestServeBinarySIGTERM(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 20000)
+	cmd := exec.Command(os.Args[0], "serve", "--listen", "127.0.0.1:0", "--log-format", "json",
+		"--url", srv.URL(), "--registry", auditRegistry, "--rate", "500", "--count", "50")
+	cmd.Env = append(os.Environ(), "KEYREG_TEST_MAIN=1")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+	}()
+	s := &served{stderr: stderr}
+	waitFor(t, "the listener", func() bool {
+		m := listenLog.FindStringSubmatch(stderr.String())
+		if m != nil {
+			s.addr = m[1]
+		}
+		return m != nil
+	})
+	c := srv.Client(t)
+	waitFor(t, "the audit to scan", func() bool {
+		return redistest.CommandStats(t, c)["scan"] > 2 && value(s.scrape(t), "keyreg_audit_running") == 1
+	})
+	if code, _, _ := httpGet(t, "http://"+s.addr+"/readyz", ""); code != 503 {
+		t.Errorf("/readyz during the first audit: %d, want 503", code)
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		t.Logf("exited %v after SIGTERM", time.Since(sent))
+		if err != nil {
+			t.Errorf("keyreg serve after SIGTERM: %v\n%s", err, stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("keyreg serve still running 10s after SIGTERM:\n%s", stderr)
+	}
+	if !strings.Contains(stderr.String(), "audit cancelled by shutdown") {
+		t.Errorf("no cancelled audit in the log:\n%s", stderr)
+	}
+	scans := redistest.CommandStats(t, c)["scan"]
+	if scans >= 20000/50 {
+		t.Errorf("%d SCAN calls: the audit ran to its end instead of being cancelled", scans)
+	}
+}
+
+// TestServeCardinality seeds 100,000 distinct unregistered prefixes: the
+// exporter shows --max-groups of them and "other", which holds the rest.
+func TestServeCardinality(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	const n = 100000
+	p := c.Pipeline()
+	for i := range n {
+		p.Set(ctx, letters(i)+":k", "v", 0)
+		if i%10000 == 9999 {
+			if _, err := p.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s := startServe(t, nil, "--url", srv.URL(), "--registry", cleanRegistry, "--interval", "1h", "--max-groups", "20", "--sample", "0")
+	s.ready(t)
+	fams := s.scrape(t)
+	series := fams["keyreg_unregistered_keys"].GetMetric()
+	if len(series) > 21 {
+		t.Errorf("%d keyreg_unregistered_keys series, want at most 21", len(series))
+	}
+	var sum float64
+	for _, m := range series {
+		sum += m.GetGauge().GetValue()
+	}
+	if sum != n || value(fams, "keyreg_unregistered_keys", "group", "other") < n-20 {
+		t.Errorf("the groups sum to %v (other %v), want %d", sum, value(fams, "keyreg_unregistered_keys", "group", "other"), n)
+	}
+	var total int
+	for _, f := range fams {
+		if strings.HasPrefix(f.GetName(), "keyreg_") {
+			total += len(f.GetMetric())
+		}
+	}
+	t.Logf("%d keyreg_ series for %d unregistered prefixes", total, n)
+	if total > 200 {
+		t.Errorf("%d keyreg_ series: not bounded by the registry and --max-groups", total)
+	}
+}
+
+// letters spells i in base 26 with a-z, so that no prefix looks like an
+// ID and each is a group of its own.
+func letters(i int) string {
+	var b []byte
+	for {
+		b = append(b, byte('a'+i%26))
+		i /= 26
+		if i == 0 {
+			break
+		}
+	}
+	return "u" + string(b)
+}
