@@ -26,6 +26,16 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 
+# keyreg serve's tests scrape it with a real Prometheus server, and lint its
+# metrics and alert rules with promtool (both in Debian's prometheus package).
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+	echo "test.sh: installing prometheus from Debian's packages" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
 # No large file is ever tracked: test binaries, dumps and screenshots over
 # 2 MB are refused. The allow-list names the fixtures that may be larger
 # (none today); add one here only with a reason in its commit.

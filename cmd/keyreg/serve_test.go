@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -575,4 +578,103 @@ func letters(i int) string {
 		}
 	}
 	return "u" + string(b)
+}
+
+// TestServePrometheus starts a real Prometheus server on loopback that
+// scrapes the exporter (OpenMetrics, as Prometheus asks first) with the
+// alert rules of prometheus/keyreg.rules.yml loaded, and reads
+// keyreg_family_keys back through its HTTP API.
+func TestServePrometheus(t *testing.T) {
+	prom := testenv.LookPath(t, "prometheus is Debian's prometheus package (scripts/test.sh installs it)", "prometheus")
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 321)
+	s := startServe(t, nil, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1h")
+	s.ready(t)
+
+	dir := t.TempDir()
+	rules, err := filepath.Abs("../../prometheus/keyreg.rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(conf, []byte(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: [`+strconv.Quote(rules)+`]
+scrape_configs:
+  - job_name: keyreg
+    static_configs:
+      - targets: [`+strconv.Quote(s.addr)+`]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port, err := redistest.FreePort(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := fmt.Sprintf("127.0.0.1:%d", port)
+	var logs syncBuffer
+	cmd := exec.Command(prom, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+api, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+
+	query := func(q string) (string, bool) {
+		select {
+		case <-exited:
+			t.Fatalf("prometheus exited:\n%s", logs.String())
+		default:
+		}
+		resp, err := http.Get("http://" + api + "/api/v1/query?query=" + url.QueryEscape(q))
+		if err != nil {
+			return "", false // not listening yet
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string `json:"status"`
+			Data   struct {
+				Result []struct {
+					Value [2]any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Status != "success" || len(r.Data.Result) != 1 {
+			return "", false
+		}
+		v, _ := r.Data.Result[0].Value[1].(string)
+		return v, true
+	}
+	var got string
+	waitFor(t, "Prometheus to scrape keyreg_family_keys", func() bool {
+		v, ok := query(`keyreg_family_keys{family="session",job="keyreg"}`)
+		got = v
+		return ok
+	})
+	if got != "321" {
+		t.Errorf(`Prometheus has keyreg_family_keys{family="session"} = %s, want 321`, got)
+	}
+	if v, ok := query(`up{job="keyreg"}`); !ok || v != "1" {
+		t.Errorf("up{job=keyreg} = %q", v)
+	}
+	// The alert rules loaded and evaluate (no rule group in error).
+	waitFor(t, "the keyreg rule groups", func() bool {
+		resp, err := http.Get("http://" + api + "/api/v1/rules")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if bytes.Contains(b, []byte(`"health":"err"`)) {
+			t.Fatalf("a rule failed to evaluate: %s", b)
+		}
+		return bytes.Contains(b, []byte(`"name":"keyreg"`)) && bytes.Contains(b, []byte(`"health":"ok"`))
+	})
 }
