@@ -678,3 +678,46 @@ scrape_configs:
 		return bytes.Contains(b, []byte(`"name":"keyreg"`)) && bytes.Contains(b, []byte(`"health":"ok"`))
 	})
 }
+
+// TestServeDeployFiles parses the keyreg serve command lines of the
+// systemd unit and the Kubernetes Deployment with serve's own flags, so
+// that neither names a flag serve does not have.
+func TestServeDeployFiles(t *testing.T) {
+	unit, err := os.ReadFile("../../deploy/systemd/keyreg-serve.service")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cmdline, ok := strings.Cut(strings.ReplaceAll(string(unit), "\\\n", " "), "\nExecStart=")
+	if !ok {
+		t.Fatal("no ExecStart in the unit")
+	}
+	cmdline, _, _ = strings.Cut(cmdline, "\n")
+	unitArgs := strings.Fields(cmdline)[1:] // after the binary
+	k8s, err := os.ReadFile("../../deploy/k8s/serve.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k8sArgs []string
+	in := false
+	for line := range strings.SplitSeq(string(k8s), "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "args:":
+			in = true
+		case in && strings.HasPrefix(trimmed, "- "):
+			k8sArgs = append(k8sArgs, strings.TrimPrefix(trimmed, "- "))
+		case in && strings.HasPrefix(trimmed, "#"):
+		case in:
+			in = false
+		}
+	}
+	for name, args := range map[string][]string{"systemd": unitArgs, "k8s": k8sArgs} {
+		if len(args) < 3 || args[0] != "serve" {
+			t.Fatalf("%s: not a keyreg serve command line: %q", name, args)
+		}
+		// --help after the flags: cobra parses every flag, then prints help.
+		if code, _, errs := cli(t, append(args, "--help")...); code != 0 {
+			t.Errorf("%s: keyreg %s: exit %d\n%s", name, strings.Join(args, " "), code, errs)
+		}
+	}
+}
