@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +23,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/internal/redistest"
@@ -185,6 +188,10 @@ func TestServeMatchesAudit(t *testing.T) {
 	promtool := testenv.LookPath(t, "promtool is in Debian's prometheus package (scripts/test.sh installs it)", "promtool")
 	srv := redistest.Standalone(t)
 	seedAudit(t, srv.Addr, 200)
+	c := srv.Client(t)
+	if err := c.ConfigResetStat(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
 	s := startServe(t, nil, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1h", "--memory")
 	s.ready(t)
 
@@ -194,7 +201,6 @@ func TestServeMatchesAudit(t *testing.T) {
 	}
 	want := parseAudit(t, stdout)
 
-	c := srv.Client(t)
 	before := redistest.CommandStats(t, c)
 	var fams map[string]*dto.MetricFamily
 	for range 50 {
@@ -208,6 +214,11 @@ func TestServeMatchesAudit(t *testing.T) {
 	}
 	if after["scan"] == 0 {
 		t.Fatal("no SCAN at all: the audit did not run against this server")
+	}
+	for cmd := range after {
+		if writes[cmd] {
+			t.Errorf("serve or audit sent %s, a write", cmd)
+		}
 	}
 
 	for _, f := range want.Families {
@@ -351,7 +362,12 @@ func TestServeScrapeDuringAudit(t *testing.T) {
 			once.Do(func() { close(held); <-release })
 		}
 	}, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1s", "--count", "100")
-	defer once.Do(func() {})
+	released := false
+	defer func() { // a failed test still lets the held audit go, so that serve stops
+		if !released {
+			close(release)
+		}
+	}()
 	select {
 	case <-held:
 	case <-time.After(time.Minute):
@@ -365,6 +381,7 @@ func TestServeScrapeDuringAudit(t *testing.T) {
 		t.Error("keyreg_audit_running is not 1 while the audit is held")
 	}
 	close(release)
+	released = true
 }
 
 // TestServeFaults kills the Redis between audits and during one, and
@@ -719,5 +736,84 @@ func TestServeDeployFiles(t *testing.T) {
 		if code, _, errs := cli(t, append(args, "--help")...); code != 0 {
 			t.Errorf("%s: keyreg %s: exit %d\n%s", name, strings.Join(args, " "), code, errs)
 		}
+	}
+}
+
+// writes are the write commands a read-only exporter must never send.
+var writes = map[string]bool{
+	"set": true, "setex": true, "del": true, "unlink": true, "expire": true, "pexpire": true, "persist": true,
+	"hset": true, "hdel": true, "lpush": true, "rpush": true, "sadd": true, "zadd": true, "xadd": true,
+	"rename": true, "flushdb": true, "flushall": true, "restore": true, "config|set": true,
+}
+
+// TestServeUsage: the flags serve refuses, and an invalid registry at
+// start, are usage errors before anything listens.
+func TestServeUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--log-format", "xml"},
+		{"--interval", "10ms"},
+		{"--max-groups", "0"},
+		{"--max-groups", "1001"},
+		{"--max-keys", "10"},
+		{"--rdb", "-"},
+		{"--sample", "-1"},
+		{"--web-config-file", "/nonexistent/web.yml"},
+		{"--registry", badRegistry},
+	} {
+		reg := []string{"--registry", auditRegistry}
+		if args[0] == "--registry" {
+			reg = nil
+		}
+		code, _, errs := cli(t, append(append([]string{"serve", "--listen", "127.0.0.1:0"}, reg...), args...)...)
+		if code != 2 {
+			t.Errorf("serve %v: exit %d, want 2\n%s", args, code, errs)
+		}
+	}
+}
+
+// TestServeWebConfig serves over TLS with basic auth from an
+// exporter-toolkit web configuration file.
+func TestServeWebConfig(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 10)
+	certs := redistest.NewCerts(t)
+	hash, err := bcrypt.GenerateFromPassword([]byte("scrape-pw"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := filepath.Join(t.TempDir(), "web.yml")
+	if err := os.WriteFile(web, []byte(fmt.Sprintf("tls_server_config:\n  cert_file: %s\n  key_file: %s\nbasic_auth_users:\n  prom: %s\n",
+		strconv.Quote(certs.ServerCert), strconv.Quote(certs.ServerKey), strconv.Quote(string(hash)))), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, nil, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1h", "--web-config-file", web)
+	pool := x509.NewCertPool()
+	ca, err := os.ReadFile(certs.CA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool.AppendCertsFromPEM(ca)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "localhost"}}}
+	get := func(scheme, user, pass string) int {
+		req, _ := http.NewRequest("GET", scheme+"://"+s.addr+"/metrics", nil)
+		if user != "" {
+			req.SetBasicAuth(user, pass)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	waitFor(t, "the TLS listener", func() bool { return get("https", "prom", "scrape-pw") == 200 })
+	if c := get("https", "", ""); c != 401 {
+		t.Errorf("no credentials: %d, want 401", c)
+	}
+	if c := get("https", "prom", "wrong"); c != 401 {
+		t.Errorf("wrong password: %d, want 401", c)
+	}
+	if c := get("http", "prom", "scrape-pw"); c == 200 {
+		t.Error("plain HTTP answered on a TLS listener")
 	}
 }
