@@ -6,6 +6,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,7 +24,14 @@ import (
 // audit has been published).
 func (e *Exporter) Handler() http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{e},
+	for _, t := range e.targets {
+		r := prometheus.Registerer(reg)
+		if t.Name != "" {
+			r = prometheus.WrapRegistererWith(prometheus.Labels{"target": label(t.Name)}, reg)
+		}
+		r.MustRegister(collector{e, t})
+	}
+	reg.MustRegister(registryCollector{e},
 		// Without the MemStats metrics, whose counter go_memstats_alloc_bytes_total
 		// and gauge go_memstats_alloc_bytes are one family name twice in
 		// OpenMetrics: the same figures come from runtime/metrics.
@@ -36,10 +46,10 @@ func (e *Exporter) Handler() http.Handler {
 		ErrorLog:      slog.NewLogLogger(e.log.Handler(), slog.LevelError),
 	}))
 	mux.HandleFunc("GET /report", func(w http.ResponseWriter, r *http.Request) {
-		e.serveReport(w, "text/html; charset=utf-8", func(p *published) []byte { return p.html })
+		e.serveReport(w, r, "text/html; charset=utf-8", func(p *published) []byte { return p.html })
 	})
 	mux.HandleFunc("GET /report.json", func(w http.ResponseWriter, r *http.Request) {
-		e.serveReport(w, "application/json", func(p *published) []byte { return p.json })
+		e.serveReport(w, r, "application/json", func(p *published) []byte { return p.json })
 	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -60,10 +70,25 @@ func (e *Exporter) Handler() http.Handler {
 	return mux
 }
 
-// serveReport writes the last complete audit's document, or 503 before
-// the first.
-func (e *Exporter) serveReport(w http.ResponseWriter, ctype string, doc func(*published) []byte) {
-	p := e.last.Load()
+// serveReport writes the last complete audit's document of the target the
+// request names (?target=, when there are several), or 503 before the
+// first.
+func (e *Exporter) serveReport(w http.ResponseWriter, r *http.Request, ctype string, doc func(*published) []byte) {
+	t := e.targets[0]
+	if len(e.targets) > 1 {
+		name := r.URL.Query().Get("target")
+		i := slices.IndexFunc(e.targets, func(t *target) bool { return t.Name == name })
+		if i < 0 {
+			names := make([]string, len(e.targets))
+			for i, t := range e.targets {
+				names[i] = strconv.Quote(t.Name)
+			}
+			http.Error(w, "name the target: ?target= one of "+strings.Join(names, ", "), http.StatusBadRequest)
+			return
+		}
+		t = e.targets[i]
+	}
+	p := t.last.Load()
 	if p == nil {
 		http.Error(w, "no complete audit yet", http.StatusServiceUnavailable)
 		return

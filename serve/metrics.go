@@ -2,6 +2,7 @@ package serve
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -59,13 +60,19 @@ var (
 	regLoaded     = desc("keyreg_registry_last_load_success_timestamp_seconds", "Unix time at which the registry in use was loaded.")
 )
 
-var allDescs = []*prometheus.Desc{
-	familyKeys, familyNoTTL, familyBytes, familyWithFinding, familyTTL, findings,
-	ownerKeys, ownerNoTTL, ownerBytes, ownerWithFinding,
-	unregKeys, unregNoTTL, unregBytes,
-	scanKeys, scanRate, scanVanished, scanNodes, scanSampled,
-	auditSuccess, auditPartial, auditDuration, auditLastOK, auditRunning, auditInterval, auditsTotal, regErrors, regLoaded,
-}
+// targetDescs are the series of each target (with a target label when
+// there are several); registryDescs the exporter's own.
+var (
+	targetDescs = []*prometheus.Desc{
+		familyKeys, familyNoTTL, familyBytes, familyWithFinding, familyTTL, findings,
+		ownerKeys, ownerNoTTL, ownerBytes, ownerWithFinding,
+		unregKeys, unregNoTTL, unregBytes,
+		scanKeys, scanRate, scanVanished, scanNodes, scanSampled,
+		auditSuccess, auditPartial, auditDuration, auditLastOK, auditRunning, auditInterval, auditsTotal,
+	}
+	registryDescs = []*prometheus.Desc{regErrors, regLoaded}
+	allDescs      = append(slices.Clone(targetDescs), registryDescs...)
+)
 
 // ttlUpper are the upper bounds, in seconds, of audit.TTLBuckets after
 // "none": <1m, <1h, <1d, <7d, <30d (and >=30d in +Inf).
@@ -223,24 +230,27 @@ func unregistered(u *audit.UnregisteredReport, maxGroups int) []prometheus.Metri
 	return ms
 }
 
-// collector hands out the last snapshot and the audits' status: a scrape
-// reads memory only.
-type collector struct{ e *Exporter }
+// collector hands out a target's last snapshot and its audits' status: a
+// scrape reads memory only.
+type collector struct {
+	e *Exporter
+	t *target
+}
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range allDescs {
+	for _, d := range targetDescs {
 		ch <- d
 	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	e := c.e
-	if p := e.last.Load(); p != nil {
+	e, t := c.e, c.t
+	if p := t.last.Load(); p != nil {
 		for _, m := range p.metrics.metrics {
 			ch <- m
 		}
 	}
-	st := &e.st
+	st := &t.st
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	b := func(v bool) float64 {
@@ -260,6 +270,21 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	for _, r := range [...]string{"success", "partial", "error"} {
 		ch <- counter(auditsTotal, float64(st.audits[r]), r)
 	}
+}
+
+// registryCollector is the registry watcher's state.
+type registryCollector struct{ e *Exporter }
+
+func (c registryCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range registryDescs {
+		ch <- d
+	}
+}
+
+func (c registryCollector) Collect(ch chan<- prometheus.Metric) {
+	st := &c.e.regSt
+	st.mu.Lock()
+	defer st.mu.Unlock()
 	ch <- counter(regErrors, float64(st.loadErrors))
 	ch <- gauge(regLoaded, unixSeconds(st.lastLoadOK))
 }

@@ -1,12 +1,12 @@
-// Package serve is keyreg serve: a long-running exporter that audits one
-// target on its own schedule and serves the last complete audit's figures
+// Package serve is keyreg serve: a long-running exporter that audits its
+// targets on their own schedule and serves the last complete audit's figures
 // as Prometheus metrics, with the latest report in HTML and json.
 //
 // A scrape never talks to Redis: every audit builds its metrics once, into
 // a snapshot that /metrics hands out as it is (Collector), so a scrape
 // costs the same whatever the keyspace holds, and a slow, failed or hung
 // audit only shows in the keyreg_audit_* gauges. Audits run one at a time,
-// every Interval with jitter; the registry file is watched, and a change
+// per target, every Interval with jitter; the registry file is watched, and a change
 // that loads is used from the next audit on. The package never prints: it
 // logs through the slog.Logger it is given.
 package serve
@@ -55,9 +55,9 @@ type Options struct {
 	// file:line:col.
 	Registry string
 	Load     func() (*registry.Registry, error)
-	// Open connects to the target for one audit; the exporter closes it
-	// after the audit. A new connection per audit rides out restarts.
-	Open func(ctx context.Context) (*Source, error)
+	// Targets are the instances to audit, each on its own schedule; at
+	// least one.
+	Targets []Target
 	// Audit is the template of every run's options (sample, memory, top);
 	// Registry, Target, Mode and Progress are set per run.
 	Audit audit.Options
@@ -82,6 +82,16 @@ type Options struct {
 	Progress func(keys int)
 }
 
+// Target is one instance to audit.
+type Target struct {
+	// Name is the target label of its series, when there are several
+	// targets (the URL, password hidden); the only target has none.
+	Name string
+	// Open connects to the target for one audit; the exporter closes it
+	// after the audit. A new connection per audit rides out restarts.
+	Open func(ctx context.Context) (*Source, error)
+}
+
 // Exporter runs the audits and holds what the endpoints serve.
 type Exporter struct {
 	o   Options
@@ -89,7 +99,19 @@ type Exporter struct {
 
 	reg     atomic.Pointer[registry.Registry]
 	regStat fileStat // of the last load attempt; the watcher's alone
+	regSt   struct {
+		mu         sync.Mutex
+		loadErrors int64
+		lastLoadOK time.Time
+	}
 
+	targets []*target
+}
+
+// target is one target's audits and what they published.
+type target struct {
+	Target
+	log  *slog.Logger
 	last atomic.Pointer[published] // the last complete audit; nil before
 	st   status
 }
@@ -113,8 +135,6 @@ type status struct {
 	duration    time.Duration
 	running     bool
 	audits      map[string]int64 // by result: success, partial, error
-	loadErrors  int64
-	lastLoadOK  time.Time
 	lastSuccess time.Time
 }
 
@@ -122,8 +142,8 @@ type status struct {
 // A registry that does not load is an error here: the exporter never
 // starts without one.
 func New(o Options) (*Exporter, error) {
-	if o.Load == nil || o.Open == nil {
-		return nil, errors.New("serve: Load and Open are required")
+	if o.Load == nil || len(o.Targets) == 0 {
+		return nil, errors.New("serve: Load and a target are required")
 	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
@@ -142,26 +162,45 @@ func New(o Options) (*Exporter, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Exporter{o: o, log: o.Logger}
-	e.st.audits = map[string]int64{}
+	names := map[string]bool{}
+	for _, t := range o.Targets {
+		if t.Open == nil || names[t.Name] || (t.Name == "") != (len(o.Targets) == 1) {
+			return nil, errors.New("serve: every target needs Open and, when there are several, a name of its own")
+		}
+		names[t.Name] = true
+		tg := &target{Target: t, log: e.log}
+		if t.Name != "" {
+			tg.log = e.log.With("target", t.Name)
+		}
+		tg.st.audits = map[string]int64{}
+		e.targets = append(e.targets, tg)
+	}
 	e.regStat = statOf(o.Registry)
 	reg, err := o.Load()
 	if err != nil {
 		return nil, err
 	}
 	e.reg.Store(reg)
-	e.st.lastLoadOK = time.Now()
+	e.regSt.lastLoadOK = time.Now()
 	return e, nil
 }
 
-// Run audits every Interval, and watches the registry, until ctx ends; it
-// returns once the running audit has returned (the audit's reads are
-// cancelled with ctx).
+// Run audits every target every Interval, and watches the registry, until
+// ctx ends; it returns once the running audits have returned (their reads
+// are cancelled with ctx).
 func (e *Exporter) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { e.watch(ctx) })
-	defer wg.Wait()
+	for _, t := range e.targets {
+		wg.Go(func() { e.schedule(ctx, t) })
+	}
+	wg.Wait()
+}
+
+// schedule runs t's audits, one at a time, until ctx ends.
+func (e *Exporter) schedule(ctx context.Context, t *target) {
 	for {
-		e.auditOnce(ctx)
+		e.auditOnce(ctx, t)
 		t := time.NewTimer(e.nextWait())
 		select {
 		case <-ctx.Done():
@@ -185,7 +224,7 @@ func (e *Exporter) nextWait() time.Duration {
 // auditOnce runs one audit and publishes it when it is complete; a failed
 // or partial one only updates the status, keeping the figures of the last
 // complete audit.
-func (e *Exporter) auditOnce(ctx context.Context) {
+func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -195,14 +234,14 @@ func (e *Exporter) auditOnce(ctx context.Context) {
 		actx, cancel = context.WithTimeout(ctx, e.o.Timeout)
 	}
 	defer cancel()
-	e.setRunning(true)
+	t.setRunning(true)
 	start := time.Now()
-	rep, err := e.runAudit(actx, reg)
+	rep, err := e.runAudit(actx, t, reg)
 	d := time.Since(start)
 	if ctx.Err() != nil {
 		// Shutting down: an interrupted audit is no outcome to report.
-		e.setRunning(false)
-		e.log.Info("audit cancelled by shutdown", "duration", d)
+		t.setRunning(false)
+		t.log.Info("audit cancelled by shutdown", "duration", d)
 		return
 	}
 	if err == nil && rep.Partial {
@@ -210,26 +249,26 @@ func (e *Exporter) auditOnce(ctx context.Context) {
 	}
 	if err != nil {
 		partial := rep != nil && rep.Partial
-		e.finish(false, partial, d, time.Time{})
-		e.log.Error("audit failed", "partial", partial, "duration", d, "err", secret.Redact(err.Error()))
+		t.finish(false, partial, d, time.Time{})
+		t.log.Error("audit failed", "partial", partial, "duration", d, "err", secret.Redact(err.Error()))
 		return
 	}
 	p, perr := e.publish(rep, reg)
 	if perr != nil {
-		e.finish(false, false, d, time.Time{})
-		e.log.Error("audit report could not be rendered", "err", perr)
+		t.finish(false, false, d, time.Time{})
+		t.log.Error("audit report could not be rendered", "err", perr)
 		return
 	}
-	e.last.Store(p)
-	e.finish(true, false, d, p.end)
-	e.log.Info("audit complete", "keys", rep.Scan.Keys, "families", len(rep.Families),
+	t.last.Store(p)
+	t.finish(true, false, d, p.end)
+	t.log.Info("audit complete", "keys", rep.Scan.Keys, "families", len(rep.Families),
 		"unregistered", rep.Unregistered.Keys, "findings", rep.Totals.Errors+rep.Totals.Warnings+rep.Totals.Infos,
 		"duration", d)
 }
 
 // runAudit opens the target and audits it once.
-func (e *Exporter) runAudit(ctx context.Context, reg *registry.Registry) (*audit.Report, error) {
-	src, err := e.o.Open(ctx)
+func (e *Exporter) runAudit(ctx context.Context, t *target, reg *registry.Registry) (*audit.Report, error) {
+	src, err := t.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -260,30 +299,37 @@ func (e *Exporter) publish(rep *audit.Report, reg *registry.Registry) (*publishe
 	return p, nil
 }
 
-func (e *Exporter) setRunning(r bool) {
-	e.st.mu.Lock()
-	e.st.running = r
-	e.st.mu.Unlock()
+func (t *target) setRunning(r bool) {
+	t.st.mu.Lock()
+	t.st.running = r
+	t.st.mu.Unlock()
 }
 
-func (e *Exporter) finish(success, partial bool, d time.Duration, end time.Time) {
-	e.st.mu.Lock()
-	defer e.st.mu.Unlock()
-	e.st.running = false
-	e.st.attempted, e.st.success, e.st.partial, e.st.duration = true, success, partial, d
+func (t *target) finish(success, partial bool, d time.Duration, end time.Time) {
+	t.st.mu.Lock()
+	defer t.st.mu.Unlock()
+	t.st.running = false
+	t.st.attempted, t.st.success, t.st.partial, t.st.duration = true, success, partial, d
 	switch {
 	case success:
-		e.st.audits["success"]++
-		e.st.lastSuccess = end
+		t.st.audits["success"]++
+		t.st.lastSuccess = end
 	case partial:
-		e.st.audits["partial"]++
+		t.st.audits["partial"]++
 	default:
-		e.st.audits["error"]++
+		t.st.audits["error"]++
 	}
 }
 
-// Ready says whether a complete audit has been published.
-func (e *Exporter) Ready() bool { return e.last.Load() != nil }
+// Ready says whether every target has a complete audit published.
+func (e *Exporter) Ready() bool {
+	for _, t := range e.targets {
+		if t.last.Load() == nil {
+			return false
+		}
+	}
+	return true
+}
 
 // fileStat identifies one version of the registry file, as cheaply as a
 // stat can: an edit in place changes the time or size, an editor's
@@ -325,16 +371,16 @@ func (e *Exporter) watch(ctx context.Context) {
 		e.regStat = s
 		reg, err := e.o.Load()
 		if err != nil {
-			e.st.mu.Lock()
-			e.st.loadErrors++
-			e.st.mu.Unlock()
+			e.regSt.mu.Lock()
+			e.regSt.loadErrors++
+			e.regSt.mu.Unlock()
 			e.log.Error("registry changed but does not load; keeping the previous one", "registry", e.o.Registry, "err", err)
 			continue
 		}
 		e.reg.Store(reg)
-		e.st.mu.Lock()
-		e.st.lastLoadOK = time.Now()
-		e.st.mu.Unlock()
+		e.regSt.mu.Lock()
+		e.regSt.lastLoadOK = time.Now()
+		e.regSt.mu.Unlock()
 		e.log.Info("registry reloaded; used from the next audit", "registry", e.o.Registry, "families", len(reg.Families))
 	}
 }

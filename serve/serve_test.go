@@ -177,10 +177,10 @@ func TestFailedAuditKeepsServing(t *testing.T) {
 	opened := make(chan struct{}, 10)
 	e, err := New(Options{
 		Load: func() (*registry.Registry, error) { return &registry.Registry{File: "keys.yaml"}, nil },
-		Open: func(ctx context.Context) (*Source, error) {
+		Targets: []Target{{Open: func(ctx context.Context) (*Source, error) {
 			opened <- struct{}{}
 			return nil, errors.New("dial tcp: connection refused")
-		},
+		}}},
 		Interval: time.Hour,
 	})
 	if err != nil {

@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/audit/auditjson"
+	"github.com/keyreg/keyreg/internal/secret"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/serve"
@@ -31,6 +33,7 @@ type serveOptions struct {
 	maxValue  int64
 	top       int
 	paths     pathOptions
+	targets   []string
 	listen    string
 	interval  time.Duration
 	maxGroups int
@@ -44,9 +47,11 @@ func (a *app) serveCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Audit a live Redis on a schedule and serve Prometheus metrics and the latest report",
-		Long: `Serve is a long-running exporter: it audits one target (standalone, Cluster,
+		Long: `Serve is a long-running exporter: it audits a target (standalone, Cluster,
 Sentinel, or a replica with --replica) every --interval, with jitter, one
-audit at a time, and serves the last complete audit's figures.
+audit at a time, and serves the last complete audit's figures. --target URL,
+repeated, audits several targets, each on its own schedule, with a target
+label on its series (/report and /report.json then take ?target=URL).
 
 A scrape never reaches Redis: each complete audit builds its metrics once,
 and /metrics hands them out as they are, in the Prometheus text format or
@@ -92,6 +97,7 @@ invalid registry at start), 3 runtime error (the address cannot be listened on).
 	f.Int64Var(&o.maxValue, "max-value-bytes", d.MaxValueBytes, "skip and count payloads larger than this (above 0; for a collection, the part read)")
 	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys the report keeps per measure (0: none; at most %d)", audit.MaxTopN))
 	pathPrefixFlag(c, &o.paths)
+	f.StringArrayVar(&o.targets, "target", nil, "audit this URL instead of --url (repeatable: one schedule per target, its series labelled target=\"URL\", password hidden); the other connection flags apply to every target")
 	f.StringVar(&o.listen, "listen", defaultListen, "address to serve the endpoints on")
 	f.DurationVar(&o.interval, "interval", serve.DefaultInterval, "time between audits, give or take 10% of jitter")
 	f.IntVar(&o.maxGroups, "max-groups", serve.DefaultMaxGroups, fmt.Sprintf("unregistered prefix groups exported as series, the rest as group=\"other\" (1 to %d)", serve.MaxMaxGroups))
@@ -132,19 +138,15 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	log := newLogger(a.stderr, o.logFormat)
 	ao := audit.Defaults()
 	ao.Sample, ao.MaxValueBytes, ao.Filtered, ao.Memory, ao.Top = o.sample, o.maxValue, o.scan.match != "", o.memory, top
+	targets, err := a.serveTargets(&o, ao)
+	if err != nil {
+		return err
+	}
 	tool := report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"}
 	e, err := serve.New(serve.Options{
 		Registry: o.registry,
 		Load:     func() (*registry.Registry, error) { return loadRegistryAs(o.registry, o.paths) },
-		Open: func(ctx context.Context) (*serve.Source, error) {
-			src, closeSrc, err := a.openSource(ctx, &o.scan, sourceOptions{
-				snapshot: snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue},
-			})
-			if err != nil {
-				return nil, err
-			}
-			return &serve.Source{Source: src.Source, Target: src.target, Mode: src.mode, Close: closeSrc}, nil
-		},
+		Targets:  targets,
 		Audit:     ao,
 		Interval:  o.interval,
 		Jitter:    serve.DefaultJitter,
@@ -183,16 +185,53 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	return nil
 }
 
+// serveTargets are --target's URLs, each with the other connection flags,
+// or the one target of --url.
+func (a *app) serveTargets(o *serveOptions, ao audit.Options) ([]serve.Target, error) {
+	open := func(scan scanSourceFlags) func(context.Context) (*serve.Source, error) {
+		return func(ctx context.Context) (*serve.Source, error) {
+			src, closeSrc, err := a.openSource(ctx, &scan, sourceOptions{
+				snapshot: snapshot.SourceOptions{Sample: o.sample, SampleLen: ao.SampleLen, MaxValueBytes: o.maxValue},
+			})
+			if err != nil {
+				return nil, err
+			}
+			return &serve.Source{Source: src.Source, Target: src.target, Mode: src.mode, Close: closeSrc}, nil
+		}
+	}
+	if len(o.targets) == 0 {
+		return []serve.Target{{Open: open(o.scan)}}, nil
+	}
+	if o.scan.conn.url != "" || o.scan.snapshot() {
+		return nil, usageError(errors.New("--target names every target: --url and --rdb do not go with it"), "")
+	}
+	var ts []serve.Target
+	seen := map[string]bool{}
+	for _, u := range o.targets {
+		name := secret.URLString(u)
+		if u == "" || seen[name] {
+			return nil, usageError(fmt.Errorf("--target %q is empty or given twice", name), "")
+		}
+		seen[name] = true
+		scan := o.scan
+		scan.conn.url = u
+		ts = append(ts, serve.Target{Name: name, Open: open(scan)})
+	}
+	if len(ts) == 1 {
+		ts[0].Name = "" // one target: no target label, as with --url
+	}
+	return ts, nil
+}
+
 // serveProgress is the audits' progress hook: the tests' a.audited, with
 // the keys counted per audit.
 func (a *app) serveProgress() func(int) {
 	if a.audited == nil {
 		return nil
 	}
-	var total int64
+	var total atomic.Int64 // summed over the targets, which audit concurrently
 	return func(n int) {
-		total += int64(n)
-		a.audited(total)
+		a.audited(total.Add(int64(n)))
 	}
 }
 

@@ -817,3 +817,36 @@ func TestServeWebConfig(t *testing.T) {
 		t.Error("plain HTTP answered on a TLS listener")
 	}
 }
+
+// TestServeTargets audits two servers on their own schedules: each one's
+// series carry its target label, and /report.json takes ?target=.
+func TestServeTargets(t *testing.T) {
+	one, two := redistest.Standalone(t), redistest.Standalone(t)
+	seedMany(t, one.Client(t), 11)
+	seedMany(t, two.Client(t), 22)
+	s := startServe(t, nil, "--target", one.URL(), "--target", two.URL(), "--registry", auditRegistry, "--interval", "1h")
+	s.ready(t)
+	fams := s.scrape(t)
+	for srv, want := range map[*redistest.Server]float64{one: 11, two: 22} {
+		if got := value(fams, "keyreg_family_keys", "target", srv.URL(), "family", "session"); got != want {
+			t.Errorf(`keyreg_family_keys{target=%q,family="session"} = %v, want %v`, srv.URL(), got, want)
+		}
+		if got := value(fams, "keyreg_audit_success", "target", srv.URL()); got != 1 {
+			t.Errorf("keyreg_audit_success{target=%q} = %v", srv.URL(), got)
+		}
+		code, _, body := httpGet(t, "http://"+s.addr+"/report.json?target="+url.QueryEscape(srv.URL()), "")
+		rep, err := auditjson.Read(bytes.NewReader(body))
+		if code != 200 || err != nil || rep.Scan.Keys != int64(want) {
+			t.Errorf("/report.json?target=%s: %d %v", srv.URL(), code, err)
+		}
+	}
+	if value(fams, "keyreg_registry_load_errors_total") != 0 || len(fams["keyreg_registry_load_errors_total"].GetMetric()) != 1 {
+		t.Error("the registry's series is not one for the exporter")
+	}
+	if code, _, _ := httpGet(t, "http://"+s.addr+"/report.json", ""); code != 400 {
+		t.Errorf("/report.json without ?target= of two targets: %d, want 400", code)
+	}
+	if code, _, errs := cli(t, "serve", "--registry", auditRegistry, "--target", one.URL(), "--url", two.URL()); code != 2 {
+		t.Errorf("--target with --url: exit %d, want 2\n%s", code, errs)
+	}
+}
