@@ -144,9 +144,9 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	}
 	tool := report.Tool{Name: "keyreg", Version: toolVersion(), InformationURI: "https://github.com/keyreg/keyreg"}
 	e, err := serve.New(serve.Options{
-		Registry: o.registry,
-		Load:     func() (*registry.Registry, error) { return loadRegistryAs(o.registry, o.paths) },
-		Targets:  targets,
+		Registry:  o.registry,
+		Load:      func() (*registry.Registry, error) { return loadRegistryAs(o.registry, o.paths) },
+		Targets:   targets,
 		Audit:     ao,
 		Interval:  o.interval,
 		Jitter:    serve.DefaultJitter,
