@@ -60,8 +60,8 @@ go run ./cmd/keyreg lint
 # Under CI=true, tests that need redis-server fail instead of skipping.
 # The packages that talk to Redis (concurrent scans, probes, cancellation)
 # run under the race detector; the rest run without it, to keep CI fast.
-race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/... ./snapshot/...)
-mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner|snapshot)(/|$)')
+race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/... ./serve/... ./snapshot/...)
+mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner|serve|snapshot)(/|$)')
 export CI="${CI:-true}"
 go test -count=1 -race "${race_pkgs[@]}"
 go test -count=1 "${other_pkgs[@]}"
