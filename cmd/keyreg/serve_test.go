@@ -850,3 +850,38 @@ func TestServeTargets(t *testing.T) {
 		t.Errorf("--target with --url: exit %d, want 2\n%s", code, errs)
 	}
 }
+
+// TestServeHungRedis pauses the Redis (SIGSTOP) while an audit is held at
+// its first batch, then lets the audit go on into the stopped server:
+// scrapes answer all along with the last complete audit's figures, and
+// --timeout ends the hung audit as a failure.
+func TestServeHungRedis(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedMany(t, srv.Client(t), 2000)
+	var hold sync.Mutex
+	s := startServe(t, func(int64) {
+		hold.Lock()
+		defer hold.Unlock()
+	}, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1s", "--count", "20", "--timeout", "3s")
+	s.ready(t)
+	hold.Lock()
+	waitFor(t, "an audit held at its first batch", func() bool { return value(s.scrape(t), "keyreg_audit_running") == 1 })
+	failed := value(s.scrape(t), "keyreg_audits_total", "result", "error") + value(s.scrape(t), "keyreg_audits_total", "result", "partial")
+	srv.Pause(t)
+	defer srv.Resume(t)
+	hold.Unlock()
+	client := &http.Client{Timeout: 5 * time.Second} // a scrape that waited on Redis would time out here
+	waitFor(t, "the hung audit to time out", func() bool {
+		resp, err := client.Get("http://" + s.addr + "/metrics")
+		if err != nil {
+			t.Fatalf("a scrape while Redis is stopped: %v", err)
+		}
+		resp.Body.Close()
+		f := s.scrape(t)
+		if got := value(f, "keyreg_family_keys", "family", "session"); got != 2000 {
+			t.Fatalf("keyreg_family_keys{family=session} = %v while Redis is stopped, want the last audit's 2000", got)
+		}
+		return value(f, "keyreg_audits_total", "result", "error")+value(f, "keyreg_audits_total", "result", "partial") > failed &&
+			value(f, "keyreg_audit_success") == 0
+	})
+}
