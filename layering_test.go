@@ -43,6 +43,7 @@ var layer = map[string]int{
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
 	"report":               6, // renders audit.Report, so it sits above audit
+	"serve":                6, // keyreg serve's exporter: audits on a schedule, serves metrics; reports rendered by cmd
 	"cmd/keyreg":           7,
 	"bench":                7,
 	"examples/keys":        7, // generated code, as a user's program would hold it
@@ -81,6 +82,8 @@ var fence = map[string][]string{
 	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
 	"github.com/chromedp/chromedp":             {"internal/browsertest"},
 	"github.com/chromedp/cdproto":              {"internal/browsertest"},
+	"github.com/prometheus/client_golang":      {"serve"},
+	"github.com/prometheus/exporter-toolkit":   {"serve"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and
