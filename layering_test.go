@@ -44,11 +44,17 @@ var layer = map[string]int{
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
 	"report":               6, // renders audit.Report, so it sits above audit
+	"serve":                6, // keyreg serve's exporter: audits on a schedule, serves metrics; reports rendered by cmd
 	"cmd/keyreg":           7,
 	"bench":                7,
 	"examples/keys":        7, // generated code, as a user's program would hold it
 	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
 	"examples/sessions":    8,
+
+	"catalogue":                  6, // keyreg docs: the registry's catalogue; beside report, the only importer of codegen but cmd
+	"explain":                    5, // keyreg explain's facts: the registry's and, from audit.CheckKey, the live ones
+	"internal/render":            5, // what report and catalogue share: text helpers, markdown escaper, audit rows and charts, template parts
+	"internal/render/rendertest": 5, // the fixtures and page checks of report's and catalogue's tests
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
@@ -56,6 +62,9 @@ var layer = map[string]int{
 // package source, never through one of the sources that implement it.
 var apart = map[string][]string{
 	"audit": {"scanner", "snapshot"},
+	// report renders documents; the catalogue, not report, names the
+	// builders of the codegen backends.
+	"report": {"codegen", "codegen/golang", "codegen/jsongen"},
 }
 
 // fence lists, per third-party module, the packages that may import it.
@@ -74,6 +83,8 @@ var fence = map[string][]string{
 	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
 	"github.com/chromedp/chromedp":             {"internal/browsertest"},
 	"github.com/chromedp/cdproto":              {"internal/browsertest"},
+	"github.com/prometheus/client_golang":      {"serve"},
+	"github.com/prometheus/exporter-toolkit":   {"serve"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and

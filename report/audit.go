@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -10,12 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
-	"github.com/keyreg/keyreg/internal/secret"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // auditAutomation is the SARIF automationDetails.id of audit runs, unless
@@ -93,7 +90,7 @@ func buffered(write func(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, 
 func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error {
 	if r.Partial {
 		// A file-less warning, so the run page says the counts are incomplete.
-		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("partial audit"), ghData.Replace(partialBanner(r)))
+		line := fmt.Sprintf("::warning title=%s::%s\n", ghProperty.Replace("partial audit"), ghData.Replace(render.PartialBanner(r)))
 		if _, err := io.WriteString(w, line); err != nil {
 			return err
 		}
@@ -123,9 +120,9 @@ func writeAuditGitHub(w io.Writer, r *audit.Report, c *audit.Comparison, o Optio
 		return err
 	}
 	if step != nil {
-		var md bytes.Buffer
-		writeAuditMarkdown(&md, r, c)
-		if _, err := step.Write(md.Bytes()); err != nil {
+		var mdBuf bytes.Buffer
+		writeAuditMarkdown(&mdBuf, r, c)
+		if _, err := step.Write(mdBuf.Bytes()); err != nil {
 			return fmt.Errorf("writing step summary: %w", err)
 		}
 	}
@@ -207,7 +204,7 @@ func (c cell) plain() string {
 	}
 	q := make([]string, len(c.keys))
 	for i, k := range c.keys {
-		q[i] = quoteKey(k)
+		q[i] = render.QuoteKey(k)
 	}
 	return strings.Join(q, ", ")
 }
@@ -222,32 +219,32 @@ func newAuditView(r *audit.Report) *auditView {
 		// The counts do not cover these rules: never a bare "0 errors".
 		ids := make([]string, len(r.Scan.NotChecked))
 		for i, id := range r.Scan.NotChecked {
-			ids[i] = printable(id)
+			ids[i] = render.Printable(id)
 		}
 		v.summary += "; not checked: " + strings.Join(ids, ", ")
 	}
 
-	target := printable(r.DisplayTarget())
+	target := render.Printable(r.DisplayTarget())
 	if target == "" {
 		target = "(unknown)"
 	}
 	if r.Mode != "" {
-		target += " (" + printable(r.Mode) + ")"
+		target += " (" + render.Printable(r.Mode) + ")"
 	}
 	v.header = append(v.header, [2]string{"target", target})
 	if r.Registry != "" {
-		v.header = append(v.header, [2]string{"registry", printable(r.Registry)})
+		v.header = append(v.header, [2]string{"registry", render.Printable(r.Registry)})
 	}
 	if !r.Started.IsZero() {
 		v.header = append(v.header, [2]string{"started", r.Started.UTC().Format(time.RFC3339)})
 	}
-	v.header = append(v.header, [2]string{"keys", keyCounts(r)})
+	v.header = append(v.header, [2]string{"keys", render.KeyCounts(r)})
 	if r.KeyBytes > 0 {
-		v.header = append(v.header, [2]string{"key names", humanBytes(r.KeyBytes)})
+		v.header = append(v.header, [2]string{"key names", render.HumanBytes(r.KeyBytes)})
 	}
 	v.header = append(v.header, [2]string{"findings", v.summary})
 	if r.Partial {
-		v.partial = partialBanner(r)
+		v.partial = render.PartialBanner(r)
 	}
 
 	// Families, in registry order.
@@ -260,11 +257,11 @@ func newAuditView(r *audit.Report) *auditView {
 	v.families.head = append(v.families.head, "% ttl", "keys with findings")
 	v.families.right = append(v.families.right, true, true)
 	for _, f := range r.Families {
-		row := []cell{{text: printable(f.Name)}, {text: orDash(printable(f.Owner))}, txt("%d", f.Keys)}
+		row := []cell{{text: render.Printable(f.Name)}, {text: render.OrDash(render.Printable(f.Owner))}, txt("%d", f.Keys)}
 		if v.memory {
-			row = append(row, cell{text: memText(f.Memory, f.MemoryKeys, f.Keys)})
+			row = append(row, cell{text: render.MemText(f.Memory, f.MemoryKeys, f.Keys)})
 		}
-		row = append(row, cell{text: ttlPercent(f.WithTTL, f.Keys)}, txt("%d", f.Findings))
+		row = append(row, cell{text: render.TTLPercent(f.WithTTL, f.Keys)}, txt("%d", f.Findings))
 		v.families.rows = append(v.families.rows, row)
 	}
 
@@ -278,11 +275,11 @@ func newAuditView(r *audit.Report) *auditView {
 	v.owners.head = append(v.owners.head, "% ttl", "keys with findings")
 	v.owners.right = append(v.owners.right, true, true)
 	for _, o := range r.Owners {
-		row := []cell{{text: printable(o.Name)}, {text: orDash(printable(redact(o.Contact)))}, txt("%d", len(o.Families)), txt("%d", o.Keys)}
+		row := []cell{{text: render.Printable(o.Name)}, {text: render.OrDash(render.Printable(render.Redact(o.Contact)))}, txt("%d", len(o.Families)), txt("%d", o.Keys)}
 		if v.memory {
-			row = append(row, cell{text: memText(o.Memory, o.MemoryKeys, o.Keys)})
+			row = append(row, cell{text: render.MemText(o.Memory, o.MemoryKeys, o.Keys)})
 		}
-		row = append(row, cell{text: ttlPercent(o.WithTTL, o.Keys)}, txt("%d", o.Findings))
+		row = append(row, cell{text: render.TTLPercent(o.WithTTL, o.Keys)}, txt("%d", o.Findings))
 		v.owners.rows = append(v.owners.rows, row)
 	}
 
@@ -317,9 +314,9 @@ func newAuditView(r *audit.Report) *auditView {
 			row = slices.Insert(row, 1, cell{text: dbList(g.DBs)})
 		}
 		if v.memory {
-			row = append(row, cell{text: memText(g.Memory, g.MemoryKeys, g.Keys)}, cell{text: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory)})
+			row = append(row, cell{text: render.MemText(g.Memory, g.MemoryKeys, g.Keys)}, cell{text: memShare(g.Memory, g.MemoryKeys, r.Totals.Memory)})
 		}
-		row = append(row, cell{text: ttlPercent(g.WithTTL, g.Keys)}, cell{keys: append([]string{}, ex...)})
+		row = append(row, cell{text: render.TTLPercent(g.WithTTL, g.Keys)}, cell{keys: append([]string{}, ex...)})
 		v.groups.rows = append(v.groups.rows, row)
 	}
 	v.stats(r)
@@ -327,7 +324,7 @@ func newAuditView(r *audit.Report) *auditView {
 	// Findings: active ones, most severe first.
 	v.findings.head = []string{"severity", "rule", "family", "keys", "message", "example"}
 	v.findings.right = []bool{false, false, false, true, false, false}
-	for _, f := range sortedFindings(r.Findings) {
+	for _, f := range render.SortedFindings(r.Findings) {
 		if f.Suppressed {
 			v.suppressed++
 			continue
@@ -342,19 +339,19 @@ func newAuditView(r *audit.Report) *auditView {
 			example.keys = []string{e.Key}
 			var parts []string
 			if e.Instance != "" { // a merged report: the instance it comes from
-				parts = append(parts, "on "+printable(redact(e.Instance)))
+				parts = append(parts, "on "+render.Printable(render.Redact(e.Instance)))
 			}
 			if r.MultiDB() {
 				parts = append(parts, fmt.Sprintf("db %d", e.DB))
 			}
 			if e.Detail != "" {
-				parts = append(parts, printable(e.Detail))
+				parts = append(parts, render.Printable(e.Detail))
 			}
 			example.text = strings.Join(parts, ", ")
 		}
 		v.findings.rows = append(v.findings.rows, []cell{
-			{text: f.Severity.Label()}, {text: printable(f.Rule)}, {text: orDash(printable(f.Family))},
-			{text: count}, {text: printable(f.Message)}, example,
+			{text: f.Severity.Label()}, {text: render.Printable(f.Rule)}, {text: render.OrDash(render.Printable(f.Family))},
+			{text: count}, {text: render.Printable(f.Message)}, example,
 		})
 	}
 
@@ -363,7 +360,7 @@ func newAuditView(r *audit.Report) *auditView {
 		s.Nodes, diag.Plural(int64(s.Nodes), "node"), s.Keys, diag.Plural(s.Keys, "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
 		s.Duration.Round(time.Millisecond), s.Vanished, s.Duplicates, s.Skipped, s.Sampled)
 	for _, n := range s.Notes {
-		v.notes = append(v.notes, printable(redact(n)))
+		v.notes = append(v.notes, render.Printable(render.Redact(n)))
 	}
 	return v
 }
@@ -379,9 +376,9 @@ func (v *auditView) stats(r *audit.Report) {
 		}
 		for _, f := range r.Families {
 			for _, d := range f.DBs {
-				row := []cell{{text: printable(f.Name)}, txt("%d", d.DB), txt("%d", d.Keys), {text: ttlPercent(d.WithTTL, d.Keys)}}
+				row := []cell{{text: render.Printable(f.Name)}, txt("%d", d.DB), txt("%d", d.Keys), {text: render.TTLPercent(d.WithTTL, d.Keys)}}
 				if v.memory {
-					row = append(row, cell{text: memText(d.Memory, d.MemoryKeys, d.Keys)})
+					row = append(row, cell{text: render.MemText(d.Memory, d.MemoryKeys, d.Keys)})
 				}
 				v.byDB.rows = append(v.byDB.rows, row)
 			}
@@ -402,12 +399,12 @@ func (v *auditView) stats(r *audit.Report) {
 			if t == nil || by(t) <= 0 {
 				continue
 			}
-			fam := printable(t.Family)
+			fam := render.Printable(t.Family)
 			if fam == "" {
 				fam = "(unregistered)"
 			}
-			row := []cell{{keys: []string{t.Key}}, {text: fam}, {text: orDash(printable(t.Type))},
-				{text: sizeOrDash(t.Bytes, humanBytes)}, {text: sizeOrDash(t.Elements, count)},
+			row := []cell{{keys: []string{t.Key}}, {text: fam}, {text: render.OrDash(render.Printable(t.Type))},
+				{text: sizeOrDash(t.Bytes, render.HumanBytes)}, {text: sizeOrDash(t.Elements, count)},
 				{text: ttlText(t.TTL)}}
 			if r.MultiDB() {
 				row = slices.Insert(row, 1, txt("%d", t.DB))
@@ -459,13 +456,13 @@ func (v *auditView) stats(r *audit.Report) {
 			what string
 			s    *audit.Sketch
 			f    func(int64) string
-		}{{"bytes", &t.BytesDist, humanBytes}, {"elements", &t.ElementsDist, count}} {
+		}{{"bytes", &t.BytesDist, render.HumanBytes}, {"elements", &t.ElementsDist, count}} {
 			// A measure none of the type's keys had is left out; a
 			// type with neither keeps its bytes row, of dashes.
 			if d.s.Count() == 0 && (d.what == "elements" || t.ElementsDist.Count() > 0) {
 				continue
 			}
-			row := []cell{{text: printable(t.Type)}, txt("%d", t.Keys), {text: d.what}, txt("%d", d.s.Count())}
+			row := []cell{{text: render.Printable(t.Type)}, txt("%d", t.Keys), {text: d.what}, txt("%d", d.s.Count())}
 			for _, q := range []float64{0.5, 0.9, 0.99} {
 				row = append(row, cell{text: quantile(d.s, q, d.f)})
 			}
@@ -495,11 +492,11 @@ func (v *auditView) stats(r *audit.Report) {
 			if r.Totals.MemoryKeys < r.Totals.Keys {
 				name = fmt.Sprintf("memory (%d measured)", r.Totals.MemoryKeys)
 			}
-			row := []cell{{text: name}, {text: humanBytes(t)}}
+			row := []cell{{text: name}, {text: render.HumanBytes(t)}}
 			for i, n := range r.TTLMemory {
 				text := "-" // no key in the bucket
 				if r.TTL[i] > 0 {
-					text = humanBytes(n)
+					text = render.HumanBytes(n)
 				}
 				row = append(row, cell{text: text})
 			}
@@ -507,7 +504,7 @@ func (v *auditView) stats(r *audit.Report) {
 		}
 		for _, f := range r.Families {
 			if f.TTL.Total() > 0 {
-				add(printable(f.Name), &f.TTL)
+				add(render.Printable(f.Name), &f.TTL)
 			}
 		}
 		if r.Unregistered.TTL.Total() > 0 {
@@ -589,7 +586,7 @@ func encodingsText(es []audit.EncodingCount) string {
 	}
 	s := make([]string, len(es))
 	for i, e := range es {
-		s[i] = printable(e.Encoding) + " " + strconv.FormatInt(e.Keys, 10)
+		s[i] = render.Printable(e.Encoding) + " " + strconv.FormatInt(e.Keys, 10)
 	}
 	return strings.Join(s, ", ")
 }
@@ -605,20 +602,6 @@ func dbList(dbs []int) string {
 		s[i] = strconv.Itoa(db)
 	}
 	return strings.Join(s, ", ")
-}
-
-// memText formats memory summed over the measured of keys keys: "-" when
-// none was measured (never a 0 that was not measured), the sum when all
-// were, and "≥ sum (of measured/keys keys)" otherwise, since a partial sum
-// is not a total.
-func memText(sum, measured, keys int64) string {
-	switch {
-	case measured <= 0:
-		return "-"
-	case measured >= keys:
-		return humanBytes(sum)
-	}
-	return fmt.Sprintf("≥ %s (of %d/%d keys)", humanBytes(sum), measured, keys)
 }
 
 // memShare is memory as a share of the measured total, or "-" when none
@@ -642,7 +625,7 @@ func sharePercent(n, total int64) string {
 // and its detail.
 func exampleText(c cell) string {
 	if len(c.keys) == 0 {
-		return orDash(c.text)
+		return render.OrDash(c.text)
 	}
 	if c.text == "" {
 		return c.plain()
@@ -656,8 +639,8 @@ func auditDiagnostics(r *audit.Report) diag.List {
 	l := r.Diagnostics()
 	for i := range l {
 		d := &l[i]
-		d.Rule, d.Family = printable(d.Rule), printable(d.Family)
-		d.Message, d.Reason = printable(redact(d.Message)), printable(redact(d.Reason))
+		d.Rule, d.Family = render.Printable(d.Rule), render.Printable(d.Family)
+		d.Message, d.Reason = render.Printable(render.Redact(d.Message)), render.Printable(render.Redact(d.Reason))
 	}
 	return l
 }
@@ -674,7 +657,7 @@ func auditInvocation(r *audit.Report) *sarifInvocation {
 	inv := &sarifInvocation{ExecutionSuccessful: !r.Partial}
 	if r.Partial {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
-			sarifNotification{Level: "error", Message: sarifText{Text: partialBanner(r)}})
+			sarifNotification{Level: "error", Message: sarifText{Text: render.PartialBanner(r)}})
 	}
 	if msg := notCheckedBanner(r); msg != "" {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
@@ -691,96 +674,9 @@ func notCheckedBanner(r *audit.Report) string {
 	}
 	ids := make([]string, len(r.Scan.NotChecked))
 	for i, id := range r.Scan.NotChecked {
-		ids[i] = printable(id)
+		ids[i] = render.Printable(id)
 	}
 	return "NOT CHECKED: " + strings.Join(ids, ", ") + " did not run on some keys, whose values or lengths were not read; the findings do not cover them (see the audit's notes)"
-}
-
-// partialBanner says that r does not cover the whole keyspace, and why.
-func partialBanner(r *audit.Report) string {
-	reason := printable(redact(r.PartialReason))
-	if reason == "" {
-		reason = "the audit did not cover the whole keyspace"
-	}
-	return "PARTIAL AUDIT: " + reason + "; counts cover only the keys scanned"
-}
-
-// sortedFindings returns the findings that are not off, most severe first,
-// then by family and rule.
-func sortedFindings(fs []*audit.Finding) []*audit.Finding {
-	out := make([]*audit.Finding, 0, len(fs))
-	for _, f := range fs {
-		if f != nil && f.Severity > diag.Off {
-			out = append(out, f)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *audit.Finding) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), cmp.Compare(a.Family, b.Family), cmp.Compare(a.Rule, b.Rule))
-	})
-	return out
-}
-
-// quoteKey prints a key name as a Go string literal, so that control
-// characters and invalid UTF-8 bytes show as escapes.
-func quoteKey(k string) string { return strconv.Quote(k) }
-
-// printable replaces control characters, other non-printable runes and
-// invalid UTF-8 bytes in s with Go escapes such as \n, \x00 or \u202e. Text
-// that is already printable is returned unchanged.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || !unicode.IsPrint(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case unicode.IsPrint(r):
-			b.WriteString(s[i : i+size])
-		default:
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// redact hides passwords in URLs and password parameters (see
-// internal/secret). The audit already redacts its target; this is a second
-// line of defence for free text such as notes.
-func redact(s string) string { return secret.Redact(s) }
-
-// humanBytes formats n with binary units: "512 B", "1.5 KiB", "12.0 MiB".
-func humanBytes(n int64) string {
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
-}
-
-// ttlPercent formats the share of keys with a TTL, or "-" when there are no
-// keys.
-func ttlPercent(withTTL, keys int64) string {
-	if keys <= 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f%%", 100*float64(withTTL)/float64(keys))
 }
 
 // finite returns f, or 0 when f is NaN or infinite.
@@ -789,19 +685,4 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// keyCounts splits the keys into registered and unregistered: the same
-// numbers as the json totals, the unregistered section and the
-// unregistered-key finding. Keys with a family's shape but a bad
-// placeholder value are keys of that family (placeholder-invalid).
-func keyCounts(r *audit.Report) string {
-	return fmt.Sprintf("%d (%d registered, %d unregistered)", r.Totals.Keys, r.Totals.Registered, r.Totals.Unregistered)
 }

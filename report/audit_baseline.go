@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/audit/auditjson"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // baselineView is the comparison with a baseline, prepared for the human
@@ -38,7 +39,7 @@ func newAuditViewFor(r *audit.Report, c *audit.Comparison) *auditView {
 	bv.added = entryGrid(c.New, true)
 	bv.resolved = entryGrid(c.Resolved, false)
 	if c.ResolvedNote != "" {
-		bv.resolvedNote = printable(c.ResolvedNote)
+		bv.resolvedNote = render.Printable(c.ResolvedNote)
 		bv.resolvedTitle = "not listed: " + bv.resolvedNote
 	} else {
 		bv.resolvedTitle = fmt.Sprint(len(c.Resolved))
@@ -51,7 +52,7 @@ func newAuditViewFor(r *audit.Report, c *audit.Comparison) *auditView {
 func baselineLine(c *audit.Comparison) string {
 	s := "baseline"
 	if c.File != "" {
-		s += " " + printable(slashPath(c.File))
+		s += " " + render.Printable(render.SlashPath(c.File))
 	}
 	if !c.Created.IsZero() {
 		s += " (recorded " + c.Created.UTC().Format(time.RFC3339) + ")"
@@ -84,7 +85,7 @@ func entryGrid(es []audit.Entry, now bool) grid {
 			prefix = cell{text: "(other prefixes)"}
 		}
 		g.rows = append(g.rows, []cell{
-			{text: orDash(e.Severity.Label())}, {text: printable(e.Rule)}, {text: orDash(printable(e.Family))},
+			{text: render.OrDash(e.Severity.Label())}, {text: render.Printable(e.Rule)}, {text: render.OrDash(render.Printable(e.Family))},
 			prefix, txt("%d", e.Count),
 		})
 	}
@@ -142,7 +143,7 @@ func writeAuditSARIFBaseline(w io.Writer, r *audit.Report, c *audit.Comparison, 
 	isNew := map[key]bool{}
 	for _, f := range r.Findings {
 		if f != nil {
-			isNew[key{printable(f.Rule), printable(f.Family)}] = c.IsNew(f)
+			isNew[key{render.Printable(f.Rule), render.Printable(f.Family)}] = c.IsNew(f)
 		}
 	}
 	for i := range log.Runs {

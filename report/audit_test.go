@@ -21,121 +21,12 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render/rendertest"
 )
-
-// binaryKey is an unregistered key name that is not valid UTF-8 and holds a
-// NUL byte.
-const binaryKey = "\x00\xffbin"
-
-// sampleReport returns a realistic audit: three families of two owners,
-// memory measured, unregistered groups (one of binary keys), findings of
-// every severity, one suppressed, and text that needs escaping.
-func sampleReport() *audit.Report {
-	pos := func(line, col int) diag.Pos { return diag.Pos{File: "keys.yaml", Line: line, Col: col} }
-	return &audit.Report{
-		Version:  audit.ReportVersion,
-		Registry: "keys.yaml",
-		Target:   "redis://:xxxxx@cache.internal:6379/0",
-		Mode:     "standalone",
-		Started:  time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
-		Scan: audit.ScanStats{
-			Nodes: 1, Keys: 12500, Scanned: 12520, Duplicates: 20, Vanished: 3,
-			Sampled: 400, Skipped: 2, Duration: 3250 * time.Millisecond, KeysPerSec: 3846.15,
-			Notes: []string{"OBJECT IDLETIME refused under an LFU policy: stale keys not checked"},
-		},
-		Totals: audit.Totals{
-			Keys: 12500, Registered: 12340, Unregistered: 160, WithTTL: 11900,
-			Memory: 6881792, MemoryKeys: 12128, Errors: 12, Warnings: 40, Infos: 5,
-		},
-		Families: []*audit.FamilyReport{
-			{Name: "user-session", Owner: "identity", Pos: pos(12, 5), Position: "keys.yaml:12:5",
-				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryMeasured: true, MemoryKeys: 10000, Sampled: 300, Findings: 12,
-				TTL: audit.TTLHistogram{0, 0, 2500, 7500, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 9000, WithTTL: 9000, Memory: 4718592, MemoryKeys: 9000}, {DB: 3, Keys: 1000, WithTTL: 1000, Memory: 524288, MemoryKeys: 1000}}},
-			{Name: "cart", Owner: "platform", Pos: pos(30, 5), Position: "keys.yaml:30:5",
-				Keys: 2000, WithTTL: 1800, Memory: 1572864, MemoryMeasured: true, MemoryKeys: 2000, Sampled: 80, Findings: 45,
-				TTL: audit.TTLHistogram{200, 0, 1760, 40, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 1500, WithTTL: 1300, Memory: 1048576, MemoryKeys: 1500}, {DB: 3, Keys: 500, WithTTL: 500, Memory: 524288, MemoryKeys: 500}}},
-			{Name: "feature-flags", Owner: "platform", Pos: pos(44, 5), Position: "keys.yaml:44:5",
-				// Not measured (no max_bytes, no --memory): "-", never 0 B.
-				Keys: 340, WithTTL: 0, Sampled: 20, Findings: 0,
-				TTL: audit.TTLHistogram{340, 0, 0, 0, 0, 0, 0},
-				DBs: []*audit.DBReport{{DB: 0, Keys: 340}}},
-		},
-		Owners: []*audit.OwnerReport{
-			{Name: "identity", Contact: "#identity-oncall", Families: []string{"user-session"},
-				Keys: 10000, WithTTL: 10000, Memory: 5242880, MemoryKeys: 10000, Findings: 12},
-			{Name: "platform", Contact: "platform@example.com", Families: []string{"cart", "feature-flags"},
-				// Measured for cart only: a partial sum, shown as one.
-				Keys: 2340, WithTTL: 1800, Memory: 1572864, MemoryKeys: 2000, Findings: 45},
-		},
-		Unregistered: audit.UnregisteredReport{
-			Keys: 160,
-			Groups: []*audit.Group{
-				{Prefix: "sidekiq:queue:", Keys: 120, WithTTL: 100, Memory: 65536, MemoryKeys: 120, DBs: []int{0},
-					Examples: []string{"sidekiq:queue:default", "sidekiq:queue:mailers", "sidekiq:queue:low"}},
-				{Prefix: "tmp|x:", Keys: 30, WithTTL: 0, DBs: []int{0, 3}, Examples: []string{"tmp|x:1", "tmp|x:`2`"}},
-				{Prefix: binaryKey, Keys: 8, WithTTL: 0, Memory: 512, MemoryKeys: 8, Examples: []string{binaryKey, binaryKey + "\n2"}},
-			},
-			Other:   2,
-			WithTTL: 100, Memory: 66048, MemoryMeasured: true, MemoryKeys: 128,
-			TTL: audit.TTLHistogram{60, 0, 100, 0, 0, 0, 0},
-		},
-		DBs:       []int{0, 3},
-		TTL:       audit.TTLHistogram{600, 0, 4360, 7540, 0, 0, 0},
-		TTLMemory: audit.TTLHistogram{327680, 0, 2261504, 4292608, 0, 0, 0},
-		KeyBytes:  412500,
-		TopKeys: audit.TopKeys{
-			ByBytes: []*audit.TopKey{
-				{Key: "tmp:export:2026-03-01", DB: 0, Type: "string", Bytes: 1 << 20, TTL: -1},
-				{Key: "cart:{42}:items", DB: 3, Family: "cart", Type: "hash", Bytes: 65536, Elements: 400, TTL: 2 * time.Hour},
-			},
-			ByElements: []*audit.TopKey{
-				{Key: "cart:{42}:items", DB: 3, Family: "cart", Type: "hash", Bytes: 65536, Elements: 400, TTL: 2 * time.Hour},
-				{Key: binaryKey, DB: 0, Type: "list", Elements: 12, TTL: -1},
-			},
-		},
-		Types: []*audit.TypeStats{
-			sampleType("string", 10500, []int64{400, 420, 380, 1 << 20}, nil),
-			sampleType("hash", 2000, []int64{800, 65536}, []int64{3, 5, 400}),
-		},
-		Findings: []*audit.Finding{
-			{Rule: "payload-schema", Severity: diag.Error, Family: "user-session", Pos: pos(12, 5), Position: "keys.yaml:12:5",
-				Count: 12, Of: 300, Message: `12 of 300 sampled payloads fail the schema`,
-				Examples: []audit.Example{{Key: "v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c", Detail: "/user_id: got string, want integer"}}},
-			{Rule: "ttl-exceeds", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
-				Count: 40, Of: 2000, Message: `40 keys live longer than "max 30m" | checkout writer`,
-				Examples: []audit.Example{{Key: "cart:{42}:items", DB: 3, Detail: "ttl 2h, max 30m"}, {Key: "cart:{7}:items", Detail: "ttl 3h, max 30m"}}},
-			{Rule: "key-unregistered", Severity: diag.Info, Pos: pos(4, 1), Position: "keys.yaml:4:1",
-				Count: 160, Of: 12500, Message: "160 keys match no family",
-				Examples: []audit.Example{{Key: binaryKey}, {Key: "tmp|x:1"}}},
-			{Rule: "ttl-missing", Severity: diag.Warn, Family: "cart", Pos: pos(30, 5), Position: "keys.yaml:30:5",
-				Count: 5, Of: 2000, Message: "5 keys have no ttl",
-				Examples: []audit.Example{{Key: "cart:{9}:items"}}},
-			{Rule: "ttl-missing", Severity: diag.Error, Family: "feature-flags", Pos: pos(44, 5), Position: "keys.yaml:44:5",
-				Count: 340, Of: 340, Message: "340 keys have no ttl", Examples: []audit.Example{{Key: "ff:checkout"}},
-				Suppressed: true, Reason: "flags are persistent, ticket 123"},
-		},
-	}
-}
-
-// sampleType is the stats of keys of type typ with the given sizes.
-func sampleType(typ string, keys int64, bytes, elements []int64) *audit.TypeStats {
-	t := &audit.TypeStats{Type: typ, Keys: keys}
-	for _, b := range bytes {
-		t.Bytes += b
-		t.BytesDist.Add(b)
-	}
-	for _, e := range elements {
-		t.Elements += e
-		t.ElementsDist.Add(e)
-	}
-	return t
-}
 
 // partialReport is sampleReport cut short by --max-keys.
 func partialReport() *audit.Report {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	r.Partial = true
 	r.PartialReason = "--max-keys 12500 reached"
 	return r
@@ -158,7 +49,7 @@ var auditCases = []struct {
 	name   string
 	report func() *audit.Report
 }{
-	{"full", sampleReport},
+	{"full", rendertest.SampleReport},
 	{"partial", partialReport},
 	{"empty", emptyReport},
 }
@@ -203,8 +94,8 @@ func TestAuditGolden(t *testing.T) {
 
 func TestAuditDeterministic(t *testing.T) {
 	for _, f := range AuditFormats {
-		a, _, sa := renderAudit(t, f, sampleReport())
-		b, _, sb := renderAudit(t, f, sampleReport())
+		a, _, sa := renderAudit(t, f, rendertest.SampleReport())
+		b, _, sb := renderAudit(t, f, rendertest.SampleReport())
 		if a != b || sa != sb {
 			t.Errorf("%s: two renderings of the same report differ", f)
 		}
@@ -212,11 +103,11 @@ func TestAuditDeterministic(t *testing.T) {
 }
 
 func TestAuditDoesNotMutate(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	for _, f := range AuditFormats {
 		renderAudit(t, f, r)
 	}
-	if !reflect.DeepEqual(r, sampleReport()) {
+	if !reflect.DeepEqual(r, rendertest.SampleReport()) {
 		t.Errorf("Audit changed the report")
 	}
 }
@@ -297,7 +188,7 @@ func TestAuditJSONEmptyLists(t *testing.T) {
 }
 
 func TestAuditJSONFields(t *testing.T) {
-	out, _, _ := renderAudit(t, JSON, sampleReport())
+	out, _, _ := renderAudit(t, JSON, rendertest.SampleReport())
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -312,7 +203,7 @@ func TestAuditJSONFields(t *testing.T) {
 		t.Errorf("duration_ns = %v", got)
 	}
 	g := get(doc, "unregistered", "groups", 2)
-	if b64, _ := get(g, "prefix_base64").(string); b64 != base64.StdEncoding.EncodeToString([]byte(binaryKey)) {
+	if b64, _ := get(g, "prefix_base64").(string); b64 != base64.StdEncoding.EncodeToString([]byte(rendertest.BinaryKey)) {
 		t.Errorf("binary prefix_base64 = %q", b64)
 	}
 	if get(doc, "unregistered", "groups", 0, "prefix_base64") != nil {
@@ -450,7 +341,7 @@ func mdPipes(row string) int {
 }
 
 func TestAuditMarkdownEscapes(t *testing.T) {
-	out, _, _ := renderAudit(t, Markdown, sampleReport())
+	out, _, _ := renderAudit(t, Markdown, rendertest.SampleReport())
 	for _, want := range []string{
 		`40 keys live longer than "max 30m" \| checkout writer`,
 		"`\"tmp\\|x:\"`",
@@ -477,22 +368,8 @@ func TestAuditMarkdownEscapes(t *testing.T) {
 	}
 }
 
-func TestMDCode(t *testing.T) {
-	for in, want := range map[string]string{
-		`"a"`:   "`\"a\"`",
-		"a`b":   "``a`b``",
-		"`a":    "`` `a ``",
-		"a|b":   "`a\\|b`",
-		"a``b`": "``` a``b` ```",
-	} {
-		if got := mdCode(in); got != want {
-			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestAuditTableRows(t *testing.T) {
-	out, _, _ := renderAudit(t, Table, sampleReport())
+	out, _, _ := renderAudit(t, Table, rendertest.SampleReport())
 	for _, re := range []string{
 		`│ user-session +│ identity +│ +10000 │ +5\.0 MiB │ +100\.0% │ +12 │`,
 		`│ cart +│ platform +│ +2000 │ +1\.5 MiB │ +90\.0% │ +45 │`,
@@ -519,7 +396,7 @@ func TestAuditTableRows(t *testing.T) {
 }
 
 func TestAuditText(t *testing.T) {
-	out, summary, _ := renderAudit(t, Text, sampleReport())
+	out, summary, _ := renderAudit(t, Text, rendertest.SampleReport())
 	for _, want := range []string{
 		"\nkeys.yaml:12:5: error: family \"user-session\": 12 of 300 sampled payloads fail the schema (e.g. \"v2:user:session:0b8e1c4e-5f1a-4d7e-9c1a-2f7e9d1b3a4c\"",
 		"\nfamilies:\nfamily         owner     keys   memory   % ttl   keys with findings\nuser-session   identity  10000  5.0 MiB  100.0%  12\n",
@@ -612,7 +489,7 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 				o := Options{Summary: &sum, StepSummary: &step}
 				var c *audit.Comparison
 				if base {
-					c = audit.Compare(r, audit.NewBaseline(sampleReport()))
+					c = audit.Compare(r, audit.NewBaseline(rendertest.SampleReport()))
 				}
 				if err := AuditBaseline(&out, f, r, c, o); err != nil {
 					t.Fatal(err)
@@ -626,7 +503,7 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 }
 
 func TestAuditEscapesKeys(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	r.Findings[0].Message += "\x1b[31m"
 	r.Findings[0].Examples[0].Detail = "bad\rdetail"
 	r.Unregistered.Groups[0].Prefix = "evil\x1b]0;title\x07:"
@@ -652,7 +529,7 @@ func TestAuditEscapesKeys(t *testing.T) {
 }
 
 func TestAuditRedactsPasswords(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	r.Target = "redis://default:hunter2@cache:6379"
 	r.Partial, r.PartialReason = true, "node redis://:hunter2@10.0.0.2:6379 failed"
 	r.Scan.Notes = []string{"sentinel_password=hunter2 rejected"}
@@ -664,48 +541,8 @@ func TestAuditRedactsPasswords(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	for in, want := range map[string]string{
-		"redis://localhost:6379":                   "redis://localhost:6379",
-		"redis://:secret@host:6379/0":              "redis://:xxxxx@host:6379/0",
-		"rediss://user:p%40ss@host":                "rediss://user:xxxxx@host",
-		"redis://:***@host":                        "redis://:***@host",
-		"redis://:xxxxx@host":                      "redis://:xxxxx@host",
-		"unix:///tmp/redis.sock?password=abc&db=1": "unix:///tmp/redis.sock?password=xxxxx&db=1",
-		"ratio=3": "ratio=3",
-	} {
-		if got := redact(in); got != want {
-			t.Errorf("redact(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain: ok é":   "plain: ok é",
-		"a\nb\tc":       `a\nb\tc`,
-		"\x00\xffbin":   `\x00\xffbin`,
-		"rtl\u202eevil": `rtl\u202eevil`,
-		"\x1b[31m":      `\x1b[31m`,
-	} {
-		if got := printable(in); got != want {
-			t.Errorf("printable(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[int64]string{
-		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 5 << 20: "5.0 MiB", 3 << 30: "3.0 GiB",
-	} {
-		if got := humanBytes(n); got != want {
-			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestAuditSARIF(t *testing.T) {
-	out, _, _ := renderAudit(t, SARIF, sampleReport())
+	out, _, _ := renderAudit(t, SARIF, rendertest.SampleReport())
 	doc := decodeSARIF(t, out)
 	validateSARIF(t, doc)
 	if id := get(doc, "runs", 0, "automationDetails", "id"); id != "keyreg/audit/" {
@@ -726,7 +563,7 @@ func TestAuditSARIF(t *testing.T) {
 	}
 	// A caller's own category wins.
 	var b bytes.Buffer
-	if err := Audit(&b, SARIF, sampleReport(), Options{Automation: "keyreg/audit/prod/"}); err != nil {
+	if err := Audit(&b, SARIF, rendertest.SampleReport(), Options{Automation: "keyreg/audit/prod/"}); err != nil {
 		t.Fatal(err)
 	}
 	if id := get(decodeSARIF(t, b.String()), "runs", 0, "automationDetails", "id"); id != "keyreg/audit/prod/" {
@@ -735,7 +572,7 @@ func TestAuditSARIF(t *testing.T) {
 }
 
 func TestAuditGitHub(t *testing.T) {
-	out, _, step := renderAudit(t, GitHub, sampleReport())
+	out, _, step := renderAudit(t, GitHub, rendertest.SampleReport())
 	for _, want := range []string{
 		"::error file=keys.yaml,line=12,col=5,title=payload-schema::family \"user-session\": 12 of 300 sampled payloads fail the schema",
 		"::warning file=keys.yaml,line=30,col=5,title=ttl-exceeds::family \"cart\": ",
@@ -753,7 +590,7 @@ func TestAuditGitHub(t *testing.T) {
 	}
 	// Without a step summary writer nothing else is written.
 	var b bytes.Buffer
-	if err := Audit(&b, GitHub, sampleReport(), Options{}); err != nil {
+	if err := Audit(&b, GitHub, rendertest.SampleReport(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if b.String() != out {
@@ -762,7 +599,7 @@ func TestAuditGitHub(t *testing.T) {
 }
 
 func TestAuditGitHubSeeSummary(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	for i := range 12 {
 		r.Findings = append(r.Findings, &audit.Finding{Rule: fmt.Sprintf("r%02d", i), Severity: diag.Error,
 			Pos: diag.Pos{File: "keys.yaml", Line: 2}, Message: "m"})
@@ -781,7 +618,7 @@ func TestAuditFormats(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	err := Audit(&b, "xml", sampleReport(), Options{})
+	err := Audit(&b, "xml", rendertest.SampleReport(), Options{})
 	if err == nil || !strings.Contains(err.Error(), `unsupported format "xml" (want table, text, json, markdown, html, github, sarif, junit, gitlab or prometheus)`) {
 		t.Errorf("err = %v", err)
 	}
@@ -795,14 +632,14 @@ func TestAuditFormats(t *testing.T) {
 
 func TestAuditWriteErrors(t *testing.T) {
 	for _, f := range AuditFormats {
-		if err := Audit(failWriter{}, f, sampleReport(), Options{}); !errors.Is(err, errWrite) {
+		if err := Audit(failWriter{}, f, rendertest.SampleReport(), Options{}); !errors.Is(err, errWrite) {
 			t.Errorf("%s: err = %v, want %v", f, err, errWrite)
 		}
 	}
-	if err := Audit(&bytes.Buffer{}, GitHub, sampleReport(), Options{StepSummary: failWriter{}}); !errors.Is(err, errWrite) {
+	if err := Audit(&bytes.Buffer{}, GitHub, rendertest.SampleReport(), Options{StepSummary: failWriter{}}); !errors.Is(err, errWrite) {
 		t.Errorf("step summary: err = %v", err)
 	}
-	if err := Audit(&bytes.Buffer{}, Text, sampleReport(), Options{Summary: failWriter{}}); !errors.Is(err, errWrite) {
+	if err := Audit(&bytes.Buffer{}, Text, rendertest.SampleReport(), Options{Summary: failWriter{}}); !errors.Is(err, errWrite) {
 		t.Errorf("summary: err = %v", err)
 	}
 }
@@ -842,16 +679,16 @@ func TestAuditDocs(t *testing.T) {
 	// Every key path of the json of full reports is documented in a table
 	// row of its own, and every documented path is written.
 	written := map[string]bool{}
-	full := sampleReport()
+	full := rendertest.SampleReport()
 	full.Families[2].Preset = "celery"
 	for _, rc := range []struct {
 		r *audit.Report
 		c *audit.Comparison
 	}{
 		{full, nil},
-		{sampleReport(), audit.Compare(sampleReport(), audit.NewBaseline(emptyReport()))},
-		{emptyReport(), audit.Compare(emptyReport(), audit.NewBaseline(sampleReport()))},
-		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(sampleReport()))},
+		{rendertest.SampleReport(), audit.Compare(rendertest.SampleReport(), audit.NewBaseline(emptyReport()))},
+		{emptyReport(), audit.Compare(emptyReport(), audit.NewBaseline(rendertest.SampleReport()))},
+		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(rendertest.SampleReport()))},
 		{mergedReport(t), nil},
 	} {
 		var b bytes.Buffer
@@ -876,7 +713,7 @@ func TestAuditDocs(t *testing.T) {
 		}
 	}
 	// The prometheus example shows lines the format really writes.
-	out, _, _ := renderAudit(t, Prometheus, sampleReport())
+	out, _, _ := renderAudit(t, Prometheus, rendertest.SampleReport())
 	var prom []string
 	for _, b := range docBlocks(t, "") {
 		if strings.HasPrefix(b, "# HELP") {
@@ -920,10 +757,10 @@ func jsonPaths(v any, prefix string, paths map[string]bool) {
 // lists its targets, and its examples their instances.
 func mergedReport(t *testing.T) *audit.Report {
 	t.Helper()
-	other := sampleReport()
+	other := rendertest.SampleReport()
 	other.Target = "redis://10.0.0.2:6379"
 	other.Scan.NotChecked = []string{"payload-invalid"}
-	m, err := audit.Merge([]*audit.Report{sampleReport(), other}, audit.MergeOptions{})
+	m, err := audit.Merge([]*audit.Report{rendertest.SampleReport(), other}, audit.MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -974,17 +811,6 @@ func documentedPaths(t *testing.T) map[string]bool {
 		}
 	}
 	return paths
-}
-
-// TestKeyCounts checks that the header says what the totals say.
-func TestKeyCounts(t *testing.T) {
-	r := &audit.Report{
-		Totals:       audit.Totals{Keys: 388, Registered: 358, Unregistered: 30},
-		Unregistered: audit.UnregisteredReport{Keys: 30, Other: 2, Groups: []*audit.Group{{Prefix: "tmp:", Keys: 28}}},
-	}
-	if got, want := keyCounts(r), "388 (358 registered, 30 unregistered)"; got != want {
-		t.Errorf("keyCounts = %q, want %q", got, want)
-	}
 }
 
 // unmeasuredReport is an audit without --memory of families without
@@ -1113,7 +939,7 @@ func TestSingularKey(t *testing.T) {
 // how the measured memory splits by TTL, in every human format; a bucket
 // without keys is "-", not 0 B.
 func TestKeyNamesAndTTLMemory(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	for _, f := range []Format{Text, Table, Markdown, HTML} {
 		out, _, _ := renderAudit(t, f, r)
 		for _, want := range []string{"key names", "402.8 KiB", "memory (12128 measured)", "2.2 MiB"} {
@@ -1135,7 +961,7 @@ func TestKeyNamesAndTTLMemory(t *testing.T) {
 // TestEncodingsSeen: the encodings read per type show in the types table
 // of every human format and survive the json round trip.
 func TestEncodingsSeen(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	r.Types[0].Encodings = []audit.EncodingCount{{Encoding: "embstr", Keys: 9000}, {Encoding: "int", Keys: 1500}}
 	for _, f := range []Format{Text, Table, Markdown, HTML} {
 		if out, _, _ := renderAudit(t, f, r); !strings.Contains(out, "embstr 9000, int 1500") {
@@ -1156,7 +982,7 @@ func TestEncodingsSeen(t *testing.T) {
 // run on some keys (a primary's values not read) in every audit format:
 // each must say so in its own terms, never show those rules as passed.
 func TestAuditSaysNotChecked(t *testing.T) {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	r.Scan.NotChecked = []string{"payload-invalid", "encoding-mismatch"}
 	want := map[Format][]string{
 		Text:       {"not checked: payload-invalid, encoding-mismatch"},
@@ -1183,7 +1009,7 @@ func TestAuditSaysNotChecked(t *testing.T) {
 			}
 		}
 		// Without NotChecked, none of it appears.
-		clean, csum, _ := renderAudit(t, f, sampleReport())
+		clean, csum, _ := renderAudit(t, f, rendertest.SampleReport())
 		if strings.Contains(clean+csum, "NOT CHECKED") || strings.Contains(clean+csum, "not checked:") || strings.Contains(clean, "rule_not_checked{") {
 			t.Errorf("format %s says not checked for a report that checked everything", f)
 		}

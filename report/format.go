@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/explain"
 )
 
 // Format names an output format.
@@ -42,7 +43,7 @@ type renderer struct {
 
 	diagnostics func(w io.Writer, l diag.List, o Options) error
 	audit       func(w io.Writer, r *audit.Report, c *audit.Comparison, o Options) error
-	explain     func(w io.Writer, e *Explanation) error
+	explain     func(w io.Writer, e *explain.Explanation) error
 	rules       func(w io.Writer, rules []RuleInfo) error
 	presets     func(w io.Writer, presets []PresetInfo) error
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/explain"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // goldenCases names, per document, the cases whose golden files every
@@ -110,55 +112,55 @@ func TestFormatGoldens(t *testing.T) {
 	}
 }
 
-func explanations() map[string]*Explanation {
+func explanations() map[string]*explain.Explanation {
 	n, lag, yes := int64(3), int64(1200), true
-	return map[string]*Explanation{
+	return map[string]*explain.Explanation{
 		"matched": {
 			Key:     "v1:cart:{42}:items",
 			Matched: true,
-			Family: &FamilyFacts{
+			Family: &explain.FamilyFacts{
 				Name: "cart", Description: "Cart <items> | \"quoted\"", Position: "keys.yaml:20:5",
 				Pattern: "v1:cart:{{user_id:int}}:items", Glob: "v1:cart:{*}:items", Owner: "platform",
 				Contact: "platform@example.com", Type: "list", Encoding: "json", TTL: "max 30m", TTLSource: "defaults",
-				Schema:     &SchemaSummary{Path: "schemas/cart.json", Type: "object", Properties: []Property{{Name: "sku", Type: "string", Required: true}}},
+				Schema:     &explain.SchemaSummary{Path: "schemas/cart.json", Type: "object", Properties: []explain.Property{{Name: "sku", Type: "string", Required: true}}},
 				MaxLen:     100,
 				MaxIdle:    "30d",
-				Deprecated: &Deprecation{Since: "2026-01-01", ReplacedBy: "cart-v2"},
+				Deprecated: &explain.Deprecation{Since: "2026-01-01", ReplacedBy: "cart-v2"},
 			},
-			Params: []ParamValue{{Name: "user_id", Type: "int", Value: "42"}},
-			Live: &LiveFacts{Exists: true, DB: 0, Type: "list", TTL: "12m0s", Memory: 512, Len: &n, Encoding: "json",
-				Verdict: VerdictFindings, Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
+			Params: []explain.ParamValue{{Name: "user_id", Type: "int", Value: "42"}},
+			Live: &explain.LiveFacts{Exists: true, DB: 0, Type: "list", TTL: "12m0s", Memory: 512, Len: &n, Encoding: "json",
+				Verdict: explain.VerdictFindings, Verdicts: []string{"ttl-exceeds: ttl 2h, max 30m"}},
 		},
 		"lock": {
 			Key:     "v1:lock:invoice:{42}",
 			Matched: true,
-			Family: &FamilyFacts{
+			Family: &explain.FamilyFacts{
 				Name: "invoice-lock", Position: "keys.yaml:8:5", Pattern: "v1:lock:invoice:{{invoice_id:int}}",
 				Glob: "v1:lock:invoice:{*}", Owner: "billing", Type: "string", Kind: "lock", Fencing: "invoice-fence", TTL: "max 30s", TTLSource: "family",
 			},
-			Params: []ParamValue{{Name: "invoice_id", Type: "int", Value: "42"}},
-			Live: &LiveFacts{Exists: true, Type: "string", TTL: "24s", Lease: "24s left of 30s", Token: "uuid",
-				Fence: &LiveFence{Key: "v1:fence:invoice:{42}", Exists: &yes, Value: "17"}, Verdict: VerdictIncomplete, Verdicts: []string{},
-				NotChecked: []NotChecked{{Fact: "idle", Rules: []string{"stale-key"}, Reason: ReasonUnavailable, Detail: "the server gave no idle time"}},
+			Params: []explain.ParamValue{{Name: "invoice_id", Type: "int", Value: "42"}},
+			Live: &explain.LiveFacts{Exists: true, Type: "string", TTL: "24s", Lease: "24s left of 30s", Token: "uuid",
+				Fence: &explain.LiveFence{Key: "v1:fence:invoice:{42}", Exists: &yes, Value: "17"}, Verdict: explain.VerdictIncomplete, Verdicts: []string{},
+				NotChecked: []explain.NotChecked{{Fact: "idle", Rules: []string{"stale-key"}, Reason: explain.ReasonUnavailable, Detail: "the server gave no idle time"}},
 				Touched:    2},
 		},
 		"stream": {
 			Key:     "v1:chat:01HZX3K5V9Q8W7E6R5T4Y3U2I1:messages",
 			Matched: true,
-			Family: &FamilyFacts{
+			Family: &explain.FamilyFacts{
 				Name: "chat-messages", Position: "keys.yaml:18:5", Pattern: "v1:chat:{room_id:ulid}:messages",
 				Glob: "v1:chat:*:messages", Owner: "engagement", Type: "stream", TTL: "persistent", TTLSource: "family", MaxLen: 10000,
 			},
-			Live: &LiveFacts{Exists: true, Type: "stream", TTL: "none", Len: &n, Groups: []LiveGroup{
+			Live: &explain.LiveFacts{Exists: true, Type: "stream", TTL: "none", Len: &n, Groups: []explain.LiveGroup{
 				{Name: "audit"},
 				{Name: "delivery", Exists: true, Consumers: 2, Pending: 3, Lag: &lag, IdleConsumer: "worker-\"7\"", Idle: "11m"},
 				{Name: "search", Exists: true, Consumers: 1},
-			}, Verdict: VerdictFindings, Verdicts: []string{"warn: stream-consumer-idle (group \"delivery\": consumer \"worker-7\" idle 11m with pending entries (max 10m))"}},
+			}, Verdict: explain.VerdictFindings, Verdicts: []string{"warn: stream-consumer-idle (group \"delivery\": consumer \"worker-7\" idle 11m with pending entries (max 10m))"}},
 		},
 		"unmatched": {
 			Key:     "tmp:\x00x",
-			Closest: &ClosestFamily{Name: "cart", Pattern: "v1:cart:{{user_id:int}}:items", Position: "keys.yaml:20:5", Reason: `literal "v1:" does not match`},
-			Live:    &LiveFacts{Exists: false, DB: 2, Verdict: VerdictAbsent},
+			Closest: &explain.ClosestFamily{Name: "cart", Pattern: "v1:cart:{{user_id:int}}:items", Position: "keys.yaml:20:5", Reason: `literal "v1:" does not match`},
+			Live:    &explain.LiveFacts{Exists: false, DB: 2, Verdict: explain.VerdictAbsent},
 		},
 	}
 }
@@ -217,7 +219,7 @@ func TestPresetsGolden(t *testing.T) {
 
 func TestDocumentFormatErrors(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteExplanation(&b, SARIF, &Explanation{}, Options{}); err == nil || err.Error() != `unsupported format "sarif" (want `+FormatList(DocExplain)+`)` {
+	if err := WriteExplanation(&b, SARIF, &explain.Explanation{}, Options{}); err == nil || err.Error() != `unsupported format "sarif" (want `+FormatList(DocExplain)+`)` {
 		t.Errorf("WriteExplanation(sarif) error = %v", err)
 	}
 	if err := Rules(&b, Table, nil, Options{}); err == nil || err.Error() != `unsupported format "table" (want `+FormatList(DocRules)+`)` {
@@ -265,15 +267,15 @@ var hostile = []string{
 
 func TestMarkdownEscape(t *testing.T) {
 	for _, s := range hostile {
-		for _, m := range []mdMode{mdData, mdBlock, mdDoc} {
-			got := md(s, m)
+		for _, m := range []render.MDMode{render.MDData, render.MDBlock, render.MDDoc} {
+			got := render.MD(s, m)
 			if strings.ContainsAny(got, "<>\n\r") && !onlyBreaks(got) {
 				t.Errorf("md(%q, %d) = %q: raw HTML or a line break", s, m, got)
 			}
 			if strings.Contains(strings.ReplaceAll(got, `\|`, ""), "|") {
 				t.Errorf("md(%q, %d) = %q: an unescaped pipe splits the table cell", s, m, got)
 			}
-			if m == mdDoc {
+			if m == render.MDDoc {
 				continue
 			}
 			for _, syntax := range []string{"](", "**", "_em", "~~", "`", "&amp;amp"} {
@@ -302,16 +304,16 @@ func TestMarkdownEscape(t *testing.T) {
 		"a # b":        "a # b",
 		"PARTIAL: a_b": `PARTIAL: a\_b`,
 	} {
-		if got := md(in, mdBlock); got != want {
-			t.Errorf("md(%q, mdBlock) = %q, want %q", in, got, want)
+		if got := render.MD(in, render.MDBlock); got != want {
+			t.Errorf("md(%q, render.MDBlock) = %q, want %q", in, got, want)
 		}
 	}
 	// Data inside a cell keeps its leading # (a cell cannot be a heading).
-	if got := md("#identity-oncall", mdData); got != "#identity-oncall" {
-		t.Errorf("md(#identity-oncall, mdData) = %q", got)
+	if got := render.MD("#identity-oncall", render.MDData); got != "#identity-oncall" {
+		t.Errorf("md(#identity-oncall, render.MDData) = %q", got)
 	}
 	// Rule docs keep their code spans.
-	if got := md("set `ttl` | <b>", mdDoc); got != "set `ttl` \\| &lt;b&gt;" {
+	if got := render.MD("set `ttl` | <b>", render.MDDoc); got != "set `ttl` \\| &lt;b&gt;" {
 		t.Errorf("md(doc) = %q", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // githubFormat is GitHub Actions workflow commands, which GitHub shows as
@@ -47,7 +48,7 @@ func writeGitHub(w io.Writer, l diag.List, o Options) error {
 		}
 		shown[lvl]++
 		line, col := d.Pos.Start()
-		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d", lvl, ghProperty.Replace(slashPath(d.Pos.File)), line, col)
+		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d", lvl, ghProperty.Replace(render.SlashPath(d.Pos.File)), line, col)
 		if d.Pos.EndLine > 0 {
 			endLine, endCol := d.Pos.End()
 			fmt.Fprintf(&b, ",endLine=%d,endColumn=%d", endLine, endCol)
@@ -117,17 +118,17 @@ func ghLevel(s diag.Severity) string {
 // table of active, which is already in annotation order.
 func writeStepSummary(w io.Writer, all, active diag.List, o Options) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "### %s: %s\n\n", md(o.Tool.Name, mdData), all.Count())
+	fmt.Fprintf(&b, "### %s: %s\n\n", render.MD(o.Tool.Name, render.MDData), all.Count())
 	if len(active) > 0 {
 		b.WriteString("| Severity | Location | Rule | Family | Message |\n")
 		b.WriteString("| --- | --- | --- | --- | --- |\n")
 		for _, d := range active {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n",
 				d.Severity.Label(),
-				md(slashPath(d.Pos.String()), mdData),
-				md(d.Rule, mdData),
-				md(d.Family, mdData),
-				md(d.Message, mdData))
+				render.MD(render.SlashPath(d.Pos.String()), render.MDData),
+				render.MD(d.Rule, render.MDData),
+				render.MD(d.Family, render.MDData),
+				render.MD(d.Message, render.MDData))
 		}
 		b.WriteString("\n")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // GitLab prints a GitLab Code Quality report: a JSON array with one issue
@@ -63,7 +64,7 @@ func gitlabIssues(l diag.List) []gitlabIssue {
 			CheckName:   d.Rule,
 			Fingerprint: fps[i],
 			Severity:    gitlabSeverity(d.Severity),
-			Location:    gitlabLocation{Path: slashPath(d.Pos.File), Lines: gitlabLines{Begin: line}},
+			Location:    gitlabLocation{Path: render.SlashPath(d.Pos.File), Lines: gitlabLines{Begin: line}},
 		})
 	}
 	return out
@@ -82,11 +83,11 @@ func writeAuditGitLab(w io.Writer, r *audit.Report, c *audit.Comparison, _ Optio
 	if r.Partial {
 		sum := sha256.Sum256([]byte("partial-audit|" + r.Registry))
 		issues = append([]gitlabIssue{{
-			Description: partialBanner(r),
+			Description: render.PartialBanner(r),
 			CheckName:   "partial-audit",
 			Fingerprint: hex.EncodeToString(sum[:]),
 			Severity:    "blocker",
-			Location:    gitlabLocation{Path: slashPath(nonEmpty(printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
+			Location:    gitlabLocation{Path: render.SlashPath(nonEmpty(render.Printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
 		}}, issues...)
 	}
 	if msg := notCheckedBanner(r); msg != "" {
@@ -96,7 +97,7 @@ func writeAuditGitLab(w io.Writer, r *audit.Report, c *audit.Comparison, _ Optio
 			CheckName:   "rules-not-checked",
 			Fingerprint: hex.EncodeToString(sum[:]),
 			Severity:    "minor",
-			Location:    gitlabLocation{Path: slashPath(nonEmpty(printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
+			Location:    gitlabLocation{Path: render.SlashPath(nonEmpty(render.Printable(r.Registry), "keys.yaml")), Lines: gitlabLines{Begin: 1}},
 		})
 	}
 	return encode(w, issues)

@@ -8,6 +8,7 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // jsonFormat is one versioned JSON document per run.
@@ -79,7 +80,7 @@ func writeJSON(w io.Writer, l diag.List, o Options) error {
 			RuleID:      d.Rule,
 			Severity:    d.Severity,
 			Family:      d.Family,
-			Path:        slashPath(d.Pos.File),
+			Path:        render.SlashPath(d.Pos.File),
 			StartLine:   line,
 			StartColumn: col,
 			EndLine:     endLine,

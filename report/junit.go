@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 	"github.com/keyreg/keyreg/rules"
 )
 
@@ -103,7 +104,7 @@ func (b *junitBuilder) add(l diag.List, registry string) {
 		if name == "" {
 			name = registry
 			if name == "" {
-				name = nonEmpty(slashPath(d.Pos.File), "registry")
+				name = nonEmpty(render.SlashPath(d.Pos.File), "registry")
 			}
 		}
 		c := b.suite(name).testcase(nonEmpty(d.Rule, "unnamed rule"))
@@ -147,7 +148,7 @@ func writeAuditJUnit(out *bytes.Buffer, r *audit.Report, c *audit.Comparison, o 
 	}
 	var b junitBuilder
 	for _, f := range r.Families {
-		s := b.suite(printable(f.Name))
+		s := b.suite(render.Printable(f.Name))
 		for _, id := range keyRules {
 			s.testcase(id)
 		}
@@ -169,7 +170,7 @@ func writeAuditJUnit(out *bytes.Buffer, r *audit.Report, c *audit.Comparison, o 
 	b.add(prepare(auditDiagnostics(shown)), junitUnregistered)
 	scan := b.suite(junitScan).testcase("complete")
 	if r.Partial {
-		scan.errMsg = partialBanner(r)
+		scan.errMsg = render.PartialBanner(r)
 	}
 	writeJUnitXML(out, o.Tool.Name, r.Scan.Duration.Seconds(), b.order)
 	return nil

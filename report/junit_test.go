@@ -15,6 +15,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render/rendertest"
 )
 
 // junitShape is the Jenkins junit-10.xsd (the schema of the Jenkins xUnit
@@ -304,7 +305,7 @@ func TestJUnitAuditSuites(t *testing.T) {
 	}
 	// The findings of sampleReport, by suite and testcase.
 	var b bytes.Buffer
-	if err := Audit(&b, JUnit, sampleReport(), Options{Rules: auditRules()}); err != nil {
+	if err := Audit(&b, JUnit, rendertest.SampleReport(), Options{Rules: auditRules()}); err != nil {
 		t.Fatal(err)
 	}
 	d := checkJUnit(t, b.Bytes())
@@ -332,8 +333,8 @@ func TestJUnitAuditSuites(t *testing.T) {
 }
 
 func TestJUnitAuditBaseline(t *testing.T) {
-	r := sampleReport()
-	c := audit.Compare(r, audit.NewBaseline(sampleReport()))
+	r := rendertest.SampleReport()
+	c := audit.Compare(r, audit.NewBaseline(rendertest.SampleReport()))
 	var b bytes.Buffer
 	if err := AuditBaseline(&b, JUnit, r, c, Options{Rules: auditRules()}); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // Prometheus prints an audit report as gauges in the Prometheus text
@@ -146,7 +147,7 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 					if i > 0 {
 						b.WriteString(",")
 					}
-					fmt.Fprintf(b, `%s="%s"`, l[0], promLabel.Replace(printable(l[1])))
+					fmt.Fprintf(b, `%s="%s"`, l[0], promLabel.Replace(render.Printable(l[1])))
 				}
 				b.WriteString("}")
 			}

@@ -8,9 +8,11 @@
 //
 // [Audit] renders an audit report as a table, text, JSON, markdown, one
 // self-contained HTML page, GitHub annotations, SARIF or a Prometheus
-// textfile; [Catalogue] renders the registry as a browsable HTML page or
-// markdown files; [Explain] and [WriteExplanation] describe one key;
+// textfile; [Explain] and [WriteExplanation] describe one key;
 // [Rules] lists the rules, and is what docs/rules.md is generated from.
+// The registry's catalogue is package catalogue's; what the two share
+// (the markdown escaper, the audit's rows and charts, the HTML parts) is
+// internal/render's.
 //
 // Every format is one renderer, declared in its own file and listed once in
 // the table of formats (format.go); [Formats], [FormatList],
@@ -29,7 +31,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/keyreg/keyreg/diag"
 )
@@ -149,15 +150,6 @@ func prepare(l diag.List) diag.List {
 // within a severity.
 func bySeverity(l diag.List) {
 	slices.SortStableFunc(l, func(a, b diag.Diagnostic) int { return cmp.Compare(b.Severity, a.Severity) })
-}
-
-// slashPath returns a path with forward slashes, as CI systems expect.
-func slashPath(p string) string {
-	p = strings.ReplaceAll(p, `\`, "/")
-	for strings.HasPrefix(p, "./") {
-		p = p[2:]
-	}
-	return p
 }
 
 // fingerprints returns, for each diagnostic of l, the hex SHA-256 of

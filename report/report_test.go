@@ -84,8 +84,8 @@ func testOptions() Options {
 	}
 }
 
-// render runs Diagnostics and returns stdout, the summary and the step summary.
-func render(t *testing.T, f Format, l diag.List, o Options) (out, summary, step string) {
+// renderDiag runs Diagnostics and returns stdout, the summary and the step summary.
+func renderDiag(t *testing.T, f Format, l diag.List, o Options) (out, summary, step string) {
 	t.Helper()
 	var stdout, sum, stepSum bytes.Buffer
 	o.Summary = &sum
@@ -124,7 +124,7 @@ func TestGolden(t *testing.T) {
 	} {
 		for _, f := range allFormats {
 			t.Run(tc.name+"/"+string(f), func(t *testing.T) {
-				out, summary, step := render(t, f, tc.list, testOptions())
+				out, summary, step := renderDiag(t, f, tc.list, testOptions())
 				golden(t, fmt.Sprintf("%s.%s.golden", tc.name, f), out)
 				switch f {
 				case Text:
@@ -150,7 +150,7 @@ func TestDoesNotMutateInput(t *testing.T) {
 	l := mixed()
 	before := slices.Clone(l)
 	for _, f := range allFormats {
-		render(t, f, l, testOptions())
+		renderDiag(t, f, l, testOptions())
 	}
 	if !slices.Equal(l, before) {
 		t.Errorf("Diagnostics reordered or changed the caller's list")
@@ -158,7 +158,7 @@ func TestDoesNotMutateInput(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
-	out, summary, _ := render(t, Text, mixed(), testOptions())
+	out, summary, _ := renderDiag(t, Text, mixed(), testOptions())
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	want := []string{
 		`.\config\keys,v1.yaml:3:1: warning: owner "x,y" is not declared (owner-unknown)`,
@@ -183,7 +183,7 @@ func TestTextClean(t *testing.T) {
 		{Pos: diag.Pos{File: "keys.yaml", Line: 2}, Severity: diag.Error, Rule: "r", Message: "m", Suppressed: true, Reason: "why"},
 		{Pos: diag.Pos{File: "keys.yaml", Line: 3}, Severity: diag.Off, Rule: "r", Message: "m"},
 	}
-	out, summary, _ := render(t, Text, l, Options{})
+	out, summary, _ := renderDiag(t, Text, l, Options{})
 	if out != "" {
 		t.Errorf("stdout = %q, want nothing when clean", out)
 	}
@@ -205,7 +205,7 @@ type jsonOut struct {
 }
 
 func TestJSON(t *testing.T) {
-	out, _, _ := render(t, JSON, mixed(), testOptions())
+	out, _, _ := renderDiag(t, JSON, mixed(), testOptions())
 	var doc jsonOut
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("json output does not parse: %v\n%s", err, out)
@@ -254,7 +254,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestJSONEmpty(t *testing.T) {
-	out, _, _ := render(t, JSON, nil, Options{})
+	out, _, _ := renderDiag(t, JSON, nil, Options{})
 	if !strings.Contains(out, `"findings": []`) {
 		t.Errorf("empty findings not printed as []:\n%s", out)
 	}
@@ -276,7 +276,7 @@ func TestGitHubEscaping(t *testing.T) {
 		Severity: diag.Warn, Rule: "rule:a,b",
 		Message: "50% done: a,b\r\nnext line",
 	}}
-	out, _, _ := render(t, GitHub, l, Options{})
+	out, _, _ := renderDiag(t, GitHub, l, Options{})
 	want := "::warning file=dir%2Cx/keys%3A1.yaml,line=7,col=2,endLine=7,endColumn=9,title=rule%3Aa%2Cb::50%25 done: a,b%0D%0Anext line\n"
 	if out != want {
 		t.Errorf("got  %q\nwant %q", out, want)
@@ -284,7 +284,7 @@ func TestGitHubEscaping(t *testing.T) {
 }
 
 func TestGitHubLevelsAndOrder(t *testing.T) {
-	out, _, step := render(t, GitHub, mixed(), testOptions())
+	out, _, step := renderDiag(t, GitHub, mixed(), testOptions())
 	var levels []string
 	for line := range strings.Lines(out) {
 		levels = append(levels, strings.SplitN(strings.TrimPrefix(line, "::"), " ", 2)[0])
@@ -502,7 +502,7 @@ func validateSARIF(t *testing.T, doc sarifDoc) {
 }
 
 func TestSARIF(t *testing.T) {
-	out, _, _ := render(t, SARIF, mixed(), testOptions())
+	out, _, _ := renderDiag(t, SARIF, mixed(), testOptions())
 	doc := decodeSARIF(t, out)
 	validateSARIF(t, doc)
 
@@ -559,7 +559,7 @@ func TestSARIF(t *testing.T) {
 }
 
 func TestSARIFEmpty(t *testing.T) {
-	out, _, _ := render(t, SARIF, nil, Options{Tool: Tool{Version: "dev"}})
+	out, _, _ := renderDiag(t, SARIF, nil, Options{Tool: Tool{Version: "dev"}})
 	doc := decodeSARIF(t, out)
 	validateSARIF(t, doc)
 	if n := len(sarifResults(t, doc)); n != 0 {
@@ -576,7 +576,7 @@ func TestSARIFEmpty(t *testing.T) {
 // sarifFingerprints renders l and returns each result's fingerprint by message.
 func sarifFingerprints(t *testing.T, l diag.List) map[string]string {
 	t.Helper()
-	out, _, _ := render(t, SARIF, l, Options{})
+	out, _, _ := renderDiag(t, SARIF, l, Options{})
 	fps := map[string]string{}
 	for _, r := range sarifResults(t, decodeSARIF(t, out)) {
 		fps[get(r, "message", "text").(string)] = get(r, "partialFingerprints", "keyregFindingHash/v1").(string)
@@ -634,7 +634,7 @@ func TestSARIFFingerprints(t *testing.T) {
 	}
 
 	// json and sarif agree.
-	out, _, _ := render(t, JSON, l, Options{})
+	out, _, _ := renderDiag(t, JSON, l, Options{})
 	var doc jsonOut
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -652,7 +652,7 @@ func TestSARIFStartLineAtLeast1(t *testing.T) {
 		{Pos: diag.Pos{File: "keys.yaml", Line: -3, Col: -1}, Severity: diag.Warn, Rule: "b", Message: "negative"},
 		{Pos: diag.Pos{File: "keys.yaml", Line: 4}, Severity: diag.Info, Rule: "c", Message: "no column"},
 	}
-	out, _, _ := render(t, SARIF, l, Options{})
+	out, _, _ := renderDiag(t, SARIF, l, Options{})
 	doc := decodeSARIF(t, out)
 	validateSARIF(t, doc)
 	for i, r := range sarifResults(t, doc) {

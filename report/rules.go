@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // Rules writes the rule list in format f: [Text] (aligned columns), [JSON]
@@ -47,7 +49,7 @@ func writeRulesJSON(w io.Writer, rules []RuleInfo) error {
 }
 
 // writeRulesMarkdown prints docs/rules.md. Rule docs are keyreg's own
-// text, so their code spans are kept (mdDoc).
+// text, so their code spans are kept (render.MDDoc).
 func writeRulesMarkdown(w io.Writer, rules []RuleInfo) error {
 	var b strings.Builder
 	b.WriteString("# Rules\n\n")
@@ -58,7 +60,7 @@ func writeRulesMarkdown(w io.Writer, rules []RuleInfo) error {
 	b.WriteString("they cannot be overridden, and every command exits 2 on them.\n\n")
 	b.WriteString("| ID | Kind | Default | What it reports |\n| --- | --- | --- | --- |\n")
 	for _, r := range rules {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Kind, r.Default, md(r.Doc, mdDoc))
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Kind, r.Default, render.MD(r.Doc, render.MDDoc))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // sarifFormat is a SARIF 2.1.0 log for GitHub code scanning.
@@ -254,7 +255,7 @@ func sarifLevel(s diag.Severity) string {
 // artifactURI turns a file path into a relative URI reference with forward
 // slashes, percent-encoding what needs it.
 func artifactURI(p string) string {
-	u := url.URL{Path: slashPath(p)}
+	u := url.URL{Path: render.SlashPath(p)}
 	return u.String()
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // Table prints an audit report as boxed tables for a terminal. It is the
@@ -136,7 +137,7 @@ func tableText(c cell, fit bool) string {
 	}
 	q := make([]string, len(c.keys))
 	for i, k := range c.keys {
-		q[i] = quoteKey(k)
+		q[i] = render.QuoteKey(k)
 	}
 	return strings.Join(q, "\n")
 }
@@ -213,7 +214,7 @@ func writeVertical(w io.Writer, g grid, cells [][]string, o Options) {
 		}
 		for j, c := range row {
 			pad := strings.Repeat(" ", label-textWidth(g.head[j])+2)
-			for k, line := range strings.Split(fitCell(orDash(c), value, proseColumn(g.head[j])), "\n") {
+			for k, line := range strings.Split(fitCell(render.OrDash(c), value, proseColumn(g.head[j])), "\n") {
 				if k == 0 {
 					b.WriteString(g.head[j] + pad)
 				} else {

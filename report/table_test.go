@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/internal/render/rendertest"
 )
 
 // longReport is sampleReport with key names and messages long enough that
 // no terminal fits them on one line.
 func longReport() *audit.Report {
-	r := sampleReport()
+	r := rendertest.SampleReport()
 	long := "v2:user:session:" + strings.Repeat("0b8e1c4e-5f1a-4d7e-9c1a-", 8) + "\u00e9\u4e16"
 	r.Findings[0].Examples[0].Key = long
 	r.Findings[1].Message += strings.Repeat(" and a very long explanation", 6)
@@ -94,7 +95,7 @@ func TestWrapText(t *testing.T) {
 // colour, in a golden file that a reviewer can read.
 func TestTableGolden80(t *testing.T) {
 	var b strings.Builder
-	if err := Audit(&b, Table, sampleReport(), Options{Width: 80, Color: true}); err != nil {
+	if err := Audit(&b, Table, rendertest.SampleReport(), Options{Width: 80, Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "audit.full.table80.golden", b.String())

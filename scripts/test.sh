@@ -26,6 +26,16 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 
+# keyreg serve's tests scrape it with a real Prometheus server, and lint its
+# metrics and alert rules with promtool (both in Debian's prometheus package).
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+	echo "test.sh: installing prometheus from Debian's packages" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+fi
+
 # The tests of keyreg gen python (codegen/python) run the generated code with
 # redis-py, mypy --strict and redis-py's types (types-redis 4.3, in Debian's
 # python3-typeshed); under CI=true they fail without them.
@@ -61,8 +71,8 @@ go run ./cmd/keyreg lint
 # Under CI=true, tests that need redis-server fail instead of skipping.
 # The packages that talk to Redis (concurrent scans, probes, cancellation)
 # run under the race detector; the rest run without it, to keep CI fast.
-race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/... ./snapshot/...)
-mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner|snapshot)(/|$)')
+race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/... ./serve/... ./snapshot/...)
+mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner|serve|snapshot)(/|$)')
 export CI="${CI:-true}"
 go test -count=1 -race "${race_pkgs[@]}"
 go test -count=1 "${other_pkgs[@]}"

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/explain"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/snapshot"
@@ -83,7 +83,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 	if err != nil {
 		return err
 	}
-	e := report.Explain(reg, key)
+	e := explain.Explain(reg, key)
 	fail := !e.Matched
 	if o.scan.snapshot() || o.live {
 		ao := audit.Defaults()
@@ -114,7 +114,7 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 		if touch.Blocked() {
 			why = touch.Why
 		}
-		e.Live = liveFacts(kc, reg, why, src.snap != nil)
+		e.Live = explain.Live(kc, reg, why, src.snap != nil)
 		e.Live.Touched = touch.Touched // 0 for a snapshot, which touches nothing
 		if src.snap != nil {
 			e.Live.Source = src.target
@@ -147,50 +147,6 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 func touchFlags(f *pflag.FlagSet, noTouch *bool, what string) {
 	f.BoolVar(noTouch, "no-touch", false, "on a primary before redis 7.2, read no value or length, which would reset those keys' LRU/LFU state (by default "+what+" and counts the keys touched)")
 	_ = f.MarkHidden("allow-touch")
-}
-
-// liveFacts turns what CheckKey found into the explanation's facts and
-// verdict. touchWhy says why reads of the primary were refused (--no-touch
-// on a server without CLIENT NO-TOUCH), empty when they were not.
-func liveFacts(kc *audit.KeyCheck, reg *registry.Registry, touchWhy string, snapshot bool) *report.LiveFacts {
-	ki := kc.Info
-	if ki.Vanished {
-		return &report.LiveFacts{DB: ki.DB, Verdict: report.VerdictAbsent, Verdicts: []string{}, NotChecked: []report.NotChecked{}}
-	}
-	l := &report.LiveFacts{Exists: true, DB: ki.DB, Type: ki.Type, Encoding: kc.Detected, Verdicts: []string{}}
-	f, _ := reg.Match(ki.Key)
-	if f != nil {
-		lockFacts(l, kc, f, snapshot)
-	}
-	l.NotChecked = report.NotCheckedOf(kc, f, touchWhy, snapshot)
-	l.Verdict = report.Verdict(true, kc.Findings, l.NotChecked)
-	if ki.HasLen {
-		l.Len = &ki.Len
-	}
-	l.TTL = "none"
-	if ki.PTTL >= 0 {
-		l.TTL = registry.FormatDuration(ki.PTTL.Round(time.Second))
-	}
-	if ki.HasMemory {
-		l.Memory = ki.Memory
-	}
-	if ki.HasIdle {
-		l.Idle = registry.FormatDuration(ki.Idle)
-		if ki.Idle == 0 {
-			l.Idle = "0s"
-		}
-	}
-	for _, f := range kc.Findings {
-		v := f.Severity.Label() + ": " + f.Rule
-		if f.Detail != "" {
-			v += " (" + f.Detail + ")"
-		}
-		if f.Suppressed {
-			v += " [ignored in keys.yaml]"
-		}
-		l.Verdicts = append(l.Verdicts, v)
-	}
-	return l
 }
 
 // completeKeys completes the key argument of explain from the registry's
@@ -241,69 +197,4 @@ func completeKeys(c *cobra.Command, args []string, prefix string) ([]string, cob
 		}
 	}
 	return out, directive
-}
-
-// lockFacts adds what explain shows about a lock (lease left, token shape,
-// fence), a fence (its value) and a stream's declared consumer groups.
-func lockFacts(l *report.LiveFacts, kc *audit.KeyCheck, f *registry.Family, snapshot bool) {
-	ki := kc.Info
-	notRead := "(not read: it would reset the key's LRU/LFU state on a primary before redis 7.2; run without --no-touch, or use --replica)"
-	if snapshot {
-		notRead = "(not read from a snapshot)"
-	}
-	switch f.Kind {
-	case registry.KindLock:
-		if ki.PTTL >= 0 && f.TTL.Kind == registry.TTLMax {
-			l.Lease = registry.FormatDuration(ki.PTTL.Round(time.Second)) + " left of " + registry.FormatDuration(f.TTL.Max)
-		}
-		l.Token = kc.Token
-		if l.Token == "" && ki.Type == "string" {
-			l.Token = "(not read)"
-			if kc.NotTouched {
-				l.Token = notRead
-			}
-		}
-		if fence := f.FencingFamily; fence != nil {
-			key, ok := f.FenceKey(ki.Key)
-			if ok {
-				l.Fence = &report.LiveFence{Key: key, Value: kc.FenceValue}
-				if ki.HasFence {
-					l.Fence.Exists = &ki.FenceExists
-				}
-			}
-		}
-	case registry.KindFence:
-		exists := true
-		l.Fence = &report.LiveFence{Key: ki.Key, Exists: &exists, Value: kc.FenceValue}
-		if kc.FenceValue == "" && kc.NotTouched {
-			l.Fence.Value = notRead
-		}
-	}
-	if len(f.Groups) == 0 || ki.Type != "stream" {
-		return
-	}
-	if !ki.HasGroups {
-		l.GroupsNote = notRead
-		return
-	}
-	for _, d := range f.Groups {
-		g := report.LiveGroup{Name: d.Name}
-		for _, got := range ki.Groups {
-			if got.Name != d.Name {
-				continue
-			}
-			g.Exists, g.Consumers, g.Pending = true, got.Consumers, got.Pending
-			if got.HasLag {
-				g.Lag = &got.Lag
-			}
-			if got.HasIdle {
-				g.IdleConsumer = got.IdleConsumer
-				g.Idle = registry.FormatDuration(got.IdlePending.Round(time.Second))
-				if got.IdlePending < time.Second {
-					g.Idle = got.IdlePending.Round(time.Millisecond).String()
-				}
-			}
-		}
-		l.Groups = append(l.Groups, g)
-	}
 }

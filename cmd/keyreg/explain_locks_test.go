@@ -11,8 +11,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyreg/keyreg/explain"
 	"github.com/keyreg/keyreg/internal/redistest"
-	"github.com/keyreg/keyreg/report"
 )
 
 const explainLocksRegistry = `version: 1
@@ -59,14 +59,14 @@ func TestExplainLiveLocks(t *testing.T) {
 			t.Fatalf("%v: %v", args, err)
 		}
 	}
-	explain := func(key string, extra ...string) (*report.LiveFacts, string) {
+	explainKey := func(key string, extra ...string) (*explain.LiveFacts, string) {
 		t.Helper()
 		code, out, errs := cli(t, append([]string{"explain", "--registry", reg, "--url", s.URL(), "--live", "--format", "json", key}, extra...)...)
 		if code != 0 && code != exitFindings && (code != exitRuntime || !slices.Contains(extra, "--no-touch")) {
 			t.Fatalf("explain %q: exit %d\n%s", key, code, errs)
 		}
 		var e struct {
-			Live *report.LiveFacts `json:"live"`
+			Live *explain.LiveFacts `json:"live"`
 		}
 		if err := json.Unmarshal([]byte(out), &e); err != nil || e.Live == nil {
 			t.Fatalf("explain %q: %v\n%s", key, err, out)
@@ -78,7 +78,7 @@ func TestExplainLiveLocks(t *testing.T) {
 		return e.Live, strings.Join(strings.Fields(text), " ")
 	}
 
-	l, text := explain("v2:jobs:lock:{9}")
+	l, text := explainKey("v2:jobs:lock:{9}")
 	if l.Token != "uuid" || !strings.HasSuffix(l.Lease, " left of 45s") || l.Fence == nil ||
 		l.Fence.Key != "v2:jobs:fence:{9}" || l.Fence.Exists == nil || !*l.Fence.Exists || l.Fence.Value != "17" {
 		t.Errorf("lock: token %q, lease %q, fence %+v", l.Token, l.Lease, l.Fence)
@@ -88,10 +88,10 @@ func TestExplainLiveLocks(t *testing.T) {
 			t.Errorf("explain text of the lock lacks %q:\n%s", want, text)
 		}
 	}
-	if l, _ := explain("v2:jobs:fence:{9}"); l.Fence == nil || l.Fence.Value != "17" {
+	if l, _ := explainKey("v2:jobs:fence:{9}"); l.Fence == nil || l.Fence.Value != "17" {
 		t.Errorf("fence: %+v", l.Fence)
 	}
-	l, text = explain("v2:jobs:events:9")
+	l, text = explainKey("v2:jobs:events:9")
 	if len(l.Groups) != 2 || l.Groups[0].Name != "archive" || l.Groups[0].Exists {
 		t.Fatalf("stream groups %+v, want archive (missing) and workers", l.Groups)
 	}
@@ -112,13 +112,13 @@ func TestExplainLiveLocks(t *testing.T) {
 	// With --no-touch: the token, the length and the groups are not read,
 	// and the stream's length and group rules are listed as not checked
 	// (exit 3).
-	if l, _ := explain("v2:jobs:lock:{9}", "--no-touch"); !strings.HasPrefix(l.Token, "(not read") || l.Fence == nil || !*l.Fence.Exists {
+	if l, _ := explainKey("v2:jobs:lock:{9}", "--no-touch"); !strings.HasPrefix(l.Token, "(not read") || l.Fence == nil || !*l.Fence.Exists {
 		t.Errorf("lock with --no-touch: token %q, fence %+v", l.Token, l.Fence)
 	}
-	l, text = explain("v2:jobs:events:9", "--no-touch")
-	if l.Groups != nil || !strings.HasPrefix(l.GroupsNote, "(not read") || l.Verdict != report.VerdictIncomplete ||
+	l, text = explainKey("v2:jobs:events:9", "--no-touch")
+	if l.Groups != nil || !strings.HasPrefix(l.GroupsNote, "(not read") || l.Verdict != explain.VerdictIncomplete ||
 		len(l.NotChecked) != 2 || l.NotChecked[0].Fact != "length" || l.NotChecked[1].Fact != "groups" ||
-		l.NotChecked[1].Reason != report.ReasonTouch || !slices.Contains(l.NotChecked[1].Rules, "stream-group-missing") || l.Touched != 0 {
+		l.NotChecked[1].Reason != explain.ReasonTouch || !slices.Contains(l.NotChecked[1].Rules, "stream-group-missing") || l.Touched != 0 {
 		t.Errorf("stream with --no-touch: groups %+v, note %q, verdict %q, not checked %+v, touched %d", l.Groups, l.GroupsNote, l.Verdict, l.NotChecked, l.Touched)
 	}
 	if !strings.Contains(text, "verdict incomplete: no rule fired, but 2 checks were not run") || !strings.Contains(text, "not checked stream-group-missing") {

@@ -40,6 +40,11 @@ type language struct {
 	// builds its generator once they are parsed, given --out, with the
 	// flags a regenerating command line repeats (for the hint).
 	flags func(fs *pflag.FlagSet) func(out string) (g codegen.Generator, hint string, err error)
+	// docs, for a language whose generator is a codegen.Documenter,
+	// defines its flags of keyreg docs (such as --go-package) and returns
+	// what builds that generator once they are parsed: nil when the
+	// flags leave the language out of the catalogue.
+	docs func(fs *pflag.FlagSet) func() codegen.Generator
 }
 
 // languages drives keyreg gen: one subcommand per entry.
@@ -67,6 +72,16 @@ Incr and IncrBy, which apply the TTL policy in the same script.`,
 					pkg = strings.NewReplacer("-", "", ".", "").Replace(filepath.Base(filepath.Dir(abs)))
 				}
 				return golang.Generator{Package: pkg, Client: client}, " --package " + pkg, nil
+			}
+		},
+		docs: func(fs *pflag.FlagSet) func() codegen.Generator {
+			var pkg string
+			fs.StringVar(&pkg, "go-package", "", "the --package of keyreg gen go, to show each family's builder")
+			return func() codegen.Generator {
+				if pkg == "" {
+					return nil
+				}
+				return golang.Generator{Package: pkg, Client: golang.ClientNone}
 			}
 		},
 	},
@@ -97,6 +112,16 @@ gets __init__.py and py.typed.`,
 		flags: func(*pflag.FlagSet) func(string) (codegen.Generator, string, error) {
 			return func(out string) (codegen.Generator, string, error) {
 				return python.Generator{Package: !strings.HasSuffix(out, ".py")}, "", nil
+			}
+		},
+		docs: func(fs *pflag.FlagSet) func() codegen.Generator {
+			var module string
+			fs.StringVar(&module, "python-module", "", "the module keyreg gen python writes, as imported (such as app.keys), to show each family's Python builder")
+			return func() codegen.Generator {
+				if module == "" {
+					return nil
+				}
+				return python.Generator{Module: module}
 			}
 		},
 	},

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/spf13/pflag"
 )
 
 // twoFiles is a backend that writes more than --out can name.
@@ -114,6 +115,39 @@ func TestGenDir(t *testing.T) {
 	for _, n := range files {
 		if !bytes.Contains(stdout.Bytes(), []byte("--- a/"+diffName(filepath.Join(out, n))+"\n")) {
 			t.Errorf("the diff does not cover %s:\n%s", n, stdout.String())
+		}
+	}
+}
+
+// TestDocsLanguages: a language of gen's table whose generator names its
+// builders (codegen.Documenter) has a docs hook, so keyreg docs can show
+// them, and a hook's generator, when its flags ask for it, is one.
+func TestDocsLanguages(t *testing.T) {
+	for _, l := range languages {
+		fs := pflag.NewFlagSet(l.name, pflag.ContinueOnError)
+		g, _, err := l.flags(fs)(filepath.Join(t.TempDir(), "out"))
+		if err != nil {
+			t.Fatalf("%s: %v", l.name, err)
+		}
+		_, documents := g.(codegen.Documenter)
+		if documents != (l.docs != nil) {
+			t.Errorf("%s: the generator is a Documenter: %v, but has a docs hook: %v", l.name, documents, l.docs != nil)
+		}
+		if l.docs == nil {
+			continue
+		}
+		dfs := pflag.NewFlagSet("docs", pflag.ContinueOnError)
+		build := l.docs(dfs)
+		if build() != nil {
+			t.Errorf("%s: docs shows its builders without a flag asking for them", l.name)
+		}
+		var set []string
+		dfs.VisitAll(func(f *pflag.Flag) { set = append(set, "--"+f.Name+"=x") })
+		if err := dfs.Parse(set); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := build().(codegen.Documenter); !ok {
+			t.Errorf("%s: with %v, docs gets no Documenter", l.name, set)
 		}
 	}
 }

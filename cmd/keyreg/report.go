@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/keyreg/keyreg/audit/auditjson"
 	"os"
+
+	"github.com/keyreg/keyreg/audit/auditjson"
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/report"

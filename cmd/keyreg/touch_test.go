@@ -15,8 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/keyreg/keyreg/explain"
 	"github.com/keyreg/keyreg/internal/redistest"
-	"github.com/keyreg/keyreg/report"
 )
 
 // idleTimes returns OBJECT IDLETIME in seconds of every key of db 0; SCAN
@@ -165,13 +165,13 @@ func TestExplainTouch(t *testing.T) {
 	}
 	ageKeys(t, admin, 7200)
 	type live struct {
-		Verdict    string              `json:"verdict"`
-		Verdicts   []string            `json:"verdicts"`
-		NotChecked []report.NotChecked `json:"not_checked"`
-		Touched    *int64              `json:"touched_keys"`
-		Encoding   string              `json:"detected_encoding"`
+		Verdict    string               `json:"verdict"`
+		Verdicts   []string             `json:"verdicts"`
+		NotChecked []explain.NotChecked `json:"not_checked"`
+		Touched    *int64               `json:"touched_keys"`
+		Encoding   string               `json:"detected_encoding"`
 	}
-	explain := func(wantCode int, args ...string) live {
+	explainKey := func(wantCode int, args ...string) live {
 		t.Helper()
 		args = append([]string{"explain", "--registry", reg, "--url", s.URL(), "--live", "--format", "json"}, args...)
 		code, out, errs := cli(t, args...)
@@ -188,28 +188,28 @@ func TestExplainTouch(t *testing.T) {
 	}
 	for _, key := range []string{"v1:session:1", "v1:profile:1"} {
 		before := idleTimes(t, admin)
-		l := explain(exitClean, key)
+		l := explainKey(exitClean, key)
 		reset := resetSince(before, idleTimes(t, admin))
-		if l.Verdict != report.VerdictOK || len(l.Verdicts) != 0 || len(l.NotChecked) != 0 || l.Touched == nil ||
+		if l.Verdict != explain.VerdictOK || len(l.Verdicts) != 0 || len(l.NotChecked) != 0 || l.Touched == nil ||
 			*l.Touched != int64(len(reset)) || !slices.Equal(reset, []string{key}) || l.Encoding != "json" {
 			t.Errorf("explain %s: %+v; idle times reset: %q", key, l, reset)
 		}
 	}
 
 	before := idleTimes(t, admin)
-	l := explain(exitRuntime, "--no-touch", "v1:session:2")
+	l := explainKey(exitRuntime, "--no-touch", "v1:session:2")
 	var rules []string
 	for _, n := range l.NotChecked {
-		if n.Reason != report.ReasonTouch || !strings.Contains(n.Detail, "redis 7.0") {
+		if n.Reason != explain.ReasonTouch || !strings.Contains(n.Detail, "redis 7.0") {
 			t.Errorf("not checked %+v: reason not the touch", n)
 		}
 		rules = append(rules, n.Rules...)
 	}
-	if l.Verdict != report.VerdictIncomplete || !slices.Equal(rules, []string{"encoding-mismatch", "payload-invalid"}) || l.Encoding != "" || *l.Touched != 0 {
+	if l.Verdict != explain.VerdictIncomplete || !slices.Equal(rules, []string{"encoding-mismatch", "payload-invalid"}) || l.Encoding != "" || *l.Touched != 0 {
 		t.Errorf("--no-touch session: %+v", l)
 	}
-	l = explain(exitRuntime, "--no-touch", "v1:profile:2")
-	if l.Verdict != report.VerdictIncomplete || len(l.NotChecked) != 2 || l.NotChecked[0].Fact != "value" || l.NotChecked[1].Fact != "length" ||
+	l = explainKey(exitRuntime, "--no-touch", "v1:profile:2")
+	if l.Verdict != explain.VerdictIncomplete || len(l.NotChecked) != 2 || l.NotChecked[0].Fact != "value" || l.NotChecked[1].Fact != "length" ||
 		!slices.Equal(l.NotChecked[1].Rules, []string{"collection-too-long"}) {
 		t.Errorf("--no-touch profile: %+v", l)
 	}

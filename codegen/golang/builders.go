@@ -1,33 +1,38 @@
 package golang
 
-import "github.com/keyreg/keyreg/registry"
+import (
+	"strings"
 
-// Builder describes the key builder that Generate writes for one family,
-// for documentation such as keyreg docs.
-type Builder struct {
-	Func   string   // such as "BuildUserSession"
-	Params []string // such as "sessionID string", in pattern order
-}
+	"github.com/keyreg/keyreg/codegen"
+)
 
-// Builders returns the key builder of every family of reg, by family name,
-// exactly as Generate names them (the names do not depend on Options). It
-// fails when Generate would.
-func Builders(reg *registry.Registry) (map[string]Builder, error) {
-	v, err := newView(reg, Options{Package: "keys", Client: ClientNone})
+// Generator is a codegen.Documenter: the catalogue (keyreg docs) shows
+// the builders it writes.
+var _ codegen.Documenter = Generator{}
+
+// Builders returns the signature of the key builder that Generate writes
+// for every family of req (in scope or not), by family name, qualified by
+// g.Package, such as
+// "keys.BuildUserSession(sessionID string) (string, error)". The names
+// are Generate's, collisions resolved alike; they depend neither on the
+// scope nor on Client. It fails when the names cannot be chosen, as
+// Generate would.
+func (g Generator) Builders(req *codegen.Request) (map[string]string, error) {
+	v, err := newView(req.Registry(), Options{Package: g.Package, Client: ClientNone})
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Builder, len(v.Families))
+	out := make(map[string]string, len(v.Families))
 	for _, f := range v.Families {
-		b := Builder{Func: "Build" + f.Ident}
-		for _, p := range f.Params {
+		params := make([]string, len(f.Params))
+		for i, p := range f.Params {
 			typ := "string"
 			if p.Int {
 				typ = "int64"
 			}
-			b.Params = append(b.Params, p.Arg+" "+typ)
+			params[i] = p.Arg + " " + typ
 		}
-		out[f.Name] = b
+		out[f.Name] = g.Package + ".Build" + f.Ident + "(" + strings.Join(params, ", ") + ") (string, error)"
 	}
 	return out, nil
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TestBuilders checks that Builders names the functions Generate writes,
-// with their parameters.
+// with their parameters, for every family, whatever the scope.
 func TestBuilders(t *testing.T) {
 	reg, err := registry.Load(keyreg.Example, "keys.yaml")
 	if err != nil {
@@ -26,7 +26,11 @@ func TestBuilders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := Builders(reg)
+	req, err := codegen.NewRequest(reg, codegen.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := Generator{Package: "keys"}.Builders(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +39,11 @@ func TestBuilders(t *testing.T) {
 	}
 	presets := 0
 	for _, f := range reg.Families {
-		b := bs[f.Name]
-		decl := "func " + b.Func + "(" + strings.Join(b.Params, ", ") + ") (string, error) {"
+		sig, ok := strings.CutPrefix(bs[f.Name], "keys.")
+		if !ok {
+			t.Errorf("family %q: builder %q is not qualified by the package", f.Name, bs[f.Name])
+		}
+		decl := "func " + sig + " {"
 		if !strings.Contains(string(src), decl) {
 			t.Errorf("family %q: generated code has no %q", f.Name, decl)
 		}
@@ -49,5 +56,8 @@ func TestBuilders(t *testing.T) {
 	}
 	if presets == 0 {
 		t.Error("the example registry has no preset family: the scope is not tested")
+	}
+	if got := bs["user-session"]; got != "keys.BuildUserSession(sessionID string) (string, error)" {
+		t.Errorf("user-session's builder = %q", got)
 	}
 }

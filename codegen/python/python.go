@@ -34,6 +34,9 @@ const (
 // (PEP 561), so that mypy checks the code that imports it.
 type Generator struct {
 	Package bool
+	// Module, when set, is the module's import name, which Builders puts
+	// before each builder (keys.build_cart_items(...)); Generate ignores it.
+	Module string
 }
 
 // OutputDir reports whether --out names a directory, which holds the
@@ -55,7 +58,7 @@ func (g Generator) Generate(req *codegen.Request) ([]codegen.File, error) {
 
 // Builders names every family's builder as Generate writes it:
 // "build_cart_items(user_id: int) -> str".
-func (Generator) Builders(req *codegen.Request) (map[string]string, error) {
+func (g Generator) Builders(req *codegen.Request) (map[string]string, error) {
 	v, err := newView(req)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,9 @@ func (Generator) Builders(req *codegen.Request) (map[string]string, error) {
 	out := make(map[string]string, len(v.all))
 	for _, f := range v.all {
 		out[f.f.Name] = f.signature()
+		if g.Module != "" {
+			out[f.f.Name] = g.Module + "." + out[f.f.Name]
+		}
 	}
 	return out, nil
 }

@@ -157,9 +157,16 @@ func TestGoBackendRunsVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			builders, err := golang.Builders(reg)
+			sigs, err := golang.Generator{Package: "main"}.Builders(req)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// The builders' names: "main.BuildCart(id string) (string,
+			// error)" is BuildCart.
+			builders := map[string]string{}
+			for fam, sig := range sigs {
+				name, _, _ := strings.Cut(strings.TrimPrefix(sig, "main."), "(")
+				builders[fam] = name
 			}
 			d, err := vectors.Build(req, f.Registry)
 			if err != nil {
@@ -198,7 +205,7 @@ func must(t *testing.T, err error) {
 
 // harness writes a main package that checks every vector of d with the
 // generated code, prints each failure and "ok N" for N checks passed.
-func harness(t *testing.T, d *vectors.Doc, builders map[string]golang.Builder) []byte {
+func harness(t *testing.T, d *vectors.Doc, builders map[string]string) []byte {
 	var b strings.Builder
 	b.WriteString(`package main
 
@@ -256,7 +263,7 @@ func fields(k any) []string {
 var fams = map[string]fam{
 `)
 	for _, vf := range d.Families {
-		bd, ok := builders[vf.Family]
+		build, ok := builders[vf.Family]
 		if !ok {
 			t.Fatalf("no Go builder for %q", vf.Family)
 		}
@@ -268,10 +275,10 @@ var fams = map[string]fam{
 				call = append(call, fmt.Sprintf("a[%d]", i))
 			}
 		}
-		parse := "Parse" + strings.TrimPrefix(bd.Func, "Build")
-		globConst := strings.TrimPrefix(bd.Func, "Build") + "Glob"
+		parse := "Parse" + strings.TrimPrefix(build, "Build")
+		globConst := strings.TrimPrefix(build, "Build") + "Glob"
 		fmt.Fprintf(&b, "\t%s: {glob: %s, build: func(a []string) (string, error) { return %s(%s) }, parse: func(k string) (any, error) { return %s(k) }},\n",
-			strconv.Quote(vf.Family), globConst, bd.Func, strings.Join(call, ", "), parse)
+			strconv.Quote(vf.Family), globConst, build, strings.Join(call, ", "), parse)
 	}
 	b.WriteString(`}
 

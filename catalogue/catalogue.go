@@ -1,8 +1,16 @@
-package report
+// Package catalogue renders a browsable catalogue of a registry (keyreg
+// docs): one self-contained HTML page, or markdown files, with every
+// owner, deprecation and family, optionally an audit's live figures and
+// charts, and the key builders of each codegen language it is given. It is,
+// apart from cmd/keyreg, the only package that imports codegen, for the
+// builders; its page shares internal/page's shell and internal/render's
+// parts with the audit page of report.
+package catalogue
 
 import (
 	"bytes"
 	"cmp"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -13,13 +21,42 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
-	"github.com/keyreg/keyreg/codegen/golang"
+	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/internal/page"
+	"github.com/keyreg/keyreg/internal/render"
 	"github.com/keyreg/keyreg/registry"
 )
 
-// CatalogueOptions configures [Catalogue].
-type CatalogueOptions struct {
+// Format is the catalogue's format.
+type Format string
+
+// The formats of the catalogue.
+const (
+	HTML     Format = "html"     // one self-contained page, index.html
+	Markdown Format = "markdown" // index.md and one file per owner
+)
+
+// Language is a codegen language whose key builders the catalogue shows,
+// one row per family: Name labels the row ("go" gives "go builder") and
+// Builders holds each family's builder signature by family name, as the
+// backend's codegen.Documenter returns them ([Builders]).
+type Language struct {
+	Name     string
+	Builders map[string]string
+}
+
+// Builders asks d for the builder signatures of every family of req, for
+// the language named name.
+func Builders(name string, d codegen.Documenter, req *codegen.Request) (Language, error) {
+	b, err := d.Builders(req)
+	if err != nil {
+		return Language{}, fmt.Errorf("naming the generated %s builders: %w", name, err)
+	}
+	return Language{Name: name, Builders: b}, nil
+}
+
+// Options configures [Catalogue].
+type Options struct {
 	// Format is HTML (one page, index.html) or Markdown (index.md and one
 	// file per owner).
 	Format Format
@@ -31,10 +68,10 @@ type CatalogueOptions struct {
 	// https://github.com/acme/infra/blob/main/keys.yaml#L12. It must be an
 	// http or https URL.
 	RepoURL string
-	// GoPackage, when set, names the package that keyreg gen go writes (its
-	// --package), and each family shows its generated key builder, such as
-	// keys.BuildUserSession(sessionID string).
-	GoPackage string
+	// Languages are the codegen languages whose key builders each family
+	// shows, in this order, such as Go's
+	// keys.BuildUserSession(sessionID string) (string, error).
+	Languages []Language
 	// Version is keyreg's version, named in the page's footer.
 	Version string
 	// Now, when set, is the date a sunset is compared with to mark it
@@ -42,6 +79,14 @@ type CatalogueOptions struct {
 	// no clock: the caller passes it (keyreg docs, the time it runs).
 	Now time.Time
 }
+
+//go:embed templates/*.html.tmpl
+var htmlFiles embed.FS
+
+// htmlTemplates is the catalogue's template set: internal/page's shell
+// with internal/render's table parts (shared with the audit page) and
+// catalogue.html.tmpl, its "nav", "body" and sections.
+var htmlTemplates = render.Parse(htmlFiles, "templates/*.html.tmpl")
 
 // File is one file of a generated catalogue, its Name relative to the
 // output directory.
@@ -58,7 +103,7 @@ type File struct {
 // page with a filter box (index.html); the markdown catalogue is index.md
 // and one file per owner. The output is deterministic: the same registry
 // and options give the same bytes.
-func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
+func Catalogue(reg *registry.Registry, o Options) ([]File, error) {
 	if reg == nil {
 		return nil, fmt.Errorf("writing catalogue: no registry")
 	}
@@ -75,14 +120,14 @@ func Catalogue(reg *registry.Registry, o CatalogueOptions) ([]File, error) {
 	switch o.Format {
 	case HTML, "":
 		p := page.New("keyreg catalogue")
-		p.Version = printable(o.Version)
+		p.Version = render.Printable(o.Version)
 		p.Filter = "filter by family name, pattern or description"
 		p.Summary = c.Summary
 		if o.Audit != nil {
 			p.Partial = c.Partial
-			p.Charts = auditCharts(o.Audit)
+			p.Charts = render.AuditCharts(o.Audit)
 		}
-		p.Body = htmlBody{Cat: c}
+		p.Body = c
 		var b bytes.Buffer
 		if err := p.Render(&b, htmlTemplates); err != nil {
 			return nil, fmt.Errorf("writing html catalogue: %w", err)
@@ -113,12 +158,12 @@ type catOwner struct {
 	Description string
 	Prefixes    []string
 	Families    []*catFamily
-	Live        *ownerRow
+	Live        *render.OwnerRow
 }
 
 type catDeprecation struct {
 	Family, Anchor, Since, Sunset, ReplacedBy, ReplacedAnchor, Reason string
-	Past                                                              bool // the sunset is before the audit, or CatalogueOptions.Now
+	Past                                                              bool // the sunset is before the audit, or Options.Now
 }
 
 type catFamily struct {
@@ -141,11 +186,16 @@ type catFamily struct {
 	Deprecation  *catDeprecation
 	Position     string
 	PositionURL  string
-	Builder      string
+	Builders     []catBuilder // one per language of Options.Languages that names one
 	Schema       *catSchema
 	Search       string
-	Live         *famRow
-	Findings     []findingRow
+	Live         *render.FamRow
+	Findings     []render.FindingRow
+}
+
+// catBuilder is a family's key builder in one codegen language.
+type catBuilder struct {
+	Lang, Signature string
 }
 
 type catPlaceholder struct {
@@ -171,7 +221,6 @@ const (
 	maxSchemaRows  = 300
 	maxSchemaDepth = 8
 	maxSchemaRaw   = 64 << 10
-	maxText        = 2048 // a description or constraint, in bytes
 )
 
 // exampleValue is the value an example key uses for a placeholder.
@@ -203,39 +252,32 @@ func exampleKey(p *registry.Pattern) string {
 	return k
 }
 
-func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, error) {
-	var builders map[string]golang.Builder
-	if o.GoPackage != "" {
-		var err error
-		if builders, err = golang.Builders(reg); err != nil {
-			return nil, fmt.Errorf("naming the generated builders: %w", err)
-		}
-	}
+func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 	c := &htmlCatalogue{}
-	live := map[string]famRow{}
-	var liveOwners map[string]ownerRow
+	live := map[string]render.FamRow{}
+	var liveOwners map[string]render.OwnerRow
 	if r := o.Audit; r != nil {
 		c.Live = true
 		c.Memory = r.MemoryMeasured()
-		for _, f := range famRows(r) {
-			live[f.raw] = f
+		for _, f := range render.FamRows(r) {
+			live[f.Raw] = f
 		}
-		liveOwners = map[string]ownerRow{}
+		liveOwners = map[string]render.OwnerRow{}
 		for _, ow := range r.Owners {
-			liveOwners[ow.Name] = ownerRow{Name: printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory, MemKeys: ow.MemoryKeys,
-				TTL: pct(ow.WithTTL, ow.Keys), TTLText: ttlPercent(ow.WithTTL, ow.Keys), Findings: ow.Findings}
+			liveOwners[ow.Name] = render.OwnerRow{Name: render.Printable(ow.Name), Keys: ow.Keys, Memory: ow.Memory, MemKeys: ow.MemoryKeys,
+				TTL: render.Pct(ow.WithTTL, ow.Keys), TTLText: render.TTLPercent(ow.WithTTL, ow.Keys), Findings: ow.Findings}
 		}
 		if r.Partial {
-			c.Partial = partialBanner(r)
+			c.Partial = render.PartialBanner(r)
 		}
 	}
 	files := ownerFiles(reg)
 	owners := map[string]*catOwner{}
 	for _, ow := range reg.Owners {
-		co := &catOwner{Name: printable(ow.Name), Anchor: ownerAnchor(ow.Name), File: files[ow.Name],
-			Contact: printable(redact(ow.Contact)), Description: clipText(printable(ow.Description))}
+		co := &catOwner{Name: render.Printable(ow.Name), Anchor: render.OwnerAnchor(ow.Name), File: files[ow.Name],
+			Contact: render.Printable(render.Redact(ow.Contact)), Description: render.ClipText(render.Printable(ow.Description))}
 		for _, p := range ow.Prefixes {
-			co.Prefixes = append(co.Prefixes, quoteKey(p.Glob))
+			co.Prefixes = append(co.Prefixes, render.QuoteKey(p.Glob))
 		}
 		if lo, ok := liveOwners[ow.Name]; ok {
 			co.Live = &lo
@@ -244,17 +286,17 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 		c.Owners = append(c.Owners, co)
 	}
 	for _, f := range reg.Families {
-		cf := newCatFamily(reg, f, o, builders)
+		cf := newCatFamily(reg, f, o)
 		if r, ok := live[f.Name]; ok {
 			cf.Live = &r
-			cf.Findings = findingRows(o.Audit.Findings, f.Name)
+			cf.Findings = render.FindingRows(o.Audit.Findings, f.Name)
 		}
 		c.Families = append(c.Families, cf)
 		co, ok := owners[f.Owner]
 		if !ok {
 			// A family of an undeclared owner (lint reports it) still
 			// shows under its owner's name.
-			co = &catOwner{Name: printable(f.Owner), Anchor: ownerAnchor(f.Owner), File: files[f.Owner]}
+			co = &catOwner{Name: render.Printable(f.Owner), Anchor: render.OwnerAnchor(f.Owner), File: files[f.Owner]}
 			owners[f.Owner] = co
 			c.Owners = append(c.Owners, co)
 		}
@@ -279,35 +321,35 @@ func newCatalogue(reg *registry.Registry, o CatalogueOptions) (*htmlCatalogue, e
 		}
 	}
 	c.Summary = [][2]string{
-		{"registry", printable(reg.File)},
+		{"registry", render.Printable(reg.File)},
 		{"owners", strconv.Itoa(len(c.Owners))},
 		{"families", strconv.Itoa(len(c.Families))},
 		{"deprecated", strconv.Itoa(len(c.Deprecations))},
 	}
 	if r := o.Audit; r != nil {
-		c.Summary = append(c.Summary, [2]string{"audit", printable(r.DisplayTarget()) + cmp.Or(" at "+stamp(r.Started), "")},
-			[2]string{"keys", keyCounts(r)})
+		c.Summary = append(c.Summary, [2]string{"audit", render.Printable(r.DisplayTarget()) + cmp.Or(" at "+render.Stamp(r.Started), "")},
+			[2]string{"keys", render.KeyCounts(r)})
 	}
 	return c, nil
 }
 
-func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions, builders map[string]golang.Builder) *catFamily {
+func newCatFamily(reg *registry.Registry, f *registry.Family, o Options) *catFamily {
 	cf := &catFamily{
-		Name: printable(f.Name), Anchor: familyAnchor(f.Name), Owner: orDash(printable(f.Owner)),
-		Description: clipText(printable(f.Description)),
-		Type:        orDash(printable(f.Type)), Encoding: orDash(printable(strings.ReplaceAll(f.Encoding, "|", ", "))),
-		TTL: f.TTL.String(), ManagedBy: printable(f.ManagedBy), Compat: printable(f.Compat),
+		Name: render.Printable(f.Name), Anchor: render.FamilyAnchor(f.Name), Owner: render.OrDash(render.Printable(f.Owner)),
+		Description: render.ClipText(render.Printable(f.Description)),
+		Type:        render.OrDash(render.Printable(f.Type)), Encoding: render.OrDash(render.Printable(strings.ReplaceAll(f.Encoding, "|", ", "))),
+		TTL: f.TTL.String(), ManagedBy: render.Printable(f.ManagedBy), Compat: render.Printable(f.Compat),
 	}
 	if f.TTLDefault {
 		cf.TTL += " (default)"
 	}
 	if f.Pattern != nil {
-		cf.Pattern = printable(f.Pattern.Source)
+		cf.Pattern = render.Printable(f.Pattern.Source)
 		for _, pt := range f.Pattern.Placeholders() {
-			cf.Placeholders = append(cf.Placeholders, catPlaceholder{Name: printable(pt.Name), Type: pt.Type.String(), HashTag: pt.HashTag})
+			cf.Placeholders = append(cf.Placeholders, catPlaceholder{Name: render.Printable(pt.Name), Type: pt.Type.String(), HashTag: pt.HashTag})
 		}
 		if k := exampleKey(f.Pattern); k != "" {
-			cf.Example = quoteKey(k)
+			cf.Example = render.QuoteKey(k)
 		}
 	}
 	if f.MaxBytes > 0 {
@@ -320,33 +362,35 @@ func newCatFamily(reg *registry.Registry, f *registry.Family, o CatalogueOptions
 		cf.Limits = append(cf.Limits, "max_idle "+registry.FormatDuration(f.MaxIdle))
 	}
 	if f.Preset != "" {
-		cf.Preset = printable(f.Preset)
+		cf.Preset = render.Printable(f.Preset)
 		if f.PresetPart != "" {
-			cf.Preset += " (part " + printable(f.PresetPart) + ")"
+			cf.Preset += " (part " + render.Printable(f.PresetPart) + ")"
 		}
 	}
 	if d := f.Deprecated; d != nil {
-		cd := &catDeprecation{Family: cf.Name, Anchor: cf.Anchor, Since: date(d.Since), Sunset: date(d.Sunset),
-			ReplacedBy: printable(d.ReplacedBy), Reason: clipText(printable(d.Reason))}
+		cd := &catDeprecation{Family: cf.Name, Anchor: cf.Anchor, Since: render.Date(d.Since), Sunset: render.Date(d.Sunset),
+			ReplacedBy: render.Printable(d.ReplacedBy), Reason: render.ClipText(render.Printable(d.Reason))}
 		if _, ok := reg.Family(d.ReplacedBy); ok {
-			cd.ReplacedAnchor = familyAnchor(d.ReplacedBy)
+			cd.ReplacedAnchor = render.FamilyAnchor(d.ReplacedBy)
 		}
 		cf.Deprecation = cd
 	}
 	if f.Pos.File != "" {
-		cf.Position = printable(slashPath(f.Pos.String()))
+		cf.Position = render.Printable(render.SlashPath(f.Pos.String()))
 		if o.RepoURL != "" {
 			line, _ := f.Pos.Start()
-			cf.PositionURL = strings.TrimRight(o.RepoURL, "/") + "/" + pathEscape(slashPath(f.Pos.File)) + "#L" + strconv.Itoa(line)
+			cf.PositionURL = strings.TrimRight(o.RepoURL, "/") + "/" + pathEscape(render.SlashPath(f.Pos.File)) + "#L" + strconv.Itoa(line)
 		}
 	}
-	if b, ok := builders[f.Name]; ok {
-		cf.Builder = o.GoPackage + "." + b.Func + "(" + strings.Join(b.Params, ", ") + ") (string, error)"
+	for _, l := range o.Languages {
+		if sig, ok := l.Builders[f.Name]; ok {
+			cf.Builders = append(cf.Builders, catBuilder{Lang: render.ClipText(render.Printable(l.Name)), Signature: render.ClipText(render.Printable(sig))})
+		}
 	}
 	if f.Schema != nil && f.Schema.Doc != nil {
 		cf.Schema = newCatSchema(f.Schema)
 	}
-	cf.Search = searchText(f.Name, cf.Pattern, f.Description, f.Owner)
+	cf.Search = render.SearchText(f.Name, cf.Pattern, f.Description, f.Owner)
 	return cf
 }
 
@@ -357,14 +401,6 @@ func pathEscape(p string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
-}
-
-// clipText bounds a free text, on a UTF-8 boundary.
-func clipText(s string) string {
-	if len(s) <= maxText {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxText], "") + "…"
 }
 
 // ownerFiles names each owner's markdown file, owner-<name>.md with any
@@ -414,7 +450,7 @@ func ownerFiles(reg *registry.Registry) map[string]string {
 // newCatSchema flattens a schema's properties into rows and keeps its raw
 // text, both bounded.
 func newCatSchema(s *registry.Schema) *catSchema {
-	cs := &catSchema{Source: cmp.Or(printable(s.Path), "inline")}
+	cs := &catSchema{Source: cmp.Or(render.Printable(s.Path), "inline")}
 	raw, err := json.MarshalIndent(s.Doc, "", "  ")
 	if err == nil {
 		if len(raw) > maxSchemaRaw {
@@ -472,7 +508,7 @@ func (cs *catSchema) walk(prefix string, m map[string]any, depth int) {
 			return
 		}
 		p, _ := props[n].(map[string]any)
-		path := prefix + printable(n)
+		path := prefix + render.Printable(n)
 		cs.add(path, p, required[n])
 		if p == nil || depth+1 >= maxSchemaDepth {
 			continue
@@ -489,11 +525,11 @@ func (cs *catSchema) walk(prefix string, m map[string]any, depth int) {
 
 // add appends one row for the property p.
 func (cs *catSchema) add(path string, p map[string]any, required bool) {
-	row := schemaProp{Path: clipText(path), Required: required}
+	row := schemaProp{Path: render.ClipText(path), Required: required}
 	if p != nil {
-		row.Type = clipText(printable(schemaType(p)))
+		row.Type = render.ClipText(render.Printable(schemaType(p)))
 		if d, ok := p["description"].(string); ok {
-			row.Description = clipText(printable(d))
+			row.Description = render.ClipText(render.Printable(d))
 		}
 		var cons []string
 		for _, k := range []string{"format", "enum", "const", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems", "default"} {
@@ -504,7 +540,7 @@ func (cs *catSchema) add(path string, p map[string]any, required bool) {
 				}
 			}
 		}
-		row.Constraints = clipText(printable(strings.Join(cons, "; ")))
+		row.Constraints = render.ClipText(render.Printable(strings.Join(cons, "; ")))
 	}
 	cs.Props = append(cs.Props, row)
 }

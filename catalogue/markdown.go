@@ -1,4 +1,4 @@
-package report
+package catalogue
 
 import (
 	"bytes"
@@ -6,31 +6,31 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/keyreg/keyreg/internal/render"
 )
 
 // markdownCatalogue writes the catalogue as index.md and one file per
 // owner, for teams that publish docs in a repository or a wiki. Every
-// value from keys.yaml goes through md (mdData) or mdCode.
+// value from keys.yaml goes through render.MD (MDData) or MDCode.
 func markdownCatalogue(c *htmlCatalogue) []File {
 	var idx bytes.Buffer
 	idx.WriteString("# keyreg catalogue\n\n")
 	if c.Partial != "" {
-		fmt.Fprintf(&idx, "> [!WARNING]\n> %s\n\n", md(c.Partial, mdBlock))
+		fmt.Fprintf(&idx, "> [!WARNING]\n> %s\n\n", render.MD(c.Partial, render.MDBlock))
 	}
-	head := grid{}
-	var row []cell
-	for _, s := range c.Summary {
-		head.head = append(head.head, s[0])
-		head.right = append(head.right, false)
-		row = append(row, cell{text: s[1]})
+	// The summary: one row under its labels.
+	var labels, values strings.Builder
+	for _, kv := range c.Summary {
+		fmt.Fprintf(&labels, " %s |", render.MD(kv[0], render.MDData))
+		fmt.Fprintf(&values, " %s |", render.MD(render.OrDash(kv[1]), render.MDData))
 	}
-	head.rows = [][]cell{row}
-	writeMDTable(&idx, head)
+	fmt.Fprintf(&idx, "|%s\n|%s\n|%s\n\n", labels.String(), strings.Repeat(" --- |", len(c.Summary)), values.String())
 
 	idx.WriteString("## Owners\n\n")
 	idx.WriteString("| owner | contact | families |\n| --- | --- | ---: |\n")
 	for _, o := range c.Owners {
-		fmt.Fprintf(&idx, "| [%s](%s) | %s | %d |\n", md(o.Name, mdData), o.File, md(orDash(o.Contact), mdData), len(o.Families))
+		fmt.Fprintf(&idx, "| [%s](%s) | %s | %d |\n", render.MD(o.Name, render.MDData), o.File, render.MD(render.OrDash(o.Contact), render.MDData), len(o.Families))
 	}
 	idx.WriteString("\n## Deprecations\n\n")
 	if len(c.Deprecations) == 0 {
@@ -38,12 +38,12 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 	} else {
 		idx.WriteString("| family | since | sunset | replaced by | reason |\n| --- | --- | --- | --- | --- |\n")
 		for _, d := range c.Deprecations {
-			sunset := orDash(d.Sunset)
+			sunset := render.OrDash(d.Sunset)
 			if d.Past {
 				sunset += " (passed)"
 			}
-			fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |\n", famLink(c, d.Family, ""), orDash(d.Since), sunset,
-				md(orDash(d.ReplacedBy), mdData), md(orDash(d.Reason), mdData))
+			fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |\n", famLink(c, d.Family, ""), render.OrDash(d.Since), sunset,
+				render.MD(render.OrDash(d.ReplacedBy), render.MDData), render.MD(render.OrDash(d.Reason), render.MDData))
 		}
 		idx.WriteString("\n")
 	}
@@ -58,7 +58,7 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 	}
 	idx.WriteString("\n")
 	for _, f := range c.Families {
-		fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |", famLink(c, f.Name, ""), md(f.Owner, mdData), mdCode(f.Pattern), md(f.Type, mdData), md(f.TTL, mdData))
+		fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |", famLink(c, f.Name, ""), render.MD(f.Owner, render.MDData), render.MDCode(f.Pattern), render.MD(f.Type, render.MDData), render.MD(f.TTL, render.MDData))
 		if c.Live {
 			if l := f.Live; l != nil {
 				fmt.Fprintf(&idx, " %d | %s | %d |", l.Keys, l.TTLText, l.Findings)
@@ -72,17 +72,17 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 
 	for _, o := range c.Owners {
 		var b bytes.Buffer
-		fmt.Fprintf(&b, "# %s\n\n[All owners](index.md)\n\n", md(o.Name, mdData))
+		fmt.Fprintf(&b, "# %s\n\n[All owners](index.md)\n\n", render.MD(o.Name, render.MDData))
 		if o.Contact != "" {
-			fmt.Fprintf(&b, "Contact: %s\n\n", md(o.Contact, mdData))
+			fmt.Fprintf(&b, "Contact: %s\n\n", render.MD(o.Contact, render.MDData))
 		}
 		if o.Description != "" {
-			fmt.Fprintf(&b, "%s\n\n", md(o.Description, mdBlock))
+			fmt.Fprintf(&b, "%s\n\n", render.MD(o.Description, render.MDBlock))
 		}
 		if len(o.Prefixes) > 0 {
 			var ps []string
 			for _, p := range o.Prefixes {
-				ps = append(ps, mdCode(p))
+				ps = append(ps, render.MDCode(p))
 			}
 			fmt.Fprintf(&b, "Claimed prefixes: %s\n\n", strings.Join(ps, ", "))
 		}
@@ -103,10 +103,10 @@ func famLink(c *htmlCatalogue, name, from string) string {
 			if file == from {
 				file = ""
 			}
-			return fmt.Sprintf("[%s](%s#%s)", md(name, mdData), file, mdAnchor(name))
+			return fmt.Sprintf("[%s](%s#%s)", render.MD(name, render.MDData), file, mdAnchor(name))
 		}
 	}
-	return md(name, mdData)
+	return render.MD(name, render.MDData)
 }
 
 // mdAnchor is the anchor GitHub gives a heading: lower case, spaces to
@@ -128,22 +128,22 @@ func mdAnchor(heading string) string {
 }
 
 func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
-	fmt.Fprintf(b, "## %s\n\n", md(f.Name, mdData))
+	fmt.Fprintf(b, "## %s\n\n", render.MD(f.Name, render.MDData))
 	if f.Deprecation != nil {
 		b.WriteString("**Deprecated.** ")
 	}
 	if f.Description != "" {
-		fmt.Fprintf(b, "%s\n\n", md(f.Description, mdBlock))
+		fmt.Fprintf(b, "%s\n\n", render.MD(f.Description, render.MDBlock))
 	} else if f.Deprecation != nil {
 		b.WriteString("\n\n")
 	}
 	b.WriteString("| | |\n| --- | --- |\n")
 	fact := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
-	fact("pattern", mdCode(f.Pattern))
+	fact("pattern", render.MDCode(f.Pattern))
 	if len(f.Placeholders) > 0 {
 		var ps []string
 		for _, p := range f.Placeholders {
-			s := mdCode(p.Name) + " " + p.Type
+			s := render.MDCode(p.Name) + " " + p.Type
 			if p.HashTag {
 				s += " (hash tag)"
 			}
@@ -152,19 +152,19 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		fact("placeholders", strings.Join(ps, ", "))
 	}
 	if f.Example != "" {
-		fact("example key", mdCode(f.Example))
+		fact("example key", render.MDCode(f.Example))
 	}
-	fact("type", md(f.Type, mdData))
-	fact("encoding", md(f.Encoding, mdData))
-	fact("ttl policy", md(f.TTL, mdData))
+	fact("type", render.MD(f.Type, render.MDData))
+	fact("encoding", render.MD(f.Encoding, render.MDData))
+	fact("ttl policy", render.MD(f.TTL, render.MDData))
 	if len(f.Limits) > 0 {
-		fact("limits", md(strings.Join(f.Limits, ", "), mdData))
+		fact("limits", render.MD(strings.Join(f.Limits, ", "), render.MDData))
 	}
 	if f.Preset != "" {
-		fact("preset", md(f.Preset, mdData))
+		fact("preset", render.MD(f.Preset, render.MDData))
 	}
 	if f.ManagedBy != "" {
-		fact("managed by", md(f.ManagedBy, mdData))
+		fact("managed by", render.MD(f.ManagedBy, render.MDData))
 	}
 	if d := f.Deprecation; d != nil {
 		var parts []string
@@ -174,24 +174,24 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		if d.Sunset != "" {
 			parts = append(parts, "sunset "+d.Sunset)
 		}
-		s := md(strings.Join(parts, ", "), mdData)
+		s := render.MD(strings.Join(parts, ", "), render.MDData)
 		if d.ReplacedBy != "" {
 			s += "; replaced by " + famLink(c, d.ReplacedBy, f.OwnerFile)
 		}
 		if d.Reason != "" {
-			s += "; " + md(d.Reason, mdData)
+			s += "; " + render.MD(d.Reason, render.MDData)
 		}
 		fact("deprecated", s)
 	}
 	if f.Position != "" {
-		pos := md(f.Position, mdData)
+		pos := render.MD(f.Position, render.MDData)
 		if f.PositionURL != "" {
 			pos = "[" + pos + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(f.PositionURL) + ")"
 		}
 		fact("keys.yaml", pos)
 	}
-	if f.Builder != "" {
-		fact("go builder", mdCode(f.Builder))
+	for _, bl := range f.Builders {
+		fact(render.MD(bl.Lang+" builder", render.MDData), render.MDCode(bl.Signature))
 	}
 	if l := f.Live; l != nil {
 		live := strconv.FormatInt(l.Keys, 10) + " keys"
@@ -199,18 +199,18 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 			live += ", " + l.MemoryText()
 		}
 		live += ", " + l.TTLText + " with TTL, " + strconv.FormatInt(l.Findings, 10) + " with findings"
-		fact("live", md(live, mdData))
+		fact("live", render.MD(live, render.MDData))
 	}
 	b.WriteString("\n")
 	if len(f.Findings) > 0 {
 		b.WriteString("| severity | rule | keys | message |\n| --- | --- | ---: | --- |\n")
 		for _, fr := range f.Findings {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", fr.Severity, md(fr.Rule, mdData), fr.CountTxt, md(fr.Message, mdData))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", fr.Severity, render.MD(fr.Rule, render.MDData), fr.CountTxt, render.MD(fr.Message, render.MDData))
 		}
 		b.WriteString("\n")
 	}
 	if s := f.Schema; s != nil {
-		fmt.Fprintf(b, "Payload schema (%s):\n\n", md(s.Source, mdData))
+		fmt.Fprintf(b, "Payload schema (%s):\n\n", render.MD(s.Source, render.MDData))
 		if len(s.Props) > 0 {
 			b.WriteString("| property | type | required | description | constraints |\n| --- | --- | --- | --- | --- |\n")
 			for _, p := range s.Props {
@@ -220,9 +220,9 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 				}
 				cons := "-"
 				if p.Constraints != "" {
-					cons = mdCode(p.Constraints)
+					cons = render.MDCode(p.Constraints)
 				}
-				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", mdCode(p.Path), md(orDash(p.Type), mdData), req, md(orDash(p.Description), mdData), cons)
+				fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", render.MDCode(p.Path), render.MD(render.OrDash(p.Type), render.MDData), req, render.MD(render.OrDash(p.Description), render.MDData), cons)
 			}
 			b.WriteString("\n")
 		}
