@@ -160,8 +160,17 @@ func (v *view) accessors(b *strings.Builder, fv *famView) {
 			b.WriteString("    \"\"\"Appends an entry, trimmed with MAXLEN ~ max_len, and applies the TTL, in\n    one MULTI/EXEC; returns the entry's ID.\"\"\"\n")
 			fmt.Fprintf(b, "    %s\n    _kr_fields(%s, fields, \"xadd\")\n", tl, fam)
 			fmt.Fprintf(b, "    enc: dict[str, bytes] = {name: %s(x) for name, x in fields.items()}\n", fc.enc)
-			if fv.doc != nil && f.Encoding == "json" {
-				fmt.Fprintf(b, "    p = _kr_check(_KR_SCHEMA_%s, _KR_SCHEMA_%s, {n: _kr_json.loads(d) for n, d in enc.items()}, \"#\", 0)\n    if p:\n        raise _kr_schema_error(%s, \"entry: \", p)\n", fv.upper, fv.upper, fam)
+			// The entry is checked as a whole object: the JSON as stored, or
+			// the text, int or float values themselves.
+			entry := ""
+			switch f.Encoding {
+			case "json":
+				entry = "{n: _kr_json.loads(d) for n, d in enc.items()}"
+			case "text", "int", "float":
+				entry = "dict(fields)"
+			}
+			if fv.doc != nil && entry != "" {
+				fmt.Fprintf(b, "    p = _kr_check(_KR_SCHEMA_%s, _KR_SCHEMA_%s, %s, \"#\", 0)\n    if p:\n        raise _kr_schema_error(%s, \"entry: \", p)\n", fv.upper, fv.upper, entry, fam)
 			}
 			cmd := "pipe.xadd(k, enc)"
 			if f.MaxLen > 0 {

@@ -149,6 +149,12 @@ async def main() -> None:
     expect(len(entries) == 1 and entries[0].fields["body"] == "hi", f"read_group {entries}")
     expect(await k.aack_chat_messages(a, room, "push", entries[0].id) == 1, "ack")
     try:
+        await k.axadd_chat_messages(a, room, {"user_id": "42", "kind": "video", "body": "hi"}, ttl=datetime.timedelta(0))
+        raise AssertionError("an entry the schema refuses was written")
+    except k.SchemaError as e:
+        expect("#/kind" in str(e) and "video" not in str(e), str(e))
+    expect(await a.xlen(room.build()) == 1, "the refused entry wrote nothing")
+    try:
         await k.aread_group_chat_messages(a, room, "nope", "w1", 10)
         raise AssertionError("an undeclared group was accepted")
     except ValueError:

@@ -920,6 +920,9 @@ def xadd_chat_messages(client: Client[_kr_t.Any], key: ChatMessagesKey, fields: 
     ms = _kr_optional("chat-messages", ttl)
     _kr_fields("chat-messages", fields, "xadd")
     enc: dict[str, bytes] = {name: _kr_enc_text(x) for name, x in fields.items()}
+    p = _kr_check(_KR_SCHEMA_CHAT_MESSAGES, _KR_SCHEMA_CHAT_MESSAGES, dict(fields), "#", 0)
+    if p:
+        raise _kr_schema_error("chat-messages", "entry: ", p)
     k = key.build()
     with client.pipeline(transaction=True) as pipe:
         pipe.xadd(k, enc, maxlen=10000, approximate=True)
@@ -975,6 +978,9 @@ async def axadd_chat_messages(client: AsyncClient[_kr_t.Any], key: ChatMessagesK
     ms = _kr_optional("chat-messages", ttl)
     _kr_fields("chat-messages", fields, "xadd")
     enc: dict[str, bytes] = {name: _kr_enc_text(x) for name, x in fields.items()}
+    p = _kr_check(_KR_SCHEMA_CHAT_MESSAGES, _KR_SCHEMA_CHAT_MESSAGES, dict(fields), "#", 0)
+    if p:
+        raise _kr_schema_error("chat-messages", "entry: ", p)
     k = key.build()
     async with client.pipeline(transaction=True) as pipe:
         pipe.xadd(k, enc, maxlen=10000, approximate=True)
