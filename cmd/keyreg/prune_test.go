@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+const pruneRegistry = `version: 1
+owners:
+  web: {contact: "#web"}
+families:
+  - name: doc
+    description: live documents
+    pattern: "v1:doc:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: optional
+  - name: feed
+    description: deprecated
+    pattern: "v1:feed:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: optional
+    deprecated: {since: "2019-01-01", sunset: "2020-01-01"}
+`
+
+func seedPrune(t *testing.T, c *redis.Client) {
+	ctx := context.Background()
+	for i := range 10 {
+		c.Set(ctx, fmt.Sprintf("tmp:junk:%d", i), "j", 0)
+		c.Set(ctx, fmt.Sprintf("v1:doc:%d", i), "d", 0)
+	}
+	for i := range 3 {
+		c.Set(ctx, fmt.Sprintf("v1:feed:%d", i), "f", 0)
+	}
+}
+
+func TestPruneCommands(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--include-live"); code != 2 || !strings.Contains(stderr, "--family") {
+		t.Errorf("--include-live without --family: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan); code != 2 || !strings.Contains(stderr, "reason") {
+		t.Errorf("no reason: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated", "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	var sum struct {
+		Keys     int64 `json:"keys"`
+		ByReason []struct {
+			Name string `json:"name"`
+			Keys int64  `json:"keys"`
+		} `json:"by_reason"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout)
+	}
+	if sum.Keys != 13 || fmt.Sprint(sum.ByReason) != "[{unregistered 10} {deprecated 3}]" {
+		t.Errorf("summary %+v", sum)
+	}
+
+	// A stale plan, a replica and a read-only user are refused (exit 2).
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--max-plan-age", "1ns"); code != 2 || !strings.Contains(stderr, "stale") {
+		t.Errorf("stale plan: exit %d, %s", code, stderr)
+	}
+	replica := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(srv.Port))
+	if code, _, stderr := cli(t, "prune", "-u", replica.URL(), "--apply", plan, "--backup", backup); code != 2 || !strings.Contains(stderr, "replica") {
+		t.Errorf("replica: exit %d, %s", code, stderr)
+	}
+	redistest.ACLUser(t, srv, "reader", "pw", "%R~*", "+@all")
+	if code, _, stderr := cli(t, "prune", "-u", "redis://reader:pw@"+srv.Addr, "--apply", plan, "--backup", backup); code != 2 || !strings.Contains(stderr, "may not write") {
+		t.Errorf("read-only user: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(backup); err == nil {
+		t.Errorf("a refused apply left a backup")
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("refusals changed the keyspace: %d keys", n)
+	}
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan); code != 2 || !strings.Contains(stderr, "--backup") {
+		t.Errorf("apply without --backup: exit %d, %s", code, stderr)
+	}
+
+	code, stdout, stderr = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	if code != 0 || !strings.Contains(stdout, "13 of 13 keys deleted") {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 10 {
+		t.Errorf("after apply %d keys, want the 10 live ones", n)
+	}
+	// keyreg audit reads the backup as a snapshot.
+	if code, stdout, stderr := cli(t, "audit", "-r", reg, "--rdb", backup, "--format", "json"); code > 1 || !strings.Contains(stdout, `"keys": 13`) {
+		t.Errorf("audit --rdb backup: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), "--dry-run", backup)
+	if code != 0 || !strings.Contains(stdout, "would restore 13 keys") || c.DBSize(context.Background()).Val() != 10 {
+		t.Errorf("restore --dry-run: exit %d, %s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), backup)
+	if code != 0 || !strings.Contains(stdout, "restored 13 keys") || c.DBSize(context.Background()).Val() != 23 {
+		t.Errorf("restore: exit %d, %s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), backup)
+	if code != 0 || !strings.Contains(stdout, "13 exist") {
+		t.Errorf("restore again: exit %d, %s", code, stdout)
+	}
+	// A damaged backup is refused whole, before anything is restored.
+	data, _ := os.ReadFile(backup)
+	data[len(data)/2] ^= 0xff
+	bad := filepath.Join(dir, "bad.rdb")
+	os.WriteFile(bad, data, 0o600)
+	if code, _, stderr := cli(t, "restore", "-u", srv.URL(), "--replace", bad); code != 2 {
+		t.Errorf("damaged backup: exit %d, %s", code, stderr)
+	}
+}
