@@ -69,7 +69,7 @@ func (o *remedyOptions) flags(f *pflag.FlagSet) {
 	}
 }
 
-func (a *app) pruneCmd() *cobra.Command { return a.remedyCmd(remedy.KindPrune) }
+func (a *app) pruneCmd() *cobra.Command  { return a.remedyCmd(remedy.KindPrune) }
 func (a *app) expireCmd() *cobra.Command { return a.remedyCmd(remedy.KindExpire) }
 
 func (a *app) remedyCmd(kind string) *cobra.Command {
