@@ -48,7 +48,10 @@ type ApplyOptions struct {
 	// Now is the clock; nil for time.Now.
 	Now func() time.Time
 	// Hook, when set, is called after each step of a batch with the step
-	// ("backed", "deleted") and the number of plan keys handled so far;
+	// and the number of plan keys handled so far: "read" (the keys are in
+	// the backup's buffer), "synced" (the backup is on disk, the journal
+	// not yet), "backed" (both), "unlinked" (the deletes ran, the journal
+	// does not say so yet) and "deleted" (it does);
 	// tests stop the process there. An error aborts the run.
 	Hook func(step string, handled int) error
 }
@@ -465,12 +468,18 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 			return err
 		}
 	}
+	if err := a.hook("read", hi); err != nil {
+		return err
+	}
 	if a.b != nil {
 		off, err := a.b.Sync()
 		if err != nil {
 			return fmt.Errorf("syncing the backup: %w", err)
 		}
 		a.j.add(journalLine{Off: off})
+		if err := a.hook("synced", hi); err != nil {
+			return err
+		}
 	}
 	if err := a.j.commit(); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)
@@ -498,6 +507,9 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 			r = "error"
 		}
 		a.decide(i, r, false)
+	}
+	if err := a.hook("unlinked", hi); err != nil {
+		return err
 	}
 	if err := a.j.commit(); err != nil {
 		return fmt.Errorf("writing the journal: %w", err)

@@ -3,6 +3,7 @@ package remedy_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -346,3 +347,5 @@ func TestApplyRaceAndRestore(t *testing.T) {
 	}
 	_ = os.Remove
 }
+
+func errorsAs(err error, target any) bool { return errors.As(err, target) }
