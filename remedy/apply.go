@@ -339,7 +339,7 @@ func quoteKey(k string) string {
 	return strconv.Quote(k)
 }
 
-func (a *applier) batchSize() int { return max(1, min(a.o.Rate/20, 200)) }
+func (a *applier) batchSize() int { return max(1, min(a.o.Rate/20, maxBatch)) }
 
 func (a *applier) run(ctx context.Context) error {
 	n := a.batchSize()
@@ -681,3 +681,18 @@ func (a *applier) expire(ctx context.Context, lo, hi int) error {
 	}
 	return a.hook("expired", hi)
 }
+
+// maxBatch bounds the keys of one batch: a pipeline of this many scripts
+// holds the server for about a millisecond, so that the round trips
+// of other clients stay short (docs/benchmarks.md).
+const maxBatch = 200
+
+// ACL is the smallest set of ACL rules apply, expire and restore need
+// (docs/remediation.md): every key, read and write, and only the commands
+// they send or their scripts call. The plan step needs only the audit's
+// read-only rules (scanner.MinimalACL). The tests apply, expire and
+// restore under exactly these rules. On Redis 7.2 and later add
+// +client|no-touch, which the connections send there.
+const ACL = "~* +ping +info +select +cluster|nodes +script|load +evalsha" +
+	" +setrange +object|idletime +object|encoding +type +pttl +pexpiretime +memory|usage +time +dump +unlink +pexpire" +
+	" +restore +exists"

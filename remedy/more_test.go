@@ -148,3 +148,39 @@ func TestClusterDatabasesAndBigKey(t *testing.T) {
 		}
 	})
 }
+
+// TestACL applies, restores and expires as a user with exactly remedy.ACL:
+// nothing is refused, and INFO errorstats stays empty.
+func TestACL(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	s := seed(t, ctx, c)
+	reg := loadReg(t)
+	redistest.ACLUser(t, srv, "remedy", "pw", strings.Fields(remedy.ACL)...)
+	url := "redis://remedy:pw@" + srv.Addr
+	plan := build(t, ctx, connect(t, ctx, srv.URL(), scanner.Options{}), reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	conn := connect(t, ctx, url, scanner.Options{})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	res, err := remedy.Apply(ctx, plan, conn, remedy.ApplyOptions{Backup: backup, Rate: 10000})
+	if err != nil || res.Deleted != len(s.unregistered) {
+		t.Fatalf("apply as the remedy user: %+v, %v", res, err)
+	}
+	if r, err := remedy.Restore(ctx, backup, conn, remedy.RestoreOptions{}); err != nil || r.Restored != len(s.unregistered) {
+		t.Fatalf("restore as the remedy user: %+v, %v", r, err)
+	}
+	if r, err := remedy.Restore(ctx, backup, conn, remedy.RestoreOptions{DryRun: true}); err != nil || r.Exists != len(s.unregistered) {
+		t.Fatalf("restore --dry-run as the remedy user: %+v, %v", r, err)
+	}
+	ex := build(t, ctx, connect(t, ctx, srv.URL(), scanner.Options{}), reg, remedy.KindExpire, remedy.Options{})
+	if r, err := remedy.Apply(ctx, ex, conn, remedy.ApplyOptions{Rate: 10000}); err != nil || r.Expired != len(ex.Keys) {
+		t.Fatalf("expire as the remedy user: %+v, %v", r, err)
+	}
+	info := c.Info(ctx, "errorstats").Val()
+	if strings.Contains(info, "errorstat_") {
+		t.Errorf("errors under remedy.ACL:\n%s", info)
+	}
+	if log := c.Do(ctx, "ACL", "LOG").Val(); fmt.Sprint(log) != "[]" {
+		t.Errorf("ACL LOG: %v", log)
+	}
+}

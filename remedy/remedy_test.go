@@ -20,6 +20,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+func loadRegB() (*registry.Registry, error) { return registry.LoadFile("testdata/keys.yaml") }
+
 func loadReg(t *testing.T) *registry.Registry {
 	t.Helper()
 	reg, err := registry.LoadFile("testdata/keys.yaml")
