@@ -251,6 +251,9 @@ func Build(ctx context.Context, src Scanner, reg *registry.Registry, kind string
 	if err := o.Check(reg, kind); err != nil {
 		return nil, err
 	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
 	m := reg.Matcher()
 	plan := func(key string) source.Plan {
 		p := source.Plan{Idle: true, Memory: true, Family: source.NoFamily}
