@@ -298,7 +298,7 @@ func (a *applier) openFiles() error {
 		}
 		a.states, a.res.Resumed = states, true
 		for i := range states {
-			a.count(i, states[i].done, false)
+			a.count(i, states[i].done)
 		}
 		return nil
 	}
@@ -312,7 +312,7 @@ func (a *applier) openFiles() error {
 }
 
 // count records a key's outcome in the result.
-func (a *applier) count(i int, done string, fresh bool) {
+func (a *applier) count(i int, done string) {
 	switch done {
 	case "":
 		return
@@ -329,7 +329,6 @@ func (a *applier) count(i int, done string, fresh bool) {
 			a.res.Skipped = append(a.res.Skipped, Skip{Key: quoteKey(k.key), DB: k.DB, Reason: done})
 		}
 	}
-	_ = fresh
 }
 
 func quoteKey(k string) string {
@@ -443,7 +442,7 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 		}
 		k := &a.p.Keys[i]
 		if k.Size > a.o.MaxKeyBytes {
-			a.decide(i, "too-large", true)
+			a.decide(i, "too-large")
 			continue
 		}
 		read = append(read, i)
@@ -506,7 +505,7 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 		if r == "" {
 			r = "error"
 		}
-		a.decide(i, r, false)
+		a.decide(i, r)
 	}
 	if err := a.hook("unlinked", hi); err != nil {
 		return err
@@ -525,21 +524,20 @@ func (a *applier) hook(step string, n int) error {
 }
 
 // decide journals and counts a key's outcome.
-func (a *applier) decide(i int, done string, beforeRead bool) {
+func (a *applier) decide(i int, done string) {
 	a.states[i].done = done
 	l := journalLine{I: &i, Done: done}
 	if a.j != nil {
 		a.j.add(l)
 	}
-	a.count(i, done, true)
-	_ = beforeRead
+	a.count(i, done)
 }
 
 // backup writes one read reply to the backup, or decides the key.
 func (a *applier) backup(i int, reply any) error {
 	r, _ := reply.([]any)
 	if len(r) == 0 {
-		a.decide(i, "error", true)
+		a.decide(i, "error")
 		return nil
 	}
 	status, _ := r[0].(string)
@@ -547,11 +545,11 @@ func (a *applier) backup(i int, reply any) error {
 		if status == "" {
 			status = "error"
 		}
-		a.decide(i, status, true)
+		a.decide(i, status)
 		return nil
 	}
 	if len(r) != 4 {
-		a.decide(i, "error", true)
+		a.decide(i, "error")
 		return nil
 	}
 	idle, _ := r[1].(int64)
@@ -559,7 +557,7 @@ func (a *applier) backup(i int, reply any) error {
 	d, _ := r[3].(string)
 	pl, err := ParseDump([]byte(d))
 	if err != nil {
-		a.decide(i, "bad-dump", true)
+		a.decide(i, "bad-dump")
 		return nil
 	}
 	k := &a.p.Keys[i]
@@ -569,7 +567,7 @@ func (a *applier) backup(i int, reply any) error {
 		}
 	}
 	if pl.Version > a.b.Version() {
-		a.decide(i, "rdb-version", true)
+		a.decide(i, "rdb-version")
 		return nil
 	}
 	e := BackupEntry{DB: k.DB, Key: k.key, ExpireAtMs: abs, IdleSec: idle, Payload: pl}
@@ -677,7 +675,7 @@ func (a *applier) expire(ctx context.Context, lo, hi int) error {
 			r = "error"
 		}
 		a.states[i].done = r
-		a.count(i, r, true)
+		a.count(i, r)
 	}
 	return a.hook("expired", hi)
 }
