@@ -113,14 +113,14 @@ func WriteSummary(w io.Writer, format string, s Summary) error {
 		if s.Partial {
 			partial = " (partial: the scan did not cover the keyspace)"
 		}
-		fmt.Fprintf(&b, "%s plan of %s: %d keys, %d bytes%s\n", s.Kind, strconv.Quote(s.Server.Target), s.Keys, s.Bytes, partial)
+		fmt.Fprintf(&b, "%s plan of %s: %s, %d bytes%s\n", s.Kind, strconv.Quote(s.Server.Target), keys(s.Keys), s.Bytes, partial)
 		for _, sec := range []struct {
 			title string
 			cs    []Count
 		}{{"reason", s.ByReason}, {"group", s.ByGroup}, {"owner", s.ByOwner}} {
 			fmt.Fprintf(&b, "by %s:\n", sec.title)
 			for _, c := range sec.cs {
-				fmt.Fprintf(&b, "  %-40s %8d keys %12d bytes\n", strconv.Quote(c.Name), c.Keys, c.Bytes)
+				fmt.Fprintf(&b, "  %-40s %13s %12d bytes\n", strconv.Quote(c.Name), keys(c.Keys), c.Bytes)
 			}
 		}
 		fmt.Fprintf(&b, "digest %s\n", s.Digest)
@@ -129,7 +129,7 @@ func WriteSummary(w io.Writer, format string, s Summary) error {
 		if s.Partial {
 			partial = " **Partial**: the scan did not cover the keyspace."
 		}
-		fmt.Fprintf(&b, "## keyreg %s plan\n\n%d keys, %d bytes, of `%s`.%s\n", s.Kind, s.Keys, s.Bytes, mdCode(s.Server.Target), partial)
+		fmt.Fprintf(&b, "## keyreg %s plan\n\n%s, %d bytes, of `%s`.%s\n", s.Kind, keys(s.Keys), s.Bytes, mdCode(s.Server.Target), partial)
 		for _, sec := range []struct {
 			title string
 			cs    []Count
@@ -154,4 +154,12 @@ func mdCode(s string) string {
 	q := strconv.Quote(s)
 	q = q[1 : len(q)-1]
 	return strings.NewReplacer("`", "'", "|", "\\|").Replace(q)
+}
+
+// keys is "1 key" or "N keys".
+func keys(n int64) string {
+	if n == 1 {
+		return "1 key"
+	}
+	return strconv.FormatInt(n, 10) + " keys"
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/redis/go-redis/v9"
@@ -132,5 +133,58 @@ func TestPruneCommands(t *testing.T) {
 	os.WriteFile(bad, data, 0o600)
 	if code, _, stderr := cli(t, "restore", "-u", srv.URL(), "--replace", bad); code != 2 {
 		t.Errorf("damaged backup: exit %d, %s", code, stderr)
+	}
+}
+
+const expireRegistry = `version: 1
+owners:
+  web: {contact: "#web"}
+families:
+  - name: cart
+    description: carts expire within a day
+    pattern: "v1:cart:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: {max: 24h}
+`
+
+func TestExpireAndSnapshotPlan(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	for i := range 20 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	c.Set(ctx, "tmp:junk:1", "j", 0)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(expireRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "expire.json")
+	code, stdout, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", plan, "--ttl", "1h", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| `ttl-missing` | 20 |") {
+		t.Fatalf("expire --plan: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, "b.rdb")); code != 2 || !strings.Contains(stderr, "expire plan") {
+		t.Errorf("prune --apply of an expire plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = cli(t, "expire", "-u", srv.URL(), "--apply", plan)
+	if code != 0 || !strings.Contains(stdout, "20 of 20 keys given a TTL") {
+		t.Fatalf("expire --apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for i := range 20 {
+		if ttl := c.TTL(ctx, fmt.Sprintf("v1:cart:%d", i)).Val(); ttl > time.Hour || ttl < 50*time.Minute {
+			t.Errorf("v1:cart:%d: TTL %v, want 1h minus at most 10%%", i, ttl)
+		}
+	}
+	// A plan from a snapshot, summarised as text.
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cli(t, "prune", "-r", reg, "--rdb", filepath.Join(srv.Dir(), "dump.rdb"), "--plan", filepath.Join(dir, "p.json"), "--unregistered")
+	if code != 0 || !strings.Contains(stdout, `"unregistered"`) || !strings.Contains(stdout, "1 key,") {
+		t.Errorf("prune --plan --rdb: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
