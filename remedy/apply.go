@@ -308,7 +308,10 @@ func (a *applier) openFiles() error {
 	}
 	a.j = &journal{f: f}
 	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup})
-	return a.j.commit()
+	if err := a.j.commit(); err != nil {
+		return err
+	}
+	return syncDir(jpath)
 }
 
 // count records a key's outcome in the result.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -120,4 +121,40 @@ func FuzzParseDump(f *testing.F) {
 			t.Fatal("a parsed DUMP does not rebuild to itself")
 		}
 	})
+}
+
+// TestSummaryEscapes: key-derived names cannot break the markdown table or
+// the text lines.
+func TestSummaryEscapes(t *testing.T) {
+	p := &Plan{Kind: KindPrune, Server: Server{Target: "redis://h"}}
+	for _, g := range []string{"a|b:", "`x`\n# y:", "<script>:"} {
+		k := newKey(g + "1")
+		k.Reason, k.Group, k.Size = ReasonUnregistered, g, 5
+		p.Keys = append(p.Keys, k)
+	}
+	s := Summarize(p)
+	if s.Keys != 3 || s.Bytes != 15 || len(s.ByGroup) != 3 {
+		t.Fatalf("summary %+v", s)
+	}
+	var md, txt bytes.Buffer
+	if err := WriteSummary(&md, FormatMarkdown, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummary(&txt, FormatText, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(line, "| `") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 4 {
+			t.Errorf("a table row with a stray pipe: %q", line)
+		}
+		if strings.HasPrefix(line, "# y") || strings.Contains(line, "<script>") && !strings.Contains(line, "`<script>:`") {
+			t.Errorf("an unescaped name: %q", line)
+		}
+	}
+	if strings.Contains(txt.String(), "\n# y") {
+		t.Errorf("a line break from a name in the text summary:\n%s", txt.String())
+	}
+	if err := WriteSummary(&txt, "yaml", s); err == nil {
+		t.Error("an unknown format: no error")
+	}
 }

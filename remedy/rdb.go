@@ -8,6 +8,7 @@ import (
 	"hash/crc64"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 )
 
@@ -133,7 +134,22 @@ func CreateBackup(path string, version uint16) (*Backup, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := syncDir(path); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return b, nil
+}
+
+// syncDir fsyncs the directory of path, so that a file just created
+// survives a crash of the machine along with its contents.
+func syncDir(path string) error {
+	d, err := os.Open(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // ResumeBackup opens a backup an interrupted run wrote, cut to size (the

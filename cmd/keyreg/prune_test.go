@@ -188,3 +188,23 @@ func TestExpireAndSnapshotPlan(t *testing.T) {
 		t.Errorf("prune --plan --rdb: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestPrunePartialPlan: a plan cut by --max-keys is written, says partial
+// and exits 3.
+func TestPrunePartialPlan(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedPrune(t, srv.Client(t))
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	code, stdout, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--max-keys", "5", "--count", "1")
+	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stderr, "partial plan") {
+		t.Errorf("partial plan: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(plan); err != nil {
+		t.Errorf("the partial plan was not written: %v", err)
+	}
+}
