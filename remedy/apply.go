@@ -132,7 +132,7 @@ type applier struct {
 	j      *journal
 	b      *Backup
 	start  time.Time
-	done   int
+	sent   int // keys sent to the server by this run, for the rate
 }
 
 // Apply carries out a plan: prune (backup, then check-and-UNLINK) or
@@ -341,27 +341,41 @@ func quoteKey(k string) string {
 	return strconv.Quote(k)
 }
 
+// rateTime is how long n keys take at the rate.
+func (a *applier) rateTime(n int) time.Duration {
+	return time.Duration(float64(n) / float64(a.o.Rate) * float64(time.Second))
+}
+
 func (a *applier) batchSize() int { return max(1, min(a.o.Rate/20, maxBatch)) }
 
 func (a *applier) run(ctx context.Context) error {
 	n := a.batchSize()
 	for lo := 0; lo < len(a.p.Keys); lo += n {
 		hi := min(lo+n, len(a.p.Keys))
-		if err := a.pace(ctx, hi); err != nil {
+		todo := 0
+		for i := lo; i < hi; i++ {
+			if a.states[i].done == "" {
+				todo++
+			}
+		}
+		if todo == 0 {
+			continue // decided by the run this one resumes
+		}
+		if err := a.pace(ctx, todo); err != nil {
 			return err
 		}
 		if err := a.retry(ctx, func() error { return a.batch(ctx, lo, hi) }); err != nil {
 			return err
 		}
-		a.done = hi
+		a.sent += todo
 	}
 	return nil
 }
 
-// pace waits until handling up to key hi keeps to the rate, then until the
+// pace waits until sending n more keys keeps to the rate, then until the
 // latency is under the limit.
-func (a *applier) pace(ctx context.Context, hi int) error {
-	due := a.start.Add(time.Duration(float64(hi) / float64(a.o.Rate) * float64(time.Second)))
+func (a *applier) pace(ctx context.Context, n int) error {
+	due := a.start.Add(a.rateTime(a.sent + n))
 	if d := due.Sub(a.o.Now()); d > 0 {
 		t := time.NewTimer(d)
 		select {
@@ -408,6 +422,9 @@ func (a *applier) pause(ctx context.Context) error {
 		case <-t.C:
 		}
 		if a.healthy(ctx) {
+			// Start the schedule again from now: keys are not sent in a
+			// burst to catch up with the time lost.
+			a.start = a.o.Now().Add(-a.rateTime(a.sent))
 			return nil
 		}
 	}
