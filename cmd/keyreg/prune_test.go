@@ -208,3 +208,57 @@ func TestPrunePartialPlan(t *testing.T) {
 		t.Errorf("the partial plan was not written: %v", err)
 	}
 }
+
+// TestPruneStoppedServer: a server stopped with SIGSTOP while prune
+// --apply runs makes it pause, then abort with exit 3 and say so; the next
+// run resumes from the journal and finishes.
+func TestPruneStoppedServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "b.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated"); code != 0 {
+		t.Fatalf("plan: %d %s", code, stderr)
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "10",
+			"--command-timeout", "200ms", "--max-latency", "50ms", "--max-pause", "600ms")
+		done <- result{code, stdout, stderr}
+	}()
+	// Stop the server once the run has deleted a few keys.
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for c.DBSize(ctx).Val() > 20 {
+		if time.Now().After(deadline) {
+			t.Fatal("the apply deleted nothing in 20s")
+		}
+		time.Sleep(10 * time.Millisecond) // polls the server's state
+	}
+	srv.Pause(t)
+	r := <-done
+	srv.Resume(t)
+	if r.code != 3 || !strings.Contains(r.stdout, "prune partial") || !strings.Contains(r.stderr, "max-latency") {
+		t.Fatalf("apply on a stopped server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	// A delete the stopped server read but had not run yet runs when it
+	// continues: the resumed run then finds that key gone.
+	var deleted, gone int
+	fmt.Sscanf(stdout[strings.Index(stdout, ": ")+2:], "%d of 13 keys deleted, %d gone", &deleted, &gone)
+	if code != 0 || !strings.Contains(stdout, "done (resumed)") || deleted+gone != 13 {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := c.DBSize(ctx).Val(); n != 10 {
+		t.Errorf("%d keys left, want the 10 live ones", n)
+	}
+}
