@@ -15,10 +15,11 @@ import (
 )
 
 // Target finds the primary that holds a key (scanner.Conn.WriteClient and
-// WriteNodes).
+// WriteNodes), and names what it is connected to (scanner.Conn.Target).
 type Target interface {
 	WriteClient(key string, db int) (*redis.Client, error)
 	WriteNodes(db int) ([]*redis.Client, error)
+	Target() string
 }
 
 // Defaults of ApplyOptions.
@@ -121,18 +122,21 @@ func (o *ApplyOptions) defaults() {
 }
 
 type applier struct {
-	p      *Plan
-	o      ApplyOptions
-	t      Target
-	res    *Result
-	nodes  []*redis.Client
-	sha    map[string]string // script -> sha1
-	touch  bool              // reads reset idle times (Redis before 7.2)
-	states []keyState
-	j      *journal
-	b      *Backup
-	start  time.Time
-	sent   int // keys sent to the server by this run, for the rate
+	p     *Plan
+	o     ApplyOptions
+	t     Target
+	res   *Result
+	nodes []*redis.Client
+	sha   map[string]string // script -> sha1
+	touch bool              // reads reset idle times (Redis before 7.2)
+	// sameServer: the plan was made on the server applied to, so MEMORY
+	// USAGE is compared.
+	sameServer bool
+	states     []keyState
+	j          *journal
+	b          *Backup
+	start      time.Time
+	sent       int // keys sent to the server by this run, for the rate
 }
 
 // Apply carries out a plan: prune (backup, then check-and-UNLINK) or
@@ -141,6 +145,7 @@ type applier struct {
 func Apply(ctx context.Context, p *Plan, t Target, o ApplyOptions) (*Result, error) {
 	o.defaults()
 	a := &applier{p: p, o: o, t: t, res: &Result{SkipCount: map[string]int{}}, sha: map[string]string{}}
+	a.sameServer = p.Server.Mode != "snapshot" && p.Server.Target == t.Target()
 	if err := p.Fresh(o.Now(), o.MaxPlanAge); err != nil {
 		return a.res, &RefusedError{err}
 	}
@@ -474,8 +479,11 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 			hasTTL = "1"
 		}
 		size := k.Size
-		if a.p.Server.Mode == "snapshot" {
-			size = -1 // an estimate from the file, not MEMORY USAGE
+		if !a.sameServer {
+			// An estimate from a snapshot, or MEMORY USAGE of another
+			// server (a replica, where a string loaded from RDB has no
+			// spare allocation), which would make every key "changed".
+			size = -1
 		}
 		return []any{k.IdleSec, hasTTL, a.o.MaxKeyBytes, k.Type, size}
 	})
