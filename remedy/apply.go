@@ -270,14 +270,16 @@ func (a *applier) openFiles() error {
 	switch {
 	case berr == nil && jerr != nil:
 		return refused("the backup %s exists and has no journal: give a new file", a.o.Backup)
-	case berr != nil && jerr == nil:
-		jf.Close()
-		return refused("the journal %s exists without its backup %s", jpath, a.o.Backup)
-	case berr == nil:
+	case jerr == nil:
 		states, off, end, err := readJournal(jf, a.p)
 		jf.Close()
 		if err != nil {
 			return &RefusedError{err}
+		}
+		if berr != nil && off > 0 {
+			// The backup is created with the first key backed up: a
+			// journal that committed none may have no backup.
+			return refused("the journal %s exists without its backup %s", jpath, a.o.Backup)
 		}
 		f, err := os.OpenFile(jpath, os.O_RDWR, 0)
 		if err != nil {
@@ -297,7 +299,7 @@ func (a *applier) openFiles() error {
 				f.Close()
 				return err
 			}
-		} else if err := os.Remove(a.o.Backup); err != nil {
+		} else if err := os.Remove(a.o.Backup); err != nil && !os.IsNotExist(err) {
 			f.Close()
 			return err
 		}
@@ -472,8 +474,16 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 		}
 		read = append(read, i)
 	}
+	// An untouched key has been idle since the plan, too: ask for its
+	// planned idle time plus the whole seconds since the scan ended, less
+	// two for the LRU clock's resolution.
+	since := int64(a.o.Now().Sub(a.p.Finished)/time.Second) - 2
 	replies, err := a.eval(ctx, readScript, read, func(i int) []any {
 		k := &a.p.Keys[i]
+		idle := k.IdleSec
+		if idle >= 0 && since > 0 {
+			idle += since
+		}
 		hasTTL := "0"
 		if k.TTLMillis >= 0 {
 			hasTTL = "1"
@@ -485,7 +495,7 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 			// spare allocation), which would make every key "changed".
 			size = -1
 		}
-		return []any{k.IdleSec, hasTTL, a.o.MaxKeyBytes, k.Type, size}
+		return []any{idle, hasTTL, a.o.MaxKeyBytes, k.Type, size}
 	})
 	if err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 )
 
 func seedPlan(t testing.TB) []byte {
-	p := &Plan{Version: PlanVersion, Kind: KindPrune, Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Server: Server{Target: "redis://h:1", Mode: "standalone"}}
+	p := &Plan{Version: PlanVersion, Kind: KindPrune, Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Finished: time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC), Server: Server{Target: "redis://h:1", Mode: "standalone"}}
 	for _, name := range []string{"tmp:a", "\xff\x00bin", ""} {
 		k := newKey(name)
 		k.Reason, k.Type, k.Size, k.TTLMillis, k.IdleSec, k.Group = ReasonUnregistered, "string", 10, -1, 5, "tmp:"
@@ -30,7 +30,7 @@ func seedPlan(t testing.TB) []byte {
 func FuzzReadPlan(f *testing.F) {
 	f.Add(seedPlan(f))
 	f.Add([]byte(`{"version":1,"kind":"prune","keys":[{"key_base64":"////","db":-1}]}`))
-	f.Add([]byte(`{"version":1,"kind":"expire","created":"2026-01-01T00:00:00Z","keys":[{"key":"a","reason":"ttl-missing","type":"hash","size":-1,"ttl_ms":-1,"idle_s":-1,"ttl_set_ms":5}]}`))
+	f.Add([]byte(`{"version":1,"kind":"expire","created":"2026-01-01T00:00:00Z","finished":"2026-01-01T00:00:01Z","keys":[{"key":"a","reason":"ttl-missing","type":"hash","size":-1,"ttl_ms":-1,"idle_s":-1,"ttl_set_ms":5}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ReadPlan(bytes.NewReader(data))
 		if err != nil {

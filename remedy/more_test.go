@@ -184,3 +184,50 @@ func TestACL(t *testing.T) {
 		t.Errorf("ACL LOG: %v", log)
 	}
 }
+
+// TestNothingToBackUp: a run whose keys are all skipped writes no backup,
+// and runs again as a resumed run.
+func TestNothingToBackUp(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	c.Set(ctx, "tmp:a", "1", 0)
+	setIdle(t, ctx, c, "tmp:a", 100)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	c.Set(ctx, "tmp:a", "2", 0)
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	for run := range 2 {
+		res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 100})
+		if err != nil || res.Deleted != 0 || res.SkipCount["touched"] != 1 || res.Resumed != (run == 1) {
+			t.Fatalf("run %d: %+v, %v", run, res, err)
+		}
+	}
+}
+
+// TestIdleSincePlan: apply asks for the planned idle time plus the time
+// since the plan. With the clock an hour ahead, keys idle only as long as
+// planned look touched an hour after the plan, and are kept.
+func TestIdleSincePlan(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	for i := range 5 {
+		k := fmt.Sprintf("tmp:a:%d", i)
+		c.Set(ctx, k, "v", 0)
+		setIdle(t, ctx, c, k, 100)
+	}
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	later := func() time.Time { return time.Now().Add(time.Hour) }
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: filepath.Join(t.TempDir(), "1.rdb"), Rate: 100, Now: later})
+	if err != nil || res.Deleted != 0 || res.SkipCount["touched"] != 5 {
+		t.Fatalf("an hour later by the clock: %+v, %v", res, err)
+	}
+	res, err = remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: filepath.Join(t.TempDir(), "2.rdb"), Rate: 100})
+	if err != nil || res.Deleted != 5 {
+		t.Fatalf("right after the plan: %+v, %v", res, err)
+	}
+}

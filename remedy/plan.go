@@ -63,6 +63,10 @@ type Plan struct {
 	Version int       `json:"version"`
 	Kind    string    `json:"kind"`
 	Created time.Time `json:"created"`
+	// Finished is when the scan ended, rounded up to the second: every
+	// key's idle time was read before it, so at apply an untouched key is
+	// idle at least its planned idle time plus the time since Finished.
+	Finished time.Time `json:"finished"`
 	// Server is what was read: a live target (password hidden) or an
 	// rdb: snapshot, which apply re-checks live.
 	Server Server `json:"server"`
@@ -311,6 +315,10 @@ func Build(ctx context.Context, src Scanner, reg *registry.Registry, kind string
 		return nil
 	})
 	p.Partial = stats.Partial || err != nil
+	p.Finished = time.Now().UTC().Add(time.Second - 1).Truncate(time.Second)
+	if p.Finished.Before(p.Created) {
+		p.Finished = p.Created
+	}
 	slices.SortFunc(p.Keys, func(a, b Key) int {
 		if a.DB != b.DB {
 			return a.DB - b.DB
@@ -424,6 +432,9 @@ func (p *Plan) validate() error {
 	}
 	if p.Created.IsZero() {
 		return errors.New("the plan has no creation time")
+	}
+	if p.Finished.Before(p.Created) || p.Finished.Sub(p.Created) > 30*24*time.Hour {
+		return errors.New("the plan's finish time is before its creation time, or a month after it")
 	}
 	if len(p.Keys) > MaxPlanKeys {
 		return fmt.Errorf("the plan holds %d keys, over the limit of %d", len(p.Keys), MaxPlanKeys)
