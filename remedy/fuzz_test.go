@@ -158,3 +158,20 @@ func TestSummaryEscapes(t *testing.T) {
 		t.Error("an unknown format: no error")
 	}
 }
+
+// FuzzReadJournal: a journal is a file on disk anyone may have edited: its
+// reader bounds lines and indexes and never panics.
+func FuzzReadJournal(f *testing.F) {
+	p := &Plan{Digest: "d", Keys: make([]Key, 3)}
+	f.Add([]byte("{\"plan\":\"d\",\"backup\":\"b\"}\n{\"i\":0,\"sha\":\"x\",\"abs\":-1,\"idle\":-1}\n{\"off\":99}\n{\"i\":0,\"done\":\"deleted\"}\n"))
+	f.Add([]byte("{\"plan\":\"d\"}\n{\"i\":7,\"done\":\"x\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		states, off, end, err := readJournal(bytes.NewReader(data), p)
+		if err != nil {
+			return
+		}
+		if len(states) != 3 || off < 0 || end > int64(len(data)) {
+			t.Fatalf("states %d, off %d, end %d of %d bytes", len(states), off, end, len(data))
+		}
+	})
+}

@@ -231,3 +231,29 @@ func TestIdleSincePlan(t *testing.T) {
 		t.Fatalf("right after the plan: %+v, %v", res, err)
 	}
 }
+
+// TestRestoreSkipsExpired: keys whose absolute expiry has passed by the
+// time of the restore are skipped, the others restored.
+func TestRestoreSkipsExpired(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	s := seed(t, ctx, c)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	if res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 10000}); err != nil || res.Deleted != len(s.unregistered) {
+		t.Fatalf("apply: %+v, %v", res, err)
+	}
+	// old:x:N expire after N+1 hours: 5h30m later, old:x:0 to old:x:4 have.
+	r, err := remedy.Restore(ctx, backup, conn, remedy.RestoreOptions{Now: func() time.Time { return time.Now().Add(5*time.Hour + 30*time.Minute) }})
+	if err != nil || r.Expired != 5 || r.Restored != len(s.unregistered)-5 {
+		t.Fatalf("restore: %+v, %v", r, err)
+	}
+	for i := range 10 {
+		if got, want := c.Exists(ctx, fmt.Sprintf("old:x:%d", i)).Val(), int64(0); i >= 5 && got == want || i < 5 && got != want {
+			t.Errorf("old:x:%d exists: %d", i, got)
+		}
+	}
+}
