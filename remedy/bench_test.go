@@ -108,6 +108,7 @@ func BenchmarkPrune100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			planned := time.Since(start)
+			cpuPlan := redisCPU(b, c) - cpu0
 			close(stop)
 			planRTT := <-rtts
 			stop = make(chan struct{})
@@ -127,6 +128,7 @@ func BenchmarkPrune100k(b *testing.B) {
 			b.ReportMetric(float64(planRTT[len(planRTT)*99/100])/1e6, "plan-p99-ms")
 			b.ReportMetric(float64(applyRTT[len(applyRTT)*99/100])/1e6, "apply-p99-ms")
 			b.ReportMetric(planned.Seconds(), "plan-s")
+			b.ReportMetric(cpuPlan/benchKeys*1e6, "plan-cpu-µs/key")
 			b.ReportMetric(applied.Seconds()/(float64(benchKeys)/20000), "apply/rate-time")
 		}
 	})
