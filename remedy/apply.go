@@ -575,7 +575,11 @@ func (a *applier) decide(i int, done string) {
 func (a *applier) backup(i int, reply any) error {
 	r, _ := reply.([]any)
 	if len(r) == 0 {
-		a.decide(i, "error")
+		why, _ := reply.(string) // "error: " and the server's reply
+		if why == "" {
+			why = "error"
+		}
+		a.decide(i, why)
 		return nil
 	}
 	status, _ := r[0].(string)
@@ -669,8 +673,8 @@ func (a *applier) eval(ctx context.Context, script string, idx []int, args func(
 				out[j] = nil
 			default:
 				var re redis.Error
-				if !errors.As(cerr, &re) {
-					return nil, cerr
+				if !errors.As(cerr, &re) || fatalReply(cerr.Error()) {
+					return nil, fmt.Errorf("%s: %w", cl.Options().Addr, cerr)
 				}
 				out[j] = "error: " + firstLine(cerr.Error())
 			}
@@ -683,6 +687,19 @@ func (a *applier) eval(ctx context.Context, script string, idx []int, args func(
 		}
 	}
 	return out, nil
+}
+
+// fatalReply says whether an error reply ends the run rather than skipping
+// one key: the node restarted (NOSCRIPT), became a replica (READONLY), is
+// loading, or the key's slot moved. The run stops with exit 3; the next
+// one connects again and resumes.
+func fatalReply(msg string) bool {
+	for _, p := range []string{"NOSCRIPT", "READONLY", "LOADING", "MASTERDOWN", "CLUSTERDOWN", "MOVED", "ASK", "TRYAGAIN", "NOPERM"} {
+		if strings.HasPrefix(msg, p+" ") || msg == p {
+			return true
+		}
+	}
+	return false
 }
 
 func firstLine(s string) string {

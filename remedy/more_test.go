@@ -257,3 +257,33 @@ func TestRestoreSkipsExpired(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartedServerStopsTheRun: a server that restarts mid-apply has
+// forgotten the scripts (NOSCRIPT): the run stops with an error, keys are
+// not marked as skipped, and the next run resumes and finishes.
+func TestRestartedServerStopsTheRun(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedJunk(t, c, 100)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	flushed := false
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 400,
+		Hook: func(step string, n int) error {
+			if step == "deleted" && n >= 40 && !flushed {
+				flushed = true
+				return c.ScriptFlush(ctx).Err() // as a restart does
+			}
+			return nil
+		}})
+	if err == nil || !strings.Contains(err.Error(), "NOSCRIPT") || len(res.Skipped) != 0 {
+		t.Fatalf("apply after SCRIPT FLUSH: %+v, %v", res, err)
+	}
+	res, err = remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000})
+	if err != nil || res.Deleted != 100 {
+		t.Fatalf("resume: %+v, %v", res, err)
+	}
+}
