@@ -99,6 +99,17 @@ func TestPruneCommands(t *testing.T) {
 	if n := c.DBSize(context.Background()).Val(); n != 23 {
 		t.Errorf("refusals changed the keyspace: %d keys", n)
 	}
+	for name, content := range map[string]string{
+		"garbage.json": "\x00\xff not json",
+		"edited.json":  strings.Replace(mustRead(t, plan), `"tmp:junk:1"`, `"v1:doc:1"`, 1),
+		"unknown.json": `{"version":1,"kind":"prune","keys":[],"digest":"","surprise":1}`,
+	} {
+		bad := filepath.Join(dir, name)
+		os.WriteFile(bad, []byte(content), 0o600)
+		if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", bad, "--backup", filepath.Join(dir, name+".rdb")); code != 2 || !strings.Contains(stderr, name) {
+			t.Errorf("%s: exit %d, %s", name, code, stderr)
+		}
+	}
 	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan); code != 2 || !strings.Contains(stderr, "--backup") {
 		t.Errorf("apply without --backup: exit %d, %s", code, stderr)
 	}
@@ -261,4 +272,13 @@ func TestPruneStoppedServer(t *testing.T) {
 	if n := c.DBSize(ctx).Val(); n != 10 {
 		t.Errorf("%d keys left, want the 10 live ones", n)
 	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
