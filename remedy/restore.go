@@ -21,6 +21,8 @@ type RestoreOptions struct {
 	Now func() time.Time
 	// Limits bound the backup reader.
 	Limits Limits
+	// Rate caps the keys restored per second; 0 for DefaultRate.
+	Rate int
 }
 
 // RestoreResult counts what a restore did (or would do, under DryRun).
@@ -87,7 +89,26 @@ func Restore(ctx context.Context, path string, t Target, o RestoreOptions) (*Res
 		return nil, err
 	}
 	defer f.Close()
+	if o.Rate <= 0 {
+		o.Rate = DefaultRate
+	}
 	res := &RestoreResult{}
+	start, sent := time.Now(), 0
+	pace := func() error {
+		sent++
+		d := time.Until(start.Add(time.Duration(float64(sent) / float64(o.Rate) * float64(time.Second))))
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		}
+	}
 	skip := func(e *BackupEntry, why string) {
 		if len(res.Skipped) < MaxListed {
 			res.Skipped = append(res.Skipped, Skip{Key: quoteKey(e.Key), DB: e.DB, Reason: why})
@@ -101,6 +122,9 @@ func Restore(ctx context.Context, path string, t Target, o RestoreOptions) (*Res
 		}
 		cl, err := t.WriteClient(e.Key, e.DB)
 		if err != nil {
+			return err
+		}
+		if err := pace(); err != nil {
 			return err
 		}
 		if o.DryRun {

@@ -327,5 +327,6 @@ given. --dry-run says what would be restored and writes nothing.`,
 	c.Flags().BoolVar(&o.Replace, "replace", false, "overwrite keys that exist")
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what would be restored; write nothing")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
+	c.Flags().IntVar(&o.Rate, "rate", remedy.DefaultRate, "cap the keys restored per second")
 	return c
 }
