@@ -285,6 +285,20 @@ func (a *applier) openFiles() error {
 		if err != nil {
 			return err
 		}
+		if !lock(f) {
+			f.Close()
+			return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
+		}
+		// Read again under the lock: the run that held it may have
+		// written more.
+		if _, err := f.Seek(0, 0); err != nil {
+			f.Close()
+			return err
+		}
+		if states, off, end, err = readJournal(f, a.p); err != nil {
+			f.Close()
+			return &RefusedError{err}
+		}
 		if err := f.Truncate(end); err != nil {
 			f.Close()
 			return err
@@ -312,6 +326,10 @@ func (a *applier) openFiles() error {
 	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
+	}
+	if !lock(f) {
+		f.Close()
+		return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 	}
 	a.j = &journal{f: f}
 	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup})

@@ -2,6 +2,7 @@ package remedy_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -285,5 +286,33 @@ func TestRestartedServerStopsTheRun(t *testing.T) {
 	res, err = remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000})
 	if err != nil || res.Deleted != 100 {
 		t.Fatalf("resume: %+v, %v", res, err)
+	}
+}
+
+// TestSecondRunRefused: while one run holds a backup's journal, a second
+// run on the same backup is refused before it writes.
+func TestSecondRunRefused(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedJunk(t, c, 50)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	var second error
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 200,
+		Hook: func(step string, n int) error {
+			if step == "deleted" && second == nil {
+				_, second = remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 200})
+			}
+			return nil
+		}})
+	if err != nil || res.Deleted != 50 {
+		t.Fatalf("first run: %+v, %v", res, err)
+	}
+	var re *remedy.RefusedError
+	if !errors.As(second, &re) || !strings.Contains(second.Error(), "locked") {
+		t.Errorf("second run: %v, want a refusal", second)
 	}
 }
