@@ -266,21 +266,11 @@ func infoFields(info string) map[string]string {
 func (a *applier) openFiles() error {
 	jpath := a.o.Backup + ".journal"
 	_, berr := os.Stat(a.o.Backup)
-	jf, jerr := os.Open(jpath)
+	_, jerr := os.Stat(jpath)
 	switch {
 	case berr == nil && jerr != nil:
 		return refused("the backup %s exists and has no journal: give a new file", a.o.Backup)
 	case jerr == nil:
-		states, off, end, err := readJournal(jf, a.p)
-		jf.Close()
-		if err != nil {
-			return &RefusedError{err}
-		}
-		if berr != nil && off > 0 {
-			// The backup is created with the first key backed up: a
-			// journal that committed none may have no backup.
-			return refused("the journal %s exists without its backup %s", jpath, a.o.Backup)
-		}
 		f, err := os.OpenFile(jpath, os.O_RDWR, 0)
 		if err != nil {
 			return err
@@ -289,15 +279,16 @@ func (a *applier) openFiles() error {
 			f.Close()
 			return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 		}
-		// Read again under the lock: the run that held it may have
-		// written more.
-		if _, err := f.Seek(0, 0); err != nil {
-			f.Close()
-			return err
-		}
-		if states, off, end, err = readJournal(f, a.p); err != nil {
+		states, off, end, err := readJournal(f, a.p)
+		if err != nil {
 			f.Close()
 			return &RefusedError{err}
+		}
+		if berr != nil && off > 0 {
+			// The backup is created with the first key backed up: a
+			// journal that committed none may have no backup.
+			f.Close()
+			return refused("the journal %s exists without its backup %s", jpath, a.o.Backup)
 		}
 		if err := f.Truncate(end); err != nil {
 			f.Close()
