@@ -43,6 +43,7 @@ var layer = map[string]int{
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit
+	"remedy":               5, // prune, expire, restore: the only package that writes to Redis
 	"report":               6, // renders audit.Report, so it sits above audit
 	"serve":                6, // keyreg serve's exporter: audits on a schedule, serves metrics; reports rendered by cmd
 	"cmd/keyreg":           7,
@@ -74,7 +75,7 @@ var fence = map[string][]string{
 	"github.com/spf13/cobra":                   {"cmd/keyreg"},
 	"github.com/spf13/pflag":                   {"cmd/keyreg"},
 	"golang.org/x/term":                        {"cmd/keyreg"},
-	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
+	"github.com/redis/go-redis/v9":             {"scanner", "remedy", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
 	"github.com/olekukonko/tablewriter":        {"report"},
 	"go.yaml.in/yaml/v3":                       {"registry"},
 	"github.com/santhosh-tekuri/jsonschema/v6": {"registry", "payload", "compat"},

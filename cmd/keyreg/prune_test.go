@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/redis/go-redis/v9"
+)
+
+const pruneRegistry = `version: 1
+owners:
+  web: {contact: "#web"}
+families:
+  - name: doc
+    description: live documents
+    pattern: "v1:doc:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: optional
+  - name: feed
+    description: deprecated
+    pattern: "v1:feed:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: optional
+    deprecated: {since: "2019-01-01", sunset: "2020-01-01"}
+`
+
+func seedPrune(t *testing.T, c *redis.Client) {
+	ctx := context.Background()
+	for i := range 10 {
+		c.Set(ctx, fmt.Sprintf("tmp:junk:%d", i), "j", 0)
+		c.Set(ctx, fmt.Sprintf("v1:doc:%d", i), "d", 0)
+	}
+	for i := range 3 {
+		c.Set(ctx, fmt.Sprintf("v1:feed:%d", i), "f", 0)
+	}
+}
+
+func TestPruneCommands(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--include-live"); code != 2 || !strings.Contains(stderr, "--family") {
+		t.Errorf("--include-live without --family: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan); code != 2 || !strings.Contains(stderr, "reason") {
+		t.Errorf("no reason: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated", "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit %d\n%s", code, stderr)
+	}
+	var sum struct {
+		Keys     int64 `json:"keys"`
+		ByReason []struct {
+			Name string `json:"name"`
+			Keys int64  `json:"keys"`
+		} `json:"by_reason"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &sum); err != nil {
+		t.Fatalf("summary: %v\n%s", err, stdout)
+	}
+	if sum.Keys != 13 || fmt.Sprint(sum.ByReason) != "[{unregistered 10} {deprecated 3}]" {
+		t.Errorf("summary %+v", sum)
+	}
+
+	// A stale plan, a replica and a read-only user are refused (exit 2).
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--max-plan-age", "1ns"); code != 2 || !strings.Contains(stderr, "stale") {
+		t.Errorf("stale plan: exit %d, %s", code, stderr)
+	}
+	replica := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(srv.Port))
+	if code, _, stderr := cli(t, "prune", "-u", replica.URL(), "--apply", plan, "--backup", backup); code != 2 || !strings.Contains(stderr, "replica") {
+		t.Errorf("replica: exit %d, %s", code, stderr)
+	}
+	redistest.ACLUser(t, srv, "reader", "pw", "%R~*", "+@all")
+	if code, _, stderr := cli(t, "prune", "-u", "redis://reader:pw@"+srv.Addr, "--apply", plan, "--backup", backup); code != 2 || !strings.Contains(stderr, "may not write") {
+		t.Errorf("read-only user: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(backup); err == nil {
+		t.Errorf("a refused apply left a backup")
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("refusals changed the keyspace: %d keys", n)
+	}
+	for name, content := range map[string]string{
+		"garbage.json": "\x00\xff not json",
+		"edited.json":  strings.Replace(mustRead(t, plan), `"tmp:junk:1"`, `"v1:doc:1"`, 1),
+		"unknown.json": `{"version":1,"kind":"prune","keys":[],"digest":"","surprise":1}`,
+	} {
+		bad := filepath.Join(dir, name)
+		os.WriteFile(bad, []byte(content), 0o600)
+		if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", bad, "--backup", filepath.Join(dir, name+".rdb")); code != 2 || !strings.Contains(stderr, name) {
+			t.Errorf("%s: exit %d, %s", name, code, stderr)
+		}
+	}
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan); code != 2 || !strings.Contains(stderr, "--backup") {
+		t.Errorf("apply without --backup: exit %d, %s", code, stderr)
+	}
+
+	code, stdout, stderr = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	if code != 0 || !strings.Contains(stdout, "13 of 13 keys deleted") {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 10 {
+		t.Errorf("after apply %d keys, want the 10 live ones", n)
+	}
+	// keyreg audit reads the backup as a snapshot.
+	if code, stdout, stderr := cli(t, "audit", "-r", reg, "--rdb", backup, "--format", "json"); code > 1 || !strings.Contains(stdout, `"keys": 13`) {
+		t.Errorf("audit --rdb backup: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), "--dry-run", backup)
+	if code != 0 || !strings.Contains(stdout, "would restore 13 keys") || c.DBSize(context.Background()).Val() != 10 {
+		t.Errorf("restore --dry-run: exit %d, %s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), backup)
+	if code != 0 || !strings.Contains(stdout, "restored 13 keys") || c.DBSize(context.Background()).Val() != 23 {
+		t.Errorf("restore: exit %d, %s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), backup)
+	if code != 0 || !strings.Contains(stdout, "13 exist") {
+		t.Errorf("restore again: exit %d, %s", code, stdout)
+	}
+	// A damaged backup is refused whole, before anything is restored.
+	data, _ := os.ReadFile(backup)
+	data[len(data)/2] ^= 0xff
+	bad := filepath.Join(dir, "bad.rdb")
+	os.WriteFile(bad, data, 0o600)
+	if code, _, stderr := cli(t, "restore", "-u", srv.URL(), "--replace", bad); code != 2 {
+		t.Errorf("damaged backup: exit %d, %s", code, stderr)
+	}
+}
+
+const expireRegistry = `version: 1
+owners:
+  web: {contact: "#web"}
+families:
+  - name: cart
+    description: carts expire within a day
+    pattern: "v1:cart:{id:int}"
+    version: 1
+    owner: web
+    type: string
+    ttl: {max: 24h}
+`
+
+func TestExpireAndSnapshotPlan(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	ctx := context.Background()
+	for i := range 20 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	c.Set(ctx, "tmp:junk:1", "j", 0)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(expireRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "expire.json")
+	code, stdout, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", plan, "--ttl", "1h", "--format", "markdown")
+	if code != 0 || !strings.Contains(stdout, "| `ttl-missing` | 20 |") {
+		t.Fatalf("expire --plan: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, _, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, "b.rdb")); code != 2 || !strings.Contains(stderr, "expire plan") {
+		t.Errorf("prune --apply of an expire plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr = cli(t, "expire", "-u", srv.URL(), "--apply", plan)
+	if code != 0 || !strings.Contains(stdout, "20 of 20 keys given a TTL") {
+		t.Fatalf("expire --apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for i := range 20 {
+		if ttl := c.TTL(ctx, fmt.Sprintf("v1:cart:%d", i)).Val(); ttl > time.Hour || ttl < 50*time.Minute {
+			t.Errorf("v1:cart:%d: TTL %v, want 1h minus at most 10%%", i, ttl)
+		}
+	}
+	// A plan from a snapshot, summarised as text.
+	if err := c.Save(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = cli(t, "prune", "-r", reg, "--rdb", filepath.Join(srv.Dir(), "dump.rdb"), "--plan", filepath.Join(dir, "p.json"), "--unregistered")
+	if code != 0 || !strings.Contains(stdout, `"unregistered"`) || !strings.Contains(stdout, "1 key,") {
+		t.Errorf("prune --plan --rdb: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestPrunePartialPlan: a plan cut by --max-keys is written, says partial
+// and exits 3.
+func TestPrunePartialPlan(t *testing.T) {
+	srv := redistest.Standalone(t)
+	seedPrune(t, srv.Client(t))
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	code, stdout, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--max-keys", "5", "--count", "1")
+	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stderr, "partial plan") {
+		t.Errorf("partial plan: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(plan); err != nil {
+		t.Errorf("the partial plan was not written: %v", err)
+	}
+}
+
+// TestPruneStoppedServer: a server stopped with SIGSTOP while prune
+// --apply runs makes it pause, then abort with exit 3 and say so; the next
+// run resumes from the journal and finishes.
+func TestPruneStoppedServer(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "b.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated"); code != 0 {
+		t.Fatalf("plan: %d %s", code, stderr)
+	}
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "10",
+			"--command-timeout", "200ms", "--max-latency", "50ms", "--max-pause", "600ms")
+		done <- result{code, stdout, stderr}
+	}()
+	// Stop the server once the run has deleted a few keys.
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for c.DBSize(ctx).Val() > 20 {
+		if time.Now().After(deadline) {
+			t.Fatal("the apply deleted nothing in 20s")
+		}
+		time.Sleep(10 * time.Millisecond) // polls the server's state
+	}
+	srv.Pause(t)
+	r := <-done
+	srv.Resume(t)
+	if r.code != 3 || !strings.Contains(r.stdout, "prune partial") || !strings.Contains(r.stderr, "max-latency") {
+		t.Fatalf("apply on a stopped server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	// A delete the stopped server read but had not run yet runs when it
+	// continues: the resumed run then finds that key gone.
+	var deleted, gone int
+	fmt.Sscanf(stdout[strings.Index(stdout, ": ")+2:], "%d of 13 keys deleted, %d gone", &deleted, &gone)
+	if code != 0 || !strings.Contains(stdout, "done (resumed)") || deleted+gone != 13 {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if n := c.DBSize(ctx).Val(); n != 10 {
+		t.Errorf("%d keys left, want the 10 live ones", n)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

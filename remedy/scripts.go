@@ -1,0 +1,91 @@
+package remedy
+
+// The scripts name their key in KEYS only, so that they run on the node
+// that holds it (a cluster routes by KEYS[1]) and ACL key rules apply.
+
+// readScript reads a key for the backup, after checking that it is still
+// what the plan saw. OBJECT IDLETIME comes first: on Redis before 7.2 the
+// DUMP resets the idle time, and reading both in one script means nothing
+// can touch the key in between. ARGV: the planned idle time in seconds (-1:
+// not checked), "1" when the plan saw a TTL, the largest DUMP accepted, the
+// planned type, and the planned MEMORY USAGE (-1: not compared), which is
+// compared only for encodings whose MEMORY USAGE is exact (one allocation).
+// Reply: {status, idle, absolute expiry ms or -1, payload}; the status is
+// "ok", or why the key is skipped, in this order: gone, changed (type or
+// size), ttl-changed, touched (read or written since the plan), too-large.
+const readScript = `
+local min = tonumber(ARGV[1])
+local idle = -1
+if min >= 0 then
+  local r = redis.pcall('OBJECT', 'IDLETIME', KEYS[1])
+  if type(r) == 'table' and r.err then return {'idle-unreadable'} end
+  if not r then return {'gone'} end
+  idle = r
+end
+local pt = redis.call('PTTL', KEYS[1])
+if pt == -2 then return {'gone'} end
+if redis.call('TYPE', KEYS[1]).ok ~= ARGV[4] then return {'changed'} end
+local size = tonumber(ARGV[5])
+if size >= 0 then
+  local enc = redis.call('OBJECT', 'ENCODING', KEYS[1])
+  if enc == 'embstr' or enc == 'int' or enc == 'raw' or enc == 'listpack' or enc == 'ziplist' or enc == 'intset' then
+    if redis.call('MEMORY', 'USAGE', KEYS[1]) ~= size then return {'changed'} end
+  end
+end
+if (pt >= 0) ~= (ARGV[2] == '1') then return {'ttl-changed'} end
+if idle < min then return {'touched', idle} end
+local abs = -1
+if pt >= 0 then
+  local r = redis.pcall('PEXPIRETIME', KEYS[1])
+  if type(r) == 'number' then abs = r else
+    local t = redis.call('TIME')
+    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + pt
+  end
+end
+local d = redis.call('DUMP', KEYS[1])
+if #d > tonumber(ARGV[3]) then return {'too-large', #d} end
+return {'ok', idle, abs, d}
+`
+
+// deleteScript UNLINKs a key only when it is still byte-identical to its
+// backup (the SHA-1 of its DUMP), still idle at least ARGV[2] seconds (-1:
+// not checked) and its expiry is still ARGV[3] (absolute ms, -1 for none)
+// within ARGV[4] ms. Reply: "deleted", or why it was skipped.
+const deleteScript = `
+local min = tonumber(ARGV[2])
+if min >= 0 then
+  local r = redis.pcall('OBJECT', 'IDLETIME', KEYS[1])
+  if type(r) == 'table' and r.err then return 'idle-unreadable' end
+  if not r then return 'gone' end
+  if r < min then return 'touched' end
+end
+local pt = redis.call('PTTL', KEYS[1])
+if pt == -2 then return 'gone' end
+local want = tonumber(ARGV[3])
+if want < 0 then
+  if pt ~= -1 then return 'ttl-changed' end
+else
+  if pt < 0 then return 'ttl-changed' end
+  local abs
+  local r = redis.pcall('PEXPIRETIME', KEYS[1])
+  if type(r) == 'number' then abs = r else
+    local t = redis.call('TIME')
+    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + pt
+  end
+  if math.abs(abs - want) > tonumber(ARGV[4]) then return 'ttl-changed' end
+end
+if redis.sha1hex(redis.call('DUMP', KEYS[1])) ~= ARGV[1] then return 'changed' end
+redis.call('UNLINK', KEYS[1])
+return 'deleted'
+`
+
+// expireScript sets a TTL only on a key that still has none (EXPIRE NX of
+// Redis 7.0, as a script that older servers run too), so that a TTL the
+// application set meanwhile is never overwritten. ARGV: the TTL in ms.
+const expireScript = `
+local pt = redis.call('PTTL', KEYS[1])
+if pt == -2 then return 'gone' end
+if pt ~= -1 then return 'ttl-set' end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 'expired'
+`
