@@ -15,6 +15,7 @@ type mergeOptions struct {
 	output outputOptions
 	failOn string
 	top    int
+	expect int
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -50,10 +51,12 @@ each input's target, and each finding example names its instance.
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a file that is not
 a json audit report of a version this keyreg reads, or holds a number out of
 range (the error names the file and the JSON path), or reports of different
-registries, 3 when an input report is partial: the merged report is
-printed, marked partial.`,
+registries, 3 when an input report is partial, or when --expect N names
+more reports than were given (a fleet's failed target writes none): the
+merged report is printed, marked partial.`,
 		Example: `  keyreg report merge shard-*.json --format markdown >> "$GITHUB_STEP_SUMMARY"
-  keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml`,
+  keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml
+  keyreg report merge --expect 40 /reports/*.json --format markdown`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, files []string) error {
 			return a.runMerge(o, files)
@@ -62,6 +65,7 @@ printed, marked partial.`,
 	f := c.Flags()
 	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	f.IntVar(&o.expect, "expect", 0, "the number of reports expected (a fleet's targets); fewer make the merged report partial (0: any)")
 	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to keep per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	return c
 }
@@ -75,6 +79,12 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	top, err := topFlag(o.top)
 	if err != nil {
 		return err
+	}
+	if o.expect < 0 || o.expect > audit.MaxMergeInputs {
+		return usageError(fmt.Errorf("--expect %d is not between 0 and %d", o.expect, audit.MaxMergeInputs), "")
+	}
+	if o.expect > 0 && len(files) > o.expect {
+		return usageError(fmt.Errorf("%d reports to merge, more than --expect %d", len(files), o.expect), "remove the reports of an earlier run")
 	}
 	if len(files) > audit.MaxMergeInputs {
 		return usageError(fmt.Errorf("%d reports to merge, at most %d at once", len(files), audit.MaxMergeInputs), "merge them in groups, then merge the results")
@@ -94,6 +104,14 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	rep, err := m.Report()
 	if err != nil {
 		return usageError(err, "")
+	}
+	if o.expect > len(files) {
+		missing := fmt.Sprintf("%d of %d expected reports missing", o.expect-len(files), o.expect)
+		rep.Partial = true
+		if rep.PartialReason != "" {
+			missing += "; " + rep.PartialReason
+		}
+		rep.PartialReason = missing
 	}
 	if err := a.writeAudit(outs, rep, nil); err != nil {
 		return runtimeError(err, "")
