@@ -183,6 +183,11 @@ func TestFleet(t *testing.T) {
 	}
 	check("written", "", exitClean)
 	check("fleet", "8", exitRuntime)
+	// As the merge Job runs it: the directory, the count from the list.
+	code, out, errs := cli(t, "report", "merge", "--fail-on", "never", "--format", "json", "--target-list", targets, reports)
+	if code != exitRuntime || !strings.Contains(out, `"partial_reason": "1 of 8 expected reports missing`) {
+		t.Errorf("merge --target-list of the reports directory: exit %d, %s\n%.300s", code, errs, out)
+	}
 	// More reports than the fleet has targets (an earlier run's) is a
 	// usage error, not a silent sum.
 	if code, _, _ := cli(t, append([]string{"report", "merge", "--expect", "3"}, files...)...); code != exitUsage {
