@@ -1,7 +1,11 @@
 package keyreg_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -265,5 +269,88 @@ func TestDockerfileMatchesGoreleaser(t *testing.T) {
 	bad := parseDockerfile("FROM golang AS b\nRUN x \\\n  y\nFROM debian:12\nUSER root\n")
 	if len(bad) != 2 || bad[0].lines[0] != "RUN x y" || distroless.MatchString(bad[1].base) {
 		t.Errorf("parseDockerfile: %+v", bad)
+	}
+}
+
+// TestSchemasPublishedAtTheirID runs the Pages workflow's schema step into
+// a directory and checks that every $id of schemas/ names a file it
+// publishes, with the schema's bytes, at the $id's path under
+// https://keyreg.dev/; and that the SchemaStore entry points at the
+// registry schema's $id.
+func TestSchemasPublishedAtTheirID(t *testing.T) {
+	b, err := os.ReadFile(".github/workflows/pages.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				ID  string `yaml:"id"`
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, st := range wf.Jobs["build"].Steps {
+		if st.ID == "schemas" {
+			script = st.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("pages.yml's build job has no step with id schemas")
+	}
+	site := t.TempDir()
+	cmd := exec.Command("bash", "-e", "-c", script)
+	cmd.Env = append(os.Environ(), "SITE="+site)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the schemas step: %v\n%s", err, out)
+	}
+	files, err := filepath.Glob("schemas/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			ID string `json:"$id"`
+		}
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if s.ID == "" {
+			continue
+		}
+		ids++
+		path, ok := strings.CutPrefix(s.ID, "https://keyreg.dev/")
+		if !ok {
+			t.Errorf("%s: $id %s is not under https://keyreg.dev/", f, s.ID)
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(site, filepath.FromSlash(path)))
+		if err != nil || !bytes.Equal(got, raw) {
+			t.Errorf("%s: $id %s is not published by pages.yml (%v)", f, s.ID, err)
+		}
+	}
+	if ids < 2 {
+		t.Fatalf("%d schemas with an $id", ids)
+	}
+	var entry struct {
+		Name      string   `json:"name"`
+		URL       string   `json:"url"`
+		FileMatch []string `json:"fileMatch"`
+	}
+	cat, err := os.ReadFile("deploy/schemastore/catalog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(cat, &entry); err != nil || entry.URL != "https://keyreg.dev/schemas/keys.v1.schema.json" || entry.Name == "" || len(entry.FileMatch) == 0 {
+		t.Errorf("SchemaStore entry %+v (%v)", entry, err)
 	}
 }
