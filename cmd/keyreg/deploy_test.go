@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -236,5 +238,86 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if err := checkKeyregArgs([]string{"audit", "--output", "json=/r/$(JOB_COMPLETION_INDEX).json", "--target-index", "$(JOB_COMPLETION_INDEX)"}, map[string]string{"JOB_COMPLETION_INDEX": "0"}); err != nil {
 		t.Errorf("a valid audit: %v", err)
+	}
+}
+
+// TestFleetWorkflowPlan runs the plan step of fleet-audit.yml on the
+// Kubernetes target list: the matrix numbers the targets as keyreg audit
+// --target-index does, so job i audits line i of the same list.
+func TestFleetWorkflowPlan(t *testing.T) {
+	b, err := os.ReadFile("../../.github/workflows/fleet-audit.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				ID  string `yaml:"id"`
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var script string
+	for _, st := range wf.Jobs["plan"].Steps {
+		if st.ID == "plan" {
+			script = st.Run
+		}
+	}
+	var list string
+	for _, o := range readManifests(t)["fleet-targets.yaml"] {
+		if s, ok := dig(o, "data", "targets.txt").(string); ok {
+			list = s
+		}
+	}
+	if script == "" || list == "" {
+		t.Fatal("no plan step or no target list")
+	}
+	dir := t.TempDir()
+	run := func(content string) (string, error) {
+		f := filepath.Join(dir, "targets.txt")
+		if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out")
+		os.Remove(out)
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Env = append(os.Environ(), "TARGETS="+f, "GITHUB_OUTPUT="+out)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return string(b), err
+		}
+		b, err := os.ReadFile(out)
+		return string(b), err
+	}
+	got, err := run(list)
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, got)
+	}
+	m, ok := strings.CutPrefix(strings.TrimSpace(got), "matrix=")
+	var matrix struct {
+		Include []struct {
+			Index int    `json:"index"`
+			Name  string `json:"name"`
+		} `json:"include"`
+	}
+	if !ok || json.Unmarshal([]byte(m), &matrix) != nil {
+		t.Fatalf("plan output %q", got)
+	}
+	targets, err := readTargets("targets.txt", strings.NewReader(list))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(matrix.Include) != len(targets) {
+		t.Fatalf("matrix %+v for %d targets", matrix.Include, len(targets))
+	}
+	for i, tg := range targets {
+		if matrix.Include[i].Index != i || matrix.Include[i].Name != tg.Name {
+			t.Errorf("matrix job %d is %+v, want index %d name %s", i, matrix.Include[i], i, tg.Name)
+		}
+	}
+	if out, err := run("ok\n\"; echo pwned\n"); err == nil {
+		t.Errorf("a bad target name passed the plan: %s", out)
 	}
 }

@@ -124,7 +124,7 @@ var permLevel = map[string]int{"none": 0, "read": 1, "write": 2}
 // timeout on every job and no deprecated upload-sarif@v3.
 func TestReusableWorkflowPermissions(t *testing.T) {
 	minimal := map[string]string{"contents": "read"}
-	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "ci.yml"} {
+	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "ci.yml", "fleet-audit.yml"} {
 		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
 		if err != nil {
 			t.Fatal(err)
