@@ -112,8 +112,8 @@ func TestGoreleaserConfig(t *testing.T) {
 	if !slices.Contains(b.Env, "CGO_ENABLED=0") || !slices.Contains(b.Flags, "-trimpath") {
 		t.Errorf("not static or not -trimpath: env %v flags %v", b.Env, b.Flags)
 	}
-	if !strings.Contains(strings.Join(b.Ldflags, " "), "-X main.version={{ .Version }}") {
-		t.Errorf("ldflags %v do not set main.version", b.Ldflags)
+	if ld := strings.Join(b.Ldflags, " "); !strings.Contains(ld, "-X main.version={{ .Version }}") || !strings.Contains(ld, "-X main.commit={{ .FullCommit }}") {
+		t.Errorf("ldflags %v do not set main.version and main.commit", b.Ldflags)
 	}
 	if len(c.Archives) != 1 || !slices.Contains(c.Archives[0].Files, "README.md") || !slices.ContainsFunc(c.Archives[0].Files, func(s string) bool { return strings.HasPrefix(s, "LICENSE") }) {
 		t.Errorf("archives %+v lack README.md or LICENSE", c.Archives)
