@@ -42,6 +42,7 @@ type baselineOptions struct {
 
 func (a *app) auditCmd() *cobra.Command {
 	var o auditOptions
+	var target targetOptions
 	d := audit.Defaults()
 	c := &cobra.Command{
 		Use:   "audit",
@@ -95,6 +96,12 @@ keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
 in several formats from one scan; each file is written to a temporary file
 beside it and renamed into place.
 
+--target-list picks one target of a fleet's target list (docs/fleet.md):
+the line --target-index (or $JOB_COMPLETION_INDEX) names, whose flags are
+parsed as if given here; its URL and TLS files are NAME.url, NAME.ca.pem,
+NAME.cert.pem and NAME.key.pem of --secrets-dir, and {target} in an --output
+path becomes NAME.
+
 Exit codes: 0 clean, 1 findings at or above --fail-on (with --baseline: new
 findings only), 2 usage or config error (including a baseline file that does
 not parse, or an --output path that cannot be written, found before the
@@ -106,13 +113,18 @@ written after the scan).`,
   keyreg audit --rate 50000 --output prometheus=/var/lib/node_exporter/keyreg.prom
   keyreg audit --output json=audit.json --output sarif=audit.sarif --output junit=audit.xml
   keyreg audit --write-baseline keyreg-baseline.json
+  keyreg audit --target-list targets.txt --target-index 3 --secrets-dir /etc/keyreg/secrets --output json=/reports/{target}.json
   keyreg audit --baseline keyreg-baseline.json --format markdown >> "$GITHUB_STEP_SUMMARY"`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if err := applyTarget(c, &target, &o); err != nil {
+				return err
+			}
 			return a.runAudit(c.Context(), o)
 		},
 	}
 	f := c.Flags()
+	target.flags(f)
 	registryFlag(f, &o.registry)
 	o.scan.addFlags(f, scanFlagHelp{
 		rdb:     "audit this RDB snapshot file instead of a live Redis (repeatable, one per shard; - reads standard input)",

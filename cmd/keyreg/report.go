@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
-	"github.com/keyreg/keyreg/audit/auditjson"
+	"path/filepath"
+	"strings"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/report"
 	"github.com/spf13/cobra"
 )
@@ -16,6 +17,8 @@ type mergeOptions struct {
 	output outputOptions
 	failOn string
 	top    int
+	expect int
+	list   string
 }
 
 func (a *app) reportCmd() *cobra.Command {
@@ -51,10 +54,14 @@ each input's target, and each finding example names its instance.
 Exit codes: 0 clean, 1 findings at or above --fail-on, 2 a file that is not
 a json audit report of a version this keyreg reads, or holds a number out of
 range (the error names the file and the JSON path), or reports of different
-registries, 3 when an input report is partial: the merged report is
-printed, marked partial.`,
+registries, 3 when an input report is partial, or when --expect N (or
+--target-list, one report per target) names more reports than were given (a
+fleet's failed target writes none): the merged report is printed, marked
+partial. A directory argument stands for the .json files in it.`,
 		Example: `  keyreg report merge shard-*.json --format markdown >> "$GITHUB_STEP_SUMMARY"
-  keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml`,
+  keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml
+  keyreg report merge --expect 40 /reports/*.json --format markdown
+  keyreg report merge --target-list /etc/keyreg/targets/targets.txt /reports --output html=/published/fleet.html`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(c *cobra.Command, files []string) error {
 			return a.runMerge(o, files)
@@ -63,6 +70,8 @@ printed, marked partial.`,
 	f := c.Flags()
 	outputFlags(c, &o.output, "", report.DocAudit, report.FormatList(report.DocAudit)+" (default: table on a terminal, else text)")
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
+	f.StringVar(&o.list, "target-list", "", "a fleet's target list (docs/fleet.md): expect one report per target, as --expect does")
+	f.IntVar(&o.expect, "expect", 0, "the number of reports expected (a fleet's targets); fewer make the merged report partial (0: any)")
 	f.IntVar(&o.top, "top", audit.DefaultTopN, fmt.Sprintf("largest keys to keep per measure, bytes and elements (0: none; at most %d)", audit.MaxTopN))
 	return c
 }
@@ -76,6 +85,31 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	top, err := topFlag(o.top)
 	if err != nil {
 		return err
+	}
+	files, err = mergeInputs(files)
+	if err != nil {
+		return err
+	}
+	if o.list != "" {
+		if o.expect != 0 {
+			return usageError(errors.New("--expect and --target-list both say how many reports to expect"), "")
+		}
+		f, err := os.Open(o.list)
+		if err != nil {
+			return usageError(err, "")
+		}
+		targets, err := readTargets(o.list, f)
+		f.Close()
+		if err != nil {
+			return usageError(err, "")
+		}
+		o.expect = len(targets)
+	}
+	if o.expect < 0 || o.expect > audit.MaxMergeInputs {
+		return usageError(fmt.Errorf("--expect %d is not between 0 and %d", o.expect, audit.MaxMergeInputs), "")
+	}
+	if o.expect > 0 && len(files) > o.expect {
+		return usageError(fmt.Errorf("%d reports to merge, more than --expect %d", len(files), o.expect), "remove the reports of an earlier run")
 	}
 	if len(files) > audit.MaxMergeInputs {
 		return usageError(fmt.Errorf("%d reports to merge, at most %d at once", len(files), audit.MaxMergeInputs), "merge them in groups, then merge the results")
@@ -96,6 +130,14 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	if err != nil {
 		return usageError(err, "")
 	}
+	if o.expect > len(files) {
+		missing := fmt.Sprintf("%d of %d expected reports missing", o.expect-len(files), o.expect)
+		rep.Partial = true
+		if rep.PartialReason != "" {
+			missing += "; " + rep.PartialReason
+		}
+		rep.PartialReason = missing
+	}
 	if err := a.writeAudit(outs, rep, nil); err != nil {
 		return runtimeError(err, "")
 	}
@@ -106,6 +148,33 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 		return errFindings
 	}
 	return nil
+}
+
+// mergeInputs replaces each directory among the arguments with the .json
+// files in it, sorted, so that a job without a shell (the distroless image)
+// merges a directory of reports.
+func mergeInputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, usageError(err, "")
+		}
+		for _, e := range entries {
+			if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+				out = append(out, filepath.Join(a, e.Name()))
+			}
+			if len(out) > audit.MaxMergeInputs {
+				return nil, usageError(fmt.Errorf("%s: more than %d reports", a, audit.MaxMergeInputs), "merge them in groups, then merge the results")
+			}
+		}
+	}
+	return out, nil
 }
 
 // topFlag checks --top and maps it to audit.Options.Top, where 0 means the

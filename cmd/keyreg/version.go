@@ -18,6 +18,11 @@ import (
 // commit.
 var version string
 
+// commit may be set at build time with -ldflags "-X main.commit=…" (the
+// release build does): it is the revision keyreg version reports when the
+// go command recorded no VCS stamp.
+var commit string
+
 // toolVersion returns the version printed by --version and written into
 // SARIF.
 func toolVersion() string { return resolveVersion(version, debug.ReadBuildInfo) }
@@ -113,7 +118,11 @@ strings and false where the build recorded nothing).`,
   keyreg version --format json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(*cobra.Command, []string) error {
-			return writeVersion(a.stdout, format, readBuildFacts(version, debug.ReadBuildInfo))
+			f := readBuildFacts(version, debug.ReadBuildInfo)
+			if f.Revision == "" {
+				f.Revision = commit
+			}
+			return writeVersion(a.stdout, format, f)
 		},
 	}
 	c.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")

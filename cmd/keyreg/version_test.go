@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -134,5 +135,29 @@ func TestVersionCommand(t *testing.T) {
 	code, out, _ := cli(t, "version", "--format", "json")
 	if code != exitClean || !strings.Contains(out, `"go_version": "go1.`) {
 		t.Errorf("version --format json: exit %d\n%s", code, out)
+	}
+}
+
+// TestVersionLdflags builds keyreg as the release does (-trimpath, the
+// version and commit through -X, no VCS stamp) and checks that keyreg
+// version reports both, in text and json.
+func TestVersionLdflags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "keyreg")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-X main.version=1.2.3 -X main.commit=0123456789abcdef", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil || !strings.HasPrefix(string(out), "keyreg version 1.2.3\n") || !strings.Contains(string(out), "revision   0123456789abcdef\n") {
+		t.Errorf("keyreg version: %v\n%s", err, out)
+	}
+	js, err := exec.Command(bin, "version", "--format", "json").Output()
+	var f buildFacts
+	if err != nil || json.Unmarshal(js, &f) != nil || f.Version != "1.2.3" || f.Revision != "0123456789abcdef" || f.OS == "" || f.Arch == "" {
+		t.Errorf("keyreg version --format json: %v\n%s", err, js)
 	}
 }

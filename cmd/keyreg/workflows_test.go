@@ -124,7 +124,7 @@ var permLevel = map[string]int{"none": 0, "read": 1, "write": 2}
 // timeout on every job and no deprecated upload-sarif@v3.
 func TestReusableWorkflowPermissions(t *testing.T) {
 	minimal := map[string]string{"contents": "read"}
-	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "ci.yml"} {
+	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "ci.yml", "fleet-audit.yml"} {
 		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
 		if err != nil {
 			t.Fatal(err)
@@ -422,5 +422,33 @@ func TestRegistryCheckGenLanguages(t *testing.T) {
 	sum, _ := os.ReadFile(summary)
 	if !strings.Contains(string(sum), "keyreg gen python: `app/keys_gen.py` is stale") || !strings.Contains(string(sum), "keyreg gen go: `x_gen.go` is up to date") {
 		t.Errorf("summary:\n%s", sum)
+	}
+}
+
+// TestFleetDocWorkflowLint runs actionlint on the caller of
+// fleet-audit.yml in docs/fleet.md, with the reusable workflow resolved
+// from this repository, so that its inputs and secrets stay valid.
+func TestFleetDocWorkflowLint(t *testing.T) {
+	b, err := os.ReadFile("../../docs/fleet.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	remote := regexp.MustCompile(`keyreg/keyreg/(\.github/workflows/[a-z-]+\.yml)@\S+`)
+	var blocks []string
+	parts := strings.Split(string(b), "```")
+	for i := 1; i < len(parts); i += 2 {
+		info, body, _ := strings.Cut(parts[i], "\n")
+		if info == "yaml" && regexp.MustCompile(`(?m)^on:`).MatchString(body) {
+			blocks = append(blocks, remote.ReplaceAllString(body, "./$1"))
+		}
+	}
+	if len(blocks) != 1 || !strings.Contains(blocks[0], "uses: ./.github/workflows/fleet-audit.yml\n") {
+		t.Fatalf("docs/fleet.md has %d workflow examples calling fleet-audit.yml, want 1", len(blocks))
+	}
+	for _, e := range lintDoc(t, "docs/fleet.md", blocks[0]) {
+		t.Errorf("docs/fleet.md workflow:%d:%d: %s [%s]", e.Line, e.Column, e.Message, e.Kind)
+	}
+	if errs := lintDoc(t, "bad.yml", strings.Replace(blocks[0], "      targets: ", "      no-such-input: x\n      targets: ", 1)); len(errs) == 0 {
+		t.Error("actionlint accepted an input fleet-audit.yml does not declare")
 	}
 }

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestReadTargets(t *testing.T) {
+	got, err := readTargets("t.txt", strings.NewReader("# fleet\n\ncache-0 --db 2\n  eu.sessions   --cluster --parallel 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Name != "cache-0" || strings.Join(got[0].Args, "|") != "--db|2" || got[1].Line != 4 ||
+		strings.Join(got[1].Args, "|") != "--cluster|--parallel|2" {
+		t.Errorf("%+v", got)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"a\na\n", "t.txt:2:1: target a is already on line 1"},
+		{"../etc x\n", `t.txt:1:1: target name "../etc"`},
+		{"a --url redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
+		{"a --url=redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
+		{"a -u=x\n", "does not belong"},
+		{"a --sentinel-password=p\n", "does not belong"},
+		{"a --target-list=other\n", "does not belong"},
+		{strings.Repeat("x", 70) + "\n", "at most 63"},
+		{"a\n" + strings.Repeat(" ", 70<<10), "t.txt:2: bufio.Scanner: token too long"},
+		{"a\n" + strings.Repeat("# "+strings.Repeat(" ", 1000)+"\n", maxTargetListBytes/1000+1), "larger than"},
+	} {
+		_, err := readTargets("t.txt", strings.NewReader(c.in))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: %v, want %q", c.in, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "u:p@") {
+			t.Errorf("the error repeats a password: %v", err)
+		}
+	}
+}
+
+func FuzzReadTargets(f *testing.F) {
+	for _, s := range []string{"a\n", "# c\nb --cluster\n", "a\na\n", "x --url y\n", "\xff\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, err := readTargets("f", strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, tg := range ts {
+			if !targetName.MatchString(tg.Name) || seen[tg.Name] {
+				t.Fatalf("bad or repeated name %q", tg.Name)
+			}
+			seen[tg.Name] = true
+		}
+	})
+}
