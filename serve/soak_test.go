@@ -29,6 +29,7 @@ type soakPoint struct {
 	series       int    // samples in one text scrape
 	unregistered int    // keyreg_unregistered_keys series in it
 	groups       string // their group labels
+	keys         string // keyreg_audit_keys in it
 	scrape       time.Duration
 	at           time.Duration // since the first audit started
 }
@@ -123,10 +124,15 @@ func soak(t *testing.T, keys, audits, every int) []soakPoint {
 				cancel()
 				return nil, failure
 			}
-			pt.series, pt.unregistered, pt.groups = countSeries(w.Body.Bytes())
+			pt.series, pt.unregistered, pt.groups, pt.keys = countSeries(w.Body.Bytes())
+			if n, _ := strconv.Atoi(pt.keys); n < keys {
+				failure = fmt.Errorf("after audit %d: keyreg_audit_keys %q, want at least the %d sessions", done, pt.keys, keys)
+				cancel()
+				return nil, failure
+			}
 			points = append(points, pt)
-			t.Logf("after %4d audits (%v): heap %.2f MiB, RSS %.1f MiB, %d samples (%d unregistered groups), scrape %v",
-				done, pt.at.Round(time.Millisecond), mib(pt.heap), mib(pt.rss), pt.series, pt.unregistered, pt.scrape.Round(time.Microsecond))
+			t.Logf("after %4d audits (%v): %s keys, heap %.2f MiB, RSS %.1f MiB, %d samples (%d unregistered groups), scrape %v",
+				done, pt.at.Round(time.Millisecond), pt.keys, mib(pt.heap), mib(pt.rss), pt.series, pt.unregistered, pt.scrape.Round(time.Microsecond))
 		}
 		if done == audits {
 			cancel()
@@ -195,20 +201,23 @@ func memNow() (heap, rss uint64) {
 
 // countSeries counts the samples of a text exposition and the
 // keyreg_unregistered_keys ones, and lists the latter's labels.
-func countSeries(body []byte) (series, unregistered int, groups string) {
+func countSeries(body []byte) (series, unregistered int, groups, keys string) {
 	var g []string
 	for line := range strings.SplitSeq(string(body), "\n") {
 		if line == "" || line[0] == '#' {
 			continue
 		}
 		series++
+		if v, ok := strings.CutPrefix(line, "keyreg_audit_keys "); ok {
+			keys = v
+		}
 		if l, ok := strings.CutPrefix(line, "keyreg_unregistered_keys{"); ok {
 			unregistered++
 			g = append(g, l[:strings.LastIndexByte(l, '}')])
 		}
 	}
 	slices.Sort(g)
-	return series, unregistered, strings.Join(g, " ")
+	return series, unregistered, strings.Join(g, " "), keys
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
