@@ -3,8 +3,8 @@
 // as Prometheus metrics, with the latest report in HTML and json.
 //
 // A scrape never talks to Redis: every audit builds its metrics once, into
-// a snapshot that /metrics hands out as it is (Collector), so a scrape
-// costs the same whatever the keyspace holds, and a slow, failed or hung
+// a snapshot encoded once per format that /metrics writes as it is, so a
+// scrape costs the same whatever the keyspace holds, and a slow, failed or hung
 // audit only shows in the keyreg_audit_* gauges. Audits run one at a time,
 // per target, every Interval with jitter; the registry file is watched, and a change
 // that loads is used from the next audit on. The package never prints: it

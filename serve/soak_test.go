@@ -209,7 +209,7 @@ func countSeries(body []byte) (series, unregistered int, groups, keys string) {
 		}
 		series++
 		if v, ok := strings.CutPrefix(line, "keyreg_audit_keys "); ok {
-			keys = v
+			keys = strings.Clone(v) // not a slice of body, which the points would keep alive
 		}
 		if l, ok := strings.CutPrefix(line, "keyreg_unregistered_keys{"); ok {
 			unregistered++
