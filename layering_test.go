@@ -86,6 +86,9 @@ var fence = map[string][]string{
 	"github.com/chromedp/cdproto":              {"internal/browsertest"},
 	"github.com/prometheus/client_golang":      {"serve"},
 	"github.com/prometheus/exporter-toolkit":   {"serve"},
+	// client_golang's own exposition packages: serve encodes each audit's metrics once (expfmt, dto).
+	"github.com/prometheus/common":       {"serve"},
+	"github.com/prometheus/client_model": {"serve"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and

@@ -35,7 +35,9 @@ func BenchmarkScrape(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e.targets[0].last.Store(p)
+			if err := e.publishTo(e.targets[0], p); err != nil {
+				b.Fatal(err)
+			}
 			h := e.Handler()
 			req := httptest.NewRequest("GET", "/metrics", nil)
 			b.ReportAllocs()

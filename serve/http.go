@@ -1,19 +1,24 @@
 package serve
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/exporter-toolkit/web"
 )
 
@@ -23,6 +28,9 @@ import (
 // merge reads), /healthz (the process is up) and /readyz (a complete
 // audit has been published).
 func (e *Exporter) Handler() http.Handler {
+	// reg is what changes between audits (their status, the registry's,
+	// the runtime's), gathered by every scrape; the audits' figures are
+	// encoded once per audit (e.expo).
 	reg := prometheus.NewRegistry()
 	for _, t := range e.targets {
 		r := prometheus.Registerer(reg)
@@ -39,12 +47,7 @@ func (e *Exporter) Handler() http.Handler {
 			collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsGC, collectors.MetricsMemory, collectors.MetricsScheduler)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
-		EnableOpenMetrics: true,
-		// A collector error is a bug of ours: serve what there is, and say so in the log.
-		ErrorHandling: promhttp.ContinueOnError,
-		ErrorLog:      slog.NewLogLogger(e.log.Handler(), slog.LevelError),
-	}))
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { e.serveMetrics(w, r, reg) })
 	mux.HandleFunc("GET /report", func(w http.ResponseWriter, r *http.Request) {
 		e.serveReport(w, r, "text/html; charset=utf-8", func(p *published) []byte { return p.html })
 	})
@@ -68,6 +71,134 @@ func (e *Exporter) Handler() http.Handler {
 		_, _ = w.Write([]byte(`<!doctype html><title>keyreg serve</title><h1>keyreg serve</h1><ul><li><a href="metrics">metrics</a><li><a href="report">report</a><li><a href="report.json">report.json</a><li><a href="healthz">healthz</a><li><a href="readyz">readyz</a></ul>`))
 	})
 	return mux
+}
+
+// exposition is every target's last complete audit for /metrics: encoded
+// once per audit in the two text formats, which a scrape writes as they
+// are, and gathered for the protobuf formats, encoded per scrape. A scrape
+// of a large registry (1,000 families: 10,000 series) then costs a copy,
+// not the encoding of every series (docs/benchmarks.md).
+type exposition struct {
+	families []*dto.MetricFamily
+	text, om []byte
+}
+
+// publishTo makes p t's last complete audit and re-encodes the exposition
+// with it and the other targets' last audits, each under its target
+// label. On an error (a series twice: a bug) nothing changes.
+func (e *Exporter) publishTo(t *target, p *published) error {
+	e.expoMu.Lock()
+	defer e.expoMu.Unlock()
+	reg := prometheus.NewRegistry()
+	for _, tg := range e.targets {
+		last := tg.last.Load()
+		if tg == t {
+			last = p
+		}
+		if last == nil {
+			continue
+		}
+		r := prometheus.Registerer(reg)
+		if tg.Name != "" {
+			r = prometheus.WrapRegistererWith(prometheus.Labels{"target": label(tg.Name)}, reg)
+		}
+		if err := r.Register(snapshotCollector{last.metrics}); err != nil {
+			return err
+		}
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		return err
+	}
+	x := &exposition{families: mfs}
+	var b bytes.Buffer
+	for _, f := range [...]struct {
+		format expfmt.FormatType
+		out    *[]byte
+	}{{expfmt.TypeTextPlain, &x.text}, {expfmt.TypeOpenMetrics, &x.om}} {
+		b.Reset()
+		enc := expfmt.NewEncoder(&b, expfmt.NewFormat(f.format))
+		for _, mf := range mfs {
+			if err := enc.Encode(mf); err != nil {
+				return err
+			}
+		}
+		// No Close: OpenMetrics' "# EOF" ends the whole exposition.
+		*f.out = bytes.Clone(b.Bytes())
+	}
+	t.last.Store(p)
+	e.expo.Store(x)
+	return nil
+}
+
+// serveMetrics writes the exposition in the format the Accept header
+// negotiates (client_golang's negotiation: text, OpenMetrics or protobuf),
+// gzipped when the scraper accepts it: the audits' figures as encoded at
+// their audit, then what dyn gathers now. The two have no family in common.
+func (e *Exporter) serveMetrics(w http.ResponseWriter, r *http.Request, dyn prometheus.Gatherer) {
+	mfs, err := dyn.Gather()
+	if err != nil {
+		// A collector error is a bug of ours: serve what there is, and say so in the log.
+		e.log.Error("gathering metrics", "err", err)
+	}
+	x := e.expo.Load()
+	format := expfmt.NegotiateIncludingOpenMetrics(r.Header)
+	var pre []byte
+	switch format.FormatType() {
+	case expfmt.TypeTextPlain:
+		pre = x.text
+	case expfmt.TypeOpenMetrics:
+		pre = x.om
+	default:
+		mfs = append(slices.Clone(x.families), mfs...)
+		slices.SortFunc(mfs, func(a, b *dto.MetricFamily) int { return strings.Compare(a.GetName(), b.GetName()) })
+	}
+	w.Header().Set("Content-Type", string(format))
+	var out io.Writer = w
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		w.Header().Set("Content-Encoding", "gzip")
+		gz := gzipPool.Get().(*gzip.Writer)
+		gz.Reset(w)
+		defer func() {
+			_ = gz.Close()
+			gzipPool.Put(gz)
+		}()
+		out = gz
+	}
+	if _, err := out.Write(pre); err != nil {
+		return // the scraper went away
+	}
+	enc := expfmt.NewEncoder(out, format)
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			e.log.Error("encoding metrics", "family", mf.GetName(), "err", err)
+			return
+		}
+	}
+	if c, ok := enc.(expfmt.Closer); ok {
+		_ = c.Close() // OpenMetrics' "# EOF"
+	}
+}
+
+var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// acceptsGzip says whether an Accept-Encoding header accepts gzip (by
+// name or as *, with a q above 0).
+func acceptsGzip(h string) bool {
+	for part := range strings.SplitSeq(h, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.TrimSpace(name)
+		if name != "gzip" && name != "*" {
+			continue
+		}
+		q, ok := strings.CutPrefix(strings.TrimSpace(params), "q=")
+		if !ok {
+			return true
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(q), 64)
+		return err == nil && v > 0
+	}
+	return false
 }
 
 // serveReport writes the last complete audit's document of the target the

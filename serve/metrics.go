@@ -63,13 +63,18 @@ var (
 // targetDescs are the series of each target (with a target label when
 // there are several); registryDescs the exporter's own.
 var (
-	targetDescs = []*prometheus.Desc{
+	// snapshotDescs are a complete audit's, encoded once per audit;
+	// statusDescs are its status, collected by every scrape.
+	snapshotDescs = []*prometheus.Desc{
 		familyKeys, familyNoTTL, familyBytes, familyWithFinding, familyTTL, findings,
 		ownerKeys, ownerNoTTL, ownerBytes, ownerWithFinding,
 		unregKeys, unregNoTTL, unregBytes,
 		scanKeys, scanRate, scanVanished, scanNodes, scanSampled,
+	}
+	statusDescs = []*prometheus.Desc{
 		auditSuccess, auditPartial, auditDuration, auditLastOK, auditRunning, auditInterval, auditsTotal,
 	}
+	targetDescs   = append(slices.Clone(snapshotDescs), statusDescs...)
 	registryDescs = []*prometheus.Desc{regErrors, regLoaded}
 	allDescs      = append(slices.Clone(targetDescs), registryDescs...)
 )
@@ -230,26 +235,34 @@ func unregistered(u *audit.UnregisteredReport, maxGroups int) []prometheus.Metri
 	return ms
 }
 
-// collector hands out a target's last snapshot and its audits' status: a
-// scrape reads memory only.
+// snapshotCollector hands out one snapshot, for its encoding. It
+// describes nothing (unchecked), so that one registry takes the snapshots
+// of every target, each under its target label.
+type snapshotCollector struct{ s *snapshot }
+
+func (c snapshotCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (c snapshotCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, m := range c.s.metrics {
+		ch <- m
+	}
+}
+
+// collector hands out a target's audit status, the part of its series
+// that changes between audits: a scrape reads memory only.
 type collector struct {
 	e *Exporter
 	t *target
 }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range targetDescs {
+	for _, d := range statusDescs {
 		ch <- d
 	}
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
 	e, t := c.e, c.t
-	if p := t.last.Load(); p != nil {
-		for _, m := range p.metrics.metrics {
-			ch <- m
-		}
-	}
 	st := &t.st
 	st.mu.Lock()
 	defer st.mu.Unlock()

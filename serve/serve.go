@@ -3,8 +3,8 @@
 // as Prometheus metrics, with the latest report in HTML and json.
 //
 // A scrape never talks to Redis: every audit builds its metrics once, into
-// a snapshot that /metrics hands out as it is (Collector), so a scrape
-// costs the same whatever the keyspace holds, and a slow, failed or hung
+// a snapshot encoded once per format that /metrics writes as it is, so a
+// scrape costs the same whatever the keyspace holds, and a slow, failed or hung
 // audit only shows in the keyreg_audit_* gauges. Audits run one at a time,
 // per target, every Interval with jitter; the registry file is watched, and a change
 // that loads is used from the next audit on. The package never prints: it
@@ -106,6 +106,11 @@ type Exporter struct {
 	}
 
 	targets []*target
+
+	// expo is every target's last complete audit encoded for /metrics;
+	// expoMu serialises its rebuilds, one per complete audit of any target.
+	expo   atomic.Pointer[exposition]
+	expoMu sync.Mutex
 }
 
 // target is one target's audits and what they published.
@@ -162,6 +167,7 @@ func New(o Options) (*Exporter, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Exporter{o: o, log: o.Logger}
+	e.expo.Store(&exposition{})
 	names := map[string]bool{}
 	for _, t := range o.Targets {
 		if t.Open == nil || names[t.Name] || (t.Name == "") != (len(o.Targets) == 1) {
@@ -259,7 +265,11 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 		t.log.Error("audit report could not be rendered", "err", perr)
 		return
 	}
-	t.last.Store(p)
+	if err := e.publishTo(t, p); err != nil {
+		t.finish(false, false, d, time.Time{})
+		t.log.Error("audit metrics could not be encoded", "err", err)
+		return
+	}
 	t.finish(true, false, d, p.end)
 	t.log.Info("audit complete", "keys", rep.Scan.Keys, "families", len(rep.Families),
 		"unregistered", rep.Unregistered.Keys, "findings", rep.Totals.Errors+rep.Totals.Warnings+rep.Totals.Infos,
