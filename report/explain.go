@@ -23,6 +23,11 @@ type Explanation struct {
 	Params  []ParamValue   `json:"params,omitempty"`
 	Closest *ClosestFamily `json:"closest,omitempty"`
 	Live    *LiveFacts     `json:"live,omitempty"`
+	// Of is "channel" when the explanation is of a Pub/Sub channel
+	// (explain --channel): Key then holds the channel's name, and Channel
+	// its declaration when one matches. Empty for a key.
+	Of      string        `json:"of,omitempty"`
+	Channel *ChannelFacts `json:"channel,omitempty"`
 }
 
 // FamilyFacts describes the family a key belongs to.
@@ -430,6 +435,10 @@ func writeExplanationText(w io.Writer, e *Explanation) error {
 	// ESC would drive the terminal).
 	row := func(k, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t%s\n", k, printable(fmt.Sprintf(format, args...)))
+	}
+	if e.Of == OfChannel {
+		writeChannelText(row, e)
+		return tw.Flush()
 	}
 	row("key", "%q", e.Key)
 	if !e.Matched {
