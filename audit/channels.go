@@ -208,3 +208,49 @@ func channelPrefix(name string, sep byte) string {
 	}
 	return name
 }
+
+// FanOut is the cluster bus cost of classic Pub/Sub over an interval,
+// from two readings of every node.
+type FanOut struct {
+	Seconds float64
+	// Published is the PUBLISH commands the nodes ran (cmdstat_publish),
+	// and BusSent the messages they copied to other nodes over the
+	// cluster bus (cluster_stats_messages_publish_sent).
+	Published, BusSent int64
+	// PerSecond are both per second; Nodes is the nodes read. A classic
+	// message published on one node is sent to each of the others, so
+	// BusSent is about Published × (Nodes − 1).
+	PublishedPerSecond, BusSentPerSecond float64
+	Nodes                                int
+	// Known is false when a node did not report its counters.
+	Known bool
+}
+
+// EstimateFanOut compares two readings (before, after) of the same nodes
+// taken seconds apart.
+func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut {
+	fo := FanOut{Seconds: seconds, Nodes: len(after), Known: len(after) > 0}
+	prev := map[string]source.NodeChannels{}
+	for _, n := range before {
+		prev[n.Node] = n
+	}
+	for _, n := range after {
+		p, ok := prev[n.Node]
+		if !ok || n.Err != nil || p.Err != nil || n.PublishCalls < 0 || p.PublishCalls < 0 || n.BusPublishSent < 0 || p.BusPublishSent < 0 {
+			fo.Known = false
+			continue
+		}
+		// A counter that went down was reset (CONFIG RESETSTAT, a
+		// restart): count from zero.
+		fo.Published += max(n.PublishCalls-p.PublishCalls, 0)
+		if n.PublishCalls < p.PublishCalls {
+			fo.Published += n.PublishCalls
+		}
+		fo.BusSent += max(n.BusPublishSent-p.BusPublishSent, 0)
+	}
+	if seconds > 0 {
+		fo.PublishedPerSecond = float64(fo.Published) / seconds
+		fo.BusSentPerSecond = float64(fo.BusSent) / seconds
+	}
+	return fo
+}

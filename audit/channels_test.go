@@ -175,3 +175,61 @@ func TestChannelsCluster(t *testing.T) {
 		t.Errorf("numpat %d, want 1", rep.NumPat)
 	}
 }
+
+// A publisher loop of known size on one node: the bus messages the nodes
+// report are within 20% of the messages times (nodes - 1).
+func TestChannelsFanOut(t *testing.T) {
+	cs := redistest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sub := cs.Masters[1].Client(t)
+	subscribe(t, ctx, "SUBSCRIBE", func() *redis.PubSub { return sub.Subscribe(ctx, "v1:news") })
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: "redis://" + cs.Addrs[0], Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	before, err := conn.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := cs.Masters[0].Client(t)
+	const n = 500
+	start := time.Now()
+	for i := range n {
+		if err := pub.Publish(ctx, "v1:news", i).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The bus copies are asynchronous: poll until the receivers count them.
+	var fo FanOut
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		after, err := conn.Channels(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fo = EstimateFanOut(before, after, time.Since(start).Seconds())
+		recv := int64(0)
+		for i, a := range after {
+			recv += a.BusPublishReceived - before[i].BusPublishReceived
+		}
+		if recv >= n*int64(len(after)-1) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !fo.Known || fo.Nodes != 3 {
+		t.Fatalf("fan-out %+v: counters not read", fo)
+	}
+	// The audit's own reads publish nothing; the loop is the only publisher.
+	if fo.Published != n {
+		t.Errorf("published %d, want %d", fo.Published, n)
+	}
+	want := float64(n * (fo.Nodes - 1))
+	if d := float64(fo.BusSent) - want; d > 0.2*want || d < -0.2*want {
+		t.Errorf("bus messages sent %d, want %v within 20%%", fo.BusSent, want)
+	}
+	if fo.BusSentPerSecond <= 0 || fo.PublishedPerSecond <= 0 {
+		t.Errorf("rates %+v", fo)
+	}
+}

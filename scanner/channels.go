@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/keyreg/keyreg/source"
@@ -68,6 +69,25 @@ func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
 }
 
 func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) error {
+	nc.PublishCalls, nc.BusPublishSent, nc.BusPublishReceived = -1, -1, -1
+	if info, err := cl.Info(ctx, "commandstats").Result(); err == nil {
+		nc.PublishCalls = 0
+		if v, ok := infoField(info, "cmdstat_publish", "calls"); ok {
+			nc.PublishCalls = v
+		}
+	}
+	if len(nc.Slots) > 0 || !nc.Primary {
+		if info, err := cl.ClusterInfo(ctx).Result(); err == nil {
+			// Redis lists a message type only once it was counted.
+			nc.BusPublishSent, nc.BusPublishReceived = 0, 0
+			if v, ok := infoField(info, "cluster_stats_messages_publish_sent", ""); ok {
+				nc.BusPublishSent = v
+			}
+			if v, ok := infoField(info, "cluster_stats_messages_publish_received", ""); ok {
+				nc.BusPublishReceived = v
+			}
+		}
+	}
 	classic, err := cl.PubSubChannels(ctx, "*").Result()
 	if err != nil {
 		return fmt.Errorf("PUBSUB CHANNELS: %w", err)
@@ -125,4 +145,31 @@ func counts(ctx context.Context, names []string, numsub func([]string) (map[stri
 func isUnknownCommand(err error) bool {
 	s := err.Error()
 	return strings.HasPrefix(s, "ERR unknown command") || strings.HasPrefix(s, "ERR unknown subcommand") || strings.Contains(s, "Unknown subcommand")
+}
+
+// infoField reads a number from an INFO-style reply: the value of
+// "name:N", or with sub, the N of "sub=N" in "name:a=1,sub=N,...".
+func infoField(info, name, sub string) (int64, bool) {
+	for line := range strings.SplitSeq(info, "\n") {
+		line = strings.TrimSpace(line)
+		v, ok := strings.CutPrefix(line, name+":")
+		if !ok {
+			continue
+		}
+		if sub != "" {
+			found := false
+			for kv := range strings.SplitSeq(v, ",") {
+				if x, ok := strings.CutPrefix(kv, sub+"="); ok {
+					v, found = x, true
+					break
+				}
+			}
+			if !found {
+				return 0, false
+			}
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		return n, err == nil && n >= 0
+	}
+	return 0, false
 }

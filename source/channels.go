@@ -16,6 +16,15 @@ type NodeChannels struct {
 	Sharded []ChannelCount
 	// NumPat is PUBSUB NUMPAT: the patterns subscribed on this node.
 	NumPat int64
+	// PublishCalls is cmdstat_publish's calls in INFO commandstats: the
+	// PUBLISH commands this node ran since its stats were reset. -1 when
+	// not read.
+	PublishCalls int64
+	// BusPublishSent and BusPublishReceived are CLUSTER INFO's
+	// cluster_stats_messages_publish_sent and _received: the classic
+	// messages copied over the cluster bus. -1 when the server does not
+	// report them (standalone, or a refused CLUSTER INFO).
+	BusPublishSent, BusPublishReceived int64
 	// Truncated is set when the node had more channels than were read.
 	Truncated bool
 	// Err says why the node could not be read (a refusal: the ACL lacks
