@@ -233,3 +233,37 @@ func TestChannelsFanOut(t *testing.T) {
 		t.Errorf("rates %+v", fo)
 	}
 }
+
+// The minimal ACL reads channels; a user without +pubsub gets a note that
+// names it, and no-subscribers is not decided on a partial reading.
+func TestChannelsACL(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	redistest.ACLUser(t, srv, "audit", "pw", strings.Fields(scanner.MinimalACL)...)
+	var noPubsub []string
+	for _, r := range strings.Fields(scanner.MinimalACL) {
+		if r != "+pubsub" {
+			noPubsub = append(noPubsub, r)
+		}
+	}
+	redistest.ACLUser(t, srv, "nopubsub", "pw", noPubsub...)
+	a := srv.Client(t)
+	subscribe(t, ctx, "SUBSCRIBE", func() *redis.PubSub { return a.Subscribe(ctx, "v1:news") })
+	rep := channelAudit(t, ctx, "redis://audit:pw@"+srv.Addr)
+	if len(rep.Partial) != 0 {
+		t.Fatalf("minimal ACL: partial %v", rep.Partial)
+	}
+	if n, _ := subscribers(rep, "v1:news", false); n != 1 {
+		t.Errorf("minimal ACL: v1:news has %d subscribers, want 1", n)
+	}
+	rep = channelAudit(t, ctx, "redis://nopubsub:pw@"+srv.Addr)
+	if len(rep.Partial) != 1 || !strings.Contains(rep.Partial[0], "needs +pubsub") || strings.Contains(rep.Partial[0], "pw@") {
+		t.Errorf("without +pubsub: partial %v", rep.Partial)
+	}
+	for _, f := range rep.Findings {
+		if f.Rule == RuleChannelNoSubscribers {
+			t.Errorf("no-subscribers decided on a partial reading: %+v", f)
+		}
+	}
+}

@@ -61,6 +61,9 @@ func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
 			cl = c.client(t.addr, 0, false)
 		}
 		if err := readNodeChannels(ctx, cl, &nc); err != nil {
+			if strings.HasPrefix(err.Error(), "NOPERM") || strings.Contains(err.Error(), ": NOPERM") {
+				err = fmt.Errorf("%w (the channel audit needs +pubsub and +cluster|info in the ACL)", err)
+			}
 			nc = source.NodeChannels{Node: t.addr, Primary: t.primary, Slots: t.slots, Err: c.redact(err)}
 		}
 		out = append(out, nc)
