@@ -53,6 +53,10 @@ type ChannelReport struct {
 	// Partial lists the nodes that could not be read, with why: the
 	// checks are then incomplete (a refused PUBSUB needs +pubsub).
 	Partial []string
+	// Misplaced says which masters hold sharded subscribers of a channel
+	// whose slot they do not serve (after a resharding, say): a message
+	// SPUBLISHed to the slot's owner never reaches them.
+	Misplaced []string
 }
 
 // Channels aggregates the PUBSUB state of every node and applies the
@@ -92,6 +96,9 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		}
 		for _, c := range n.Sharded {
 			add(c, true)
+			if n.Primary && len(n.Slots) > 0 && !inSlots(c.Slot, n.Slots) && len(rep.Misplaced) < maxChannelExamples*10 {
+				rep.Misplaced = append(rep.Misplaced, fmt.Sprintf("%s: %d sharded subscribers of %q, whose slot %d it does not serve", n.Node, c.Subscribers, c.Name, c.Slot))
+			}
 		}
 	}
 	m := reg.ChannelMatcher()
@@ -110,8 +117,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 	})
 
 	type group struct {
-		f    *ChannelFinding
-		seen int
+		f *ChannelFinding
 	}
 	groups := map[string]*group{}
 	var order []string
@@ -253,4 +259,13 @@ func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut
 		fo.BusSentPerSecond = float64(fo.BusSent) / seconds
 	}
 	return fo
+}
+
+func inSlots(slot int, ranges [][2]int) bool {
+	for _, r := range ranges {
+		if slot >= r[0] && slot <= r[1] {
+			return true
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
+	"github.com/keyreg/keyreg/source"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -173,6 +174,30 @@ func TestChannelsCluster(t *testing.T) {
 	}
 	if rep.NumPat != 1 {
 		t.Errorf("numpat %d, want 1", rep.NumPat)
+	}
+	// Each room's subscribers are on its slot's owner.
+	if len(rep.Misplaced) != 0 {
+		t.Errorf("misplaced: %v", rep.Misplaced)
+	}
+}
+
+// A master that holds sharded subscribers of a slot it does not serve
+// (as after a resharding) is named; one that serves it is not.
+func TestChannelsMisplaced(t *testing.T) {
+	reg, err := registry.Load(fstest.MapFS{"keys.yaml": {Data: []byte(channelsRegistry)}}, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := []source.NodeChannels{
+		{Node: "a", Primary: true, Slots: [][2]int{{0, 8191}}, Sharded: []source.ChannelCount{{Name: "v1:room:{1}", Subscribers: 2, Slot: 9842}}},
+		{Node: "b", Primary: true, Slots: [][2]int{{8192, 16383}}, Sharded: []source.ChannelCount{{Name: "v1:room:{1}", Subscribers: 1, Slot: 9842}}},
+	}
+	rep := Channels(reg, nodes)
+	if len(rep.Misplaced) != 1 || !strings.HasPrefix(rep.Misplaced[0], "a: 2 sharded subscribers") {
+		t.Errorf("misplaced = %v", rep.Misplaced)
+	}
+	if n, nodes := subscribers(rep, "v1:room:{1}", true); n != 3 || nodes != 2 {
+		t.Errorf("v1:room:{1}: %d subscribers on %d nodes, want 3 on 2", n, nodes)
 	}
 }
 

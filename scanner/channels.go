@@ -121,6 +121,9 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	}); err != nil {
 		return fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
 	}
+	for i := range nc.Sharded {
+		nc.Sharded[i].Slot = int(keySlot(nc.Sharded[i].Name))
+	}
 	return nil
 }
 

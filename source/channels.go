@@ -36,4 +36,7 @@ type NodeChannels struct {
 type ChannelCount struct {
 	Name        string
 	Subscribers int64
+	// Slot is a sharded channel's Redis Cluster hash slot (hash tags
+	// honoured); 0 for a classic channel.
+	Slot int
 }
