@@ -33,7 +33,10 @@ type Request struct {
 	Separator string    `json:"separator"`       // one byte
 	Scope     ScopeDoc  `json:"scope"`
 	Families  []*Family `json:"families"`
-	reg       *registry.Registry
+	// Channels are the registry's Pub/Sub channels, in name order. They
+	// are not in Digest and the scope does not narrow them.
+	Channels []*Channel `json:"channels,omitempty"`
+	reg      *registry.Registry
 }
 
 // ScopeDoc is the scope a request was built with, as the flags gave it.
@@ -62,6 +65,21 @@ type Family struct {
 	Deprecated  *Deprecation    `json:"deprecated,omitempty"`
 
 	family *registry.Family
+}
+
+// Channel is one Pub/Sub channel of a Request. A backend publishes a
+// sharded channel with SPUBLISH only, never PUBLISH.
+type Channel struct {
+	Name          string          `json:"name"`
+	Description   string          `json:"description,omitempty"`
+	Owner         string          `json:"owner"`
+	Pattern       Pattern         `json:"pattern"`
+	Mode          string          `json:"mode"` // classic, sharded or pattern
+	SubscribeGlob string          `json:"subscribe_glob,omitempty"`
+	With          []string        `json:"with,omitempty"`
+	Encoding      string          `json:"encoding"`
+	Schema        json.RawMessage `json:"schema,omitempty"`
+	Deprecated    *Deprecation    `json:"deprecated,omitempty"`
 }
 
 // Pattern is a family's key pattern, parsed.
@@ -174,6 +192,22 @@ func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 		req.Families = append(req.Families, rf)
 	}
 	req.Digest = digest(reg.Separator, defs)
+	chans := slices.Clone(reg.Channels)
+	slices.SortFunc(chans, func(a, b *registry.Channel) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range chans {
+		// A channel has a family's fields where they apply: convert them
+		// as a family's.
+		rf, err := newFamily(&c.Family)
+		if err != nil {
+			return nil, fmt.Errorf("channel %q: %w", c.Name, err)
+		}
+		rc := &Channel{Name: c.Name, Description: c.Description, Owner: c.Owner, Pattern: rf.Pattern, Mode: c.Mode,
+			SubscribeGlob: c.SubscribeGlob, Encoding: c.Encoding, Schema: rf.Schema, Deprecated: rf.Deprecated}
+		for _, w := range c.With {
+			rc.With = append(rc.With, w.Name)
+		}
+		req.Channels = append(req.Channels, rc)
+	}
 	return req, nil
 }
 

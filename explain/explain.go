@@ -25,6 +25,11 @@ type Explanation struct {
 	Params  []ParamValue   `json:"params,omitempty"`
 	Closest *ClosestFamily `json:"closest,omitempty"`
 	Live    *LiveFacts     `json:"live,omitempty"`
+	// Of is "channel" when the explanation is of a Pub/Sub channel
+	// (explain --channel): Key then holds the channel's name, and Channel
+	// its declaration when one matches. Empty for a key.
+	Of      string        `json:"of,omitempty"`
+	Channel *ChannelFacts `json:"channel,omitempty"`
 }
 
 // FamilyFacts describes the family a key belongs to.

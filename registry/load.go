@@ -851,16 +851,17 @@ func pairs(n *yaml.Node) func(yield func(k, v *yaml.Node) bool) {
 // decode builds the model from a document that passed the schema.
 func (l *loader) decode(root *yaml.Node) *Registry {
 	r := &Registry{
-		File:         l.file,
-		Separator:    ':',
-		CompatPolicy: PolicyLenient,
-		Pos:          l.nodePos(root),
-		fieldPos:     map[string]diag.Pos{},
-		keyPos:       map[string]diag.Pos{},
-		owners:       map[string]*Owner{},
-		byName:       map[string]*Family{},
+		File:          l.file,
+		Separator:     ':',
+		CompatPolicy:  PolicyLenient,
+		Pos:           l.nodePos(root),
+		fieldPos:      map[string]diag.Pos{},
+		keyPos:        map[string]diag.Pos{},
+		owners:        map[string]*Owner{},
+		byName:        map[string]*Family{},
+		channelByName: map[string]*Channel{},
 	}
-	var families, presets *yaml.Node
+	var families, presets, channels *yaml.Node
 	for k, v := range pairs(root) {
 		r.fieldPos[k.Value] = l.nodePos(v)
 		r.keyPos[k.Value] = l.nodePos(k)
@@ -934,6 +935,10 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 			}
 		case "families":
 			families = v
+		case "cluster":
+			r.Cluster = v.Value == "true"
+		case "channels":
+			channels = v
 		case "presets":
 			presets = v
 		}
@@ -956,6 +961,7 @@ func (l *loader) decode(root *yaml.Node) *Registry {
 		}
 	}
 	l.presets(r, presets)
+	l.channels(r, channels)
 	for _, f := range r.Families {
 		if f.Fencing != "" {
 			f.FencingFamily = r.byName[f.Fencing]

@@ -305,6 +305,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add("version: 1\nfamilies: {a: 1}\npresets: {x: 1}\n")
 	f.Add("version: 1\nfamilies: [1, {name: a, typ: x, pattern: \"{a\"}, {pattern: x}, {pattern: y}]\npresets: [{owner: x}, {use: celery, owner: 5, with: 3}, {use: rq, owner: o, with: {queues: [a, 1]}, families: 3}]\n")
 	f.Add("version: x\nseparator: ab\nowners: [1]\ndefaults: 3\nbreaking: 5\nrules: [1]\nfamilies: [{name: [a], pattern: {a: 1}, ttl: [1], schema: [1], groups: 5, ignore: 5, deprecated: 5, encoding: {a: 1}, kind: 3, version: [1]}]\n")
+	f.Add(channelsYAML)
+	f.Add("version: 1\ncluster: true\nfamilies: []\nchannels: [{name: a, pattern: \"c:{x\", mode: pattern, subscribe_glob: \"[a\"}, {name: a, pattern: c, with: [b, b]}, {name: b, pattern: d, mode: x}]\n")
+	f.Add("version: 1\nfamilies: []\nchannels: {a: 1}\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		fsys := fstest.MapFS{
 			"keys.yaml":            {Data: []byte(src)},
@@ -325,6 +328,11 @@ func FuzzLoad(f *testing.F) {
 				}
 			}
 			return
+		}
+		for _, c := range r.Channels {
+			if c.Pattern == nil || (c.Mode == ModePattern) != (c.Glob != nil) {
+				t.Fatalf("valid registry with channel %q: pattern %v, mode %s, glob %v", c.Name, c.Pattern, c.Mode, c.Glob)
+			}
 		}
 		for _, fam := range r.Families {
 			if fam.Pattern == nil {

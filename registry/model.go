@@ -2,6 +2,7 @@ package registry
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/keyreg/keyreg/diag"
@@ -23,6 +24,11 @@ type Registry struct {
 	// Breaking selects the rules `keyreg breaking` runs (breaking: in
 	// keys.yaml).
 	Breaking Breaking
+	// Cluster says the registry's Redis is a Redis Cluster (cluster: true).
+	Cluster bool
+	// Channels are the Pub/Sub channels (channels:), in declaration order;
+	// Channel.Index is the position here.
+	Channels []*Channel
 	Pos      diag.Pos // the document start
 	fieldPos map[string]diag.Pos
 	keyPos   map[string]diag.Pos
@@ -30,6 +36,10 @@ type Registry struct {
 	owners  map[string]*Owner
 	byName  map[string]*Family
 	matcher *Matcher
+
+	channelByName  map[string]*Channel
+	channelOnce    sync.Once
+	channelMatcher *Matcher
 }
 
 // Defaults apply to every family that does not set the field itself.
@@ -305,4 +315,59 @@ func (r *Registry) Owner(name string) (*Owner, bool) {
 func (r *Registry) Family(name string) (*Family, bool) {
 	f, ok := r.byName[name]
 	return f, ok
+}
+
+// Channel modes (mode: in keys.yaml).
+const (
+	ModeClassic = "classic" // PUBLISH and SUBSCRIBE: on a cluster, every message goes to every node
+	ModeSharded = "sharded" // SPUBLISH and SSUBSCRIBE: a message stays on its slot's shard
+	ModePattern = "pattern" // PUBLISH, subscribed through PSUBSCRIBE SubscribeGlob
+)
+
+// Channel is one Pub/Sub channel declaration: all channels of one pattern.
+// Channels are a namespace of their own, beside families: a channel
+// pattern may overlap a family's, but not another channel's.
+//
+// A channel has a family's fields where they apply (name, description,
+// pattern, owner, encoding, schema, deprecated, ignore), so it embeds a
+// Family that holds them. That Family is not in Registry.Families; its
+// Index is the channel's position in Registry.Channels, and its type, TTL
+// and limits stay unset.
+type Channel struct {
+	Family
+	// Mode is ModeClassic (when not declared), ModeSharded or ModePattern.
+	Mode string
+	// SubscribeGlob is the glob subscribers pass to PSUBSCRIBE, for
+	// ModePattern; Glob is it parsed (nil otherwise).
+	SubscribeGlob string
+	Glob          *Glob
+	// With names the sharded channels one SSUBSCRIBE takes together with
+	// this one (with:), as written.
+	With []ChannelRef
+}
+
+// ChannelRef names a channel in keys.yaml.
+type ChannelRef struct {
+	Name string
+	Pos  diag.Pos
+}
+
+// Channel returns the channel with the given name.
+func (r *Registry) Channel(name string) (*Channel, bool) {
+	c, ok := r.channelByName[name]
+	return c, ok
+}
+
+// ChannelMatcher returns a matcher of the channels' patterns: Match returns
+// the embedded Family of the channel a name belongs to, whose Index is the
+// channel's position in Channels. It is built once, on first use.
+func (r *Registry) ChannelMatcher() *Matcher {
+	r.channelOnce.Do(func() {
+		fams := make([]*Family, len(r.Channels))
+		for i, c := range r.Channels {
+			fams[i] = &c.Family
+		}
+		r.channelMatcher = NewMatcher(fams, r.Separator)
+	})
+	return r.channelMatcher
 }

@@ -24,7 +24,22 @@ func (l *loader) compileSchemas(r *Registry) {
 	ld := &fsLoader{fsys: l.fsys, dir: l.dir}
 	c.UseLoader(ld)
 	compiled := map[string]*Schema{} // by URL, so a file shared by families compiles once
-	for _, f := range r.Families {
+	all := r.Families
+	ns := func(i int) string { return "/families/" }
+	if len(r.Channels) > 0 {
+		all = make([]*Family, 0, len(r.Families)+len(r.Channels))
+		all = append(all, r.Families...)
+		for _, c := range r.Channels {
+			all = append(all, &c.Family)
+		}
+		ns = func(i int) string {
+			if i >= len(r.Families) {
+				return "/channels/"
+			}
+			return "/families/"
+		}
+	}
+	for i, f := range all {
 		s := f.Schema
 		if s == nil {
 			continue
@@ -53,7 +68,7 @@ func (l *loader) compileSchemas(r *Registry) {
 			}
 			s.Doc = doc
 		} else {
-			url = "keyreg:///" + l.file + "/families/" + f.Name + "/schema.json"
+			url = "keyreg:///" + l.file + ns(i) + f.Name + "/schema.json"
 			if err := ld.count(s.Doc, 0); err != nil {
 				l.errorf(pos, RulePayloadSchemaInvalid, f.Name, "schema (inline): %v", err)
 				continue

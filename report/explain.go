@@ -47,6 +47,10 @@ func writeExplanationText(w io.Writer, e *explain.Explanation) error {
 	row := func(k, format string, args ...any) {
 		fmt.Fprintf(tw, "%s\t%s\n", k, render.Printable(fmt.Sprintf(format, args...)))
 	}
+	if e.Of == OfChannel {
+		writeChannelText(row, e)
+		return tw.Flush()
+	}
 	row("key", "%q", e.Key)
 	if !e.Matched {
 		row("family", "none: no family in the registry matches this key")

@@ -74,6 +74,10 @@ type Rule struct {
 	Kind     Kind          // what the rule checks
 	Severity diag.Severity // default severity; keys.yaml rules: overrides it
 	Lint     func(*Pass)   // KindLint: reports findings on the registry
+	// Channel says the rule's findings are about channels (channels: in
+	// keys.yaml): a finding's Family is then a channel's name, and the
+	// channel's ignore: entries apply.
+	Channel bool
 
 	// Category groups breaking rules (KindBreaking) for breaking: use and
 	// except in keys.yaml: one of Categories().
@@ -211,6 +215,10 @@ var lintRules = []*Rule{
 	IgnoreWithoutReason,
 	DescriptionMissing,
 	PlaceholderUntyped,
+	ChannelOverlap,
+	ChannelShardedSlot,
+	ChannelGlobMismatch,
+	ChannelClassicCluster,
 }
 
 // keyRules run on every key of a live audit, in this order.
@@ -300,6 +308,26 @@ func (p *Pass) Reportf(f *registry.Family, pos diag.Pos, format string, args ...
 	*p.out = append(*p.out, d)
 }
 
+// ReportChannel reports a finding about channel c at pos; the message
+// starts with the channel: `channel "room-events": msg`.
+func (p *Pass) ReportChannel(c *registry.Channel, pos diag.Pos, format string, args ...any) {
+	d := diag.Diagnostic{Pos: pos, Severity: p.rule.Severity, Rule: p.rule.ID, Message: fmt.Sprintf(format, args...)}
+	if c != nil {
+		d.Family = c.Name
+		d.Message = NameChannel(c.Name, d.Message)
+	}
+	*p.out = append(*p.out, d)
+}
+
+// NameChannel is NameFamily for a channel: `channel "room-events": msg`.
+func NameChannel(name, msg string) string {
+	q := "channel " + strconv.Quote(name)
+	if name == "" || strings.HasPrefix(msg, q) {
+		return msg
+	}
+	return q + ": " + msg
+}
+
 // NameFamily returns msg, a finding's message about family name, starting
 // with the family: `family "cart": msg`, unless msg already starts with
 // `family "cart"`. A finding's position is a keys.yaml line, which does not
@@ -356,6 +384,14 @@ func Effective(reg *registry.Registry, r *Rule, family string, sev diag.Severity
 		if o.Rule == r.ID {
 			sev = o.Severity
 		}
+	}
+	if r.Channel {
+		if c, ok := reg.Channel(family); ok {
+			if ig, ok := c.Ignored(r.ID); ok {
+				return sev, true, ig.Reason
+			}
+		}
+		return sev, false, ""
 	}
 	if f, ok := reg.Family(family); ok {
 		if ig, ok := f.Ignored(r.ID); ok {

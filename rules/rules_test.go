@@ -71,7 +71,11 @@ func TestRuleCases(t *testing.T) {
 					continue
 				}
 				// Loader findings come from registry.Load, with its own texts.
-				if r.Kind != KindLoad && d.Family != "" && !strings.HasPrefix(d.Message, "family "+strconv.Quote(d.Family)) {
+				noun := "family "
+				if r.Channel {
+					noun = "channel "
+				}
+				if r.Kind != KindLoad && d.Family != "" && !strings.HasPrefix(d.Message, noun+strconv.Quote(d.Family)) {
 					t.Errorf("finding on family %q does not name it: %s", d.Family, d.Message)
 				}
 				got.WriteString(d.String())

@@ -49,7 +49,7 @@ const DefaultTimeout = 5 * time.Second
 // scan under these rules leaves ACL LOG and INFO errorstats empty.
 const MinimalACL = "%R~* %R~ +ping +info +select +scan +type +pttl +object|idletime +memory|usage +cluster|nodes +readonly" +
 	" +strlen +get +hlen +llen +scard +zcard +xlen +hscan +sscan +zscan +lrange +xrange" +
-	" +exists +object|encoding +xinfo|groups +xinfo|consumers"
+	" +exists +object|encoding +xinfo|groups +xinfo|consumers +pubsub +cluster|info"
 
 // Options selects the server and what to collect per key.
 type Options struct {

@@ -25,12 +25,13 @@ type explainOptions struct {
 	showValues bool
 	scan       scanSourceFlags
 	noTouch    bool
+	channel    string
 }
 
 func (a *app) explainCmd() *cobra.Command {
 	var o explainOptions
 	c := &cobra.Command{
-		Use:   "explain <key>",
+		Use:   "explain <key> | --channel NAME",
 		Short: "Tell who owns a key and what its rules are",
 		Long: `Explain looks a key up in the registry and prints its family, owner and
 contact, bound placeholders, type, encoding, TTL policy, payload schema,
@@ -55,15 +56,35 @@ idlest consumer that holds some.
 
 With --rdb FILE it reads the key from an RDB snapshot instead (the first
 database that holds it), and checks it as keyreg audit --rdb does: TTLs as
-of the snapshot's creation time, sizes as the file holds them.`,
+of the snapshot's creation time, sizes as the file holds them.
+
+With --channel NAME it explains a Pub/Sub channel instead of a key: the
+channel declaration (channels: in keys.yaml) that NAME belongs to, its
+owner and contact, bound placeholders, mode (the publish and subscribe
+commands: PUBLISH/SUBSCRIBE, SPUBLISH/SSUBSCRIBE or PSUBSCRIBE with its
+glob), encoding, schema and deprecation. A name no channel declares
+exits 1. --channel reads nothing from Redis.`,
 		Example: `  keyreg explain v2:user:session:0b6f1c1e-8a9d-4c47-9f5e-2b1d7a3c9e10
   keyreg explain --format json 'v1:cart:{42}:items'
-  keyreg explain --live --url "$REDIS_URL" v1:lock:orders`,
-		Args:              args(cobra.ExactArgs(1)),
-		RunE:              func(c *cobra.Command, args []string) error { return a.runExplain(c.Context(), args[0], o) },
+  keyreg explain --live --url "$REDIS_URL" v1:lock:orders
+  keyreg explain --channel 'v1:chat:room:{42}'`,
+		Args: args(cobra.RangeArgs(0, 1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.channel != "" {
+				if len(args) > 0 {
+					return usageError(fmt.Errorf("explain takes a key or --channel NAME, not both"), "")
+				}
+				return a.runExplainChannel(o)
+			}
+			if len(args) != 1 {
+				return usageError(fmt.Errorf("explain needs a key, or --channel NAME"), fmt.Sprintf("run %s --help for usage", c.CommandPath()))
+			}
+			return a.runExplain(c.Context(), args[0], o)
+		},
 		ValidArgsFunction: completeKeys,
 	}
 	registryFlag(c.Flags(), &o.registry)
+	c.Flags().StringVar(&o.channel, "channel", "", "explain this Pub/Sub channel name (channels: in keys.yaml) instead of a key")
 	c.Flags().BoolVar(&o.live, "live", false, "also read the key from Redis and check it against the key rules")
 	c.Flags().BoolVar(&o.showValues, "show-values", false, "with --live or --rdb, include a lock's token and payload values in the verdicts (off: never printed)")
 	o.scan.addFlags(c.Flags(), scanFlagHelp{rdb: "read the key from this RDB snapshot instead of a live Redis, and check it as audit --rdb does (repeatable; - reads standard input)"})
@@ -135,6 +156,29 @@ func (a *app) runExplain(ctx context.Context, key string, o explainOptions) erro
 			rules = append(rules, n.Rules...)
 		}
 		return runtimeError(fmt.Errorf("not every check ran on the key: %s not checked (see \"not checked\" above)", strings.Join(rules, ", ")), "")
+	}
+	return nil
+}
+
+// runExplainChannel explains a channel name from the registry alone.
+func (a *app) runExplainChannel(o explainOptions) error {
+	format, err := report.ParseFormat(o.format, report.Formats(report.DocExplain)...)
+	if err != nil {
+		return usageError(err, "")
+	}
+	if o.live || o.scan.snapshot() {
+		return usageError(fmt.Errorf("--channel reads the registry only: --live and --rdb do not apply (keyreg audit --channels reads live channels)"), "")
+	}
+	reg, err := loadRegistry(o.registry)
+	if err != nil {
+		return err
+	}
+	e := explain.Channel(reg, o.channel)
+	if err := report.WriteExplanation(a.stdout, format, e, report.Options{}); err != nil {
+		return runtimeError(err, "")
+	}
+	if !e.Matched {
+		return errFindings
 	}
 	return nil
 }

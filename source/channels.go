@@ -1,0 +1,42 @@
+package source
+
+// NodeChannels is what one node's PUBSUB commands say. Pub/Sub state is
+// node-local (on a Redis Cluster a classic subscriber is registered only on
+// the node it is connected to), so a channel audit reads every node.
+type NodeChannels struct {
+	Node string // the node's address
+	// Primary is set for a node that serves slots (a standalone server,
+	// a cluster master); Slots are a cluster master's slot ranges.
+	Primary bool
+	Slots   [][2]int
+	// Classic and Sharded are the active channels (PUBSUB CHANNELS and
+	// PUBSUB SHARDCHANNELS) with their subscriber counts (NUMSUB and
+	// SHARDNUMSUB).
+	Classic []ChannelCount
+	Sharded []ChannelCount
+	// NumPat is PUBSUB NUMPAT: the patterns subscribed on this node.
+	NumPat int64
+	// PublishCalls is cmdstat_publish's calls in INFO commandstats: the
+	// PUBLISH commands this node ran since its stats were reset. -1 when
+	// not read.
+	PublishCalls int64
+	// BusPublishSent and BusPublishReceived are CLUSTER INFO's
+	// cluster_stats_messages_publish_sent and _received: the classic
+	// messages copied over the cluster bus. -1 when the server does not
+	// report them (standalone, or a refused CLUSTER INFO).
+	BusPublishSent, BusPublishReceived int64
+	// Truncated is set when the node had more channels than were read.
+	Truncated bool
+	// Err says why the node could not be read (a refusal: the ACL lacks
+	// +pubsub); the other fields are then empty.
+	Err error
+}
+
+// ChannelCount is one active channel and its subscribers on one node.
+type ChannelCount struct {
+	Name        string
+	Subscribers int64
+	// Slot is a sharded channel's Redis Cluster hash slot (hash tags
+	// honoured); 0 for a classic channel.
+	Slot int
+}
