@@ -39,6 +39,7 @@ var layer = map[string]int{
 	"codegen/golang":       4, // keyreg gen go: a backend, above the request it generates from
 	"codegen/jsongen":      4, // keyreg gen json: a backend, above the request it writes
 	"codegen/vectors":      4, // the shared test vectors every backend runs, built from the request
+	"codegen/typescript":   4, // keyreg gen typescript: a backend, above the request it generates from
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit

@@ -26,6 +26,27 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
 fi
 
+# The TypeScript backend's tests (codegen/typescript) compile generated code
+# with tsc and run it under node with node-redis and ioredis: node and npm
+# from Debian's packages, then the pinned npm packages of
+# codegen/typescript/testdata/npm installed with npm ci into a cache outside
+# the repository (node_modules is never committed).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "test.sh: installing nodejs and npm from Debian's packages" >&2
+	sudo=""
+	[ "$(id -u)" -eq 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm >/dev/null
+fi
+export KEYREG_NPM_DIR="${KEYREG_NPM_DIR:-$HOME/.cache/keyreg-npm}"
+if ! cmp -s codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/package-lock.json" ||
+	[ ! -d "$KEYREG_NPM_DIR/node_modules/typescript" ]; then
+	echo "test.sh: npm ci of codegen/typescript/testdata/npm into $KEYREG_NPM_DIR" >&2
+	mkdir -p "$KEYREG_NPM_DIR"
+	cp codegen/typescript/testdata/npm/package.json codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/"
+	(cd "$KEYREG_NPM_DIR" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
 # No large file is ever tracked: test binaries, dumps and screenshots over
 # 2 MB are refused. The allow-list names the fixtures that may be larger
 # (none today); add one here only with a reason in its commit.

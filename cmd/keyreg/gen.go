@@ -14,6 +14,7 @@ import (
 	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/codegen/jsongen"
+	"github.com/keyreg/keyreg/codegen/typescript"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -80,6 +81,29 @@ the scope. The document is stable and versioned: docs/codegen.md describes
 it and schemas/codegen-request.v1.schema.json is its JSON Schema.`,
 		flags: func(*pflag.FlagSet) func(string) (codegen.Generator, string, error) {
 			return func(string) (codegen.Generator, string, error) { return jsongen.Generator{}, "", nil }
+		},
+	},
+	{
+		name: "typescript", display: "TypeScript", use: "--out file [--client redis|ioredis|none]",
+		short: "Generate a TypeScript module of key builders, parsers and TTL-safe accessors",
+		long: `Gen typescript writes one ES module (keys.gen.ts) for the registry: per family
+buildX (throws a RangeError on a value its placeholder refuses) and parseX
+(throws on a key that does not match; returns the typed values), X_PATTERN,
+X_GLOB and the family's other facts as constants, the key's interface and a
+template-literal type of its keys. With --client redis (node-redis v4+, the
+default) or --client ioredis it also writes accessors for that client. The
+module has no runtime dependency besides the client (docs/codegen.md).`,
+		flags: func(fs *pflag.FlagSet) func(string) (codegen.Generator, string, error) {
+			var client string
+			fs.StringVar(&client, "client", typescript.ClientRedis, "Redis client of the accessors: redis (node-redis v4+), ioredis or none")
+			return func(string) (codegen.Generator, string, error) {
+				switch client {
+				case typescript.ClientRedis, typescript.ClientIORedis, typescript.ClientNone:
+				default:
+					return nil, "", usageError(fmt.Errorf("unknown client %q (want redis, ioredis or none)", client), "run keyreg gen typescript --help")
+				}
+				return typescript.Generator{Client: client}, " --client " + client, nil
+			}
 		},
 	},
 }
