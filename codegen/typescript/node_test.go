@@ -70,7 +70,7 @@ func (tc toolchain) project(t *testing.T) *project {
     "strict": true, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
     "types": ["node"], "outDir": "out", "skipLibCheck": true, "noEmitOnError": true
   },
-  "include": ["*.ts"]
+  "include": ["*.ts"], "exclude": ["*.ts.txt"]
 }`)
 	return &project{t: t, tc: tc, dir: dir}
 }
@@ -166,4 +166,13 @@ func marshal(t *testing.T, v any) string {
 
 func modName(path, client string) string {
 	return strings.NewReplacer("/", "_", ".", "_").Replace(path) + "_" + client
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, to, string(b))
 }
