@@ -3,10 +3,14 @@ package typescript
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/scanner"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -15,7 +19,8 @@ import (
 // standalone server and a real three-master Cluster: 8 workers × 100
 // acquisitions of one fenced lock (never two holders, fences +1 each),
 // an expired holder's release and extend, the lease bound, and the stream
-// helpers. The stream is then checked from Go: trimmed to about max_len.
+// helpers. The cluster's stream is then checked from Go: trimmed to about
+// max_len; the standalone server is audited by keyreg: zero findings.
 func TestLocks(t *testing.T) {
 	tc := needToolchain(t)
 	p := tc.project(t)
@@ -45,19 +50,49 @@ func TestLocks(t *testing.T) {
 				if res.Acquisitions != 800 || res.Last-res.First != 799 {
 					t.Errorf("got %+v", res)
 				}
-				var n int64
-				var err error
-				if mode == "cluster" {
-					c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster.Addrs})
-					defer c.Close()
-					n, err = c.XLen(context.Background(), res.Stream).Result()
-				} else {
-					n, err = standalone.Client(t).XLen(context.Background(), res.Stream).Result()
+				if mode != "cluster" {
+					return
 				}
+				c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster.Addrs})
+				defer c.Close()
+				n, err := c.XLen(context.Background(), res.Stream).Result()
 				if err != nil || n < 1000 || n > 1300 {
 					t.Errorf("stream length %d (%v), want about max_len 1000", n, err)
 				}
 			})
 		}
+	}
+	t.Run("audit", func(t *testing.T) { auditServer(t, standalone, "examples/locks/keys.yaml") })
+}
+
+// auditServer runs keyreg's own audit of the registry at path on srv,
+// which holds only what generated code wrote: zero findings, every key
+// registered.
+func auditServer(t *testing.T, srv *redistest.Server, path string) {
+	ctx := context.Background()
+	reg, err := registry.Load(os.DirFS(filepath.Join("..", "..", filepath.Dir(path))), filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := srv.Client(t).DBSize(ctx).Result()
+	if err != nil || n == 0 {
+		t.Fatalf("the server holds %d keys (%v)", n, err)
+	}
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: srv.URL(), Plan: audit.Plan(reg, true), AllowTouch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	o := audit.Defaults()
+	o.Filtered = true // families without keys here are not unused
+	rep, err := audit.Run(ctx, conn, reg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("audit finding: %s %s %s: %s (examples %v)", f.Severity, f.Rule, f.Family, f.Message, f.Examples)
+	}
+	if rep.Totals.Registered != n || rep.Totals.Unregistered != 0 {
+		t.Errorf("audit saw %d registered and %d unregistered keys, want %d and 0", rep.Totals.Registered, rep.Totals.Unregistered, n)
 	}
 }
