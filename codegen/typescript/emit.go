@@ -160,6 +160,12 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 	for _, pr := range f.Params {
 		if pr.Type == registry.Int {
 			p("  const keyreg%d = keyregInt(%s, %s, %s);\n", pr.Index, name, str(pr.Name), pr.Arg)
+		} else if pr.Type == registry.Word && v.sep < 0x80 {
+			// keyreg's word is every byte but the separator, and the
+			// separator is ASCII: no other character can hold its byte.
+			p("  const keyreg%d = keyregWord(%s, %s, SEPARATOR, %s);\n", pr.Index, name, str(pr.Name), pr.Arg)
+		} else if pr.Type == registry.Any {
+			p("  const keyreg%d = keyregAny(%s, %s, %s);\n", pr.Index, name, str(pr.Name), pr.Arg)
 		} else {
 			p("  const keyreg%d = keyregStr(%s, %s, %s, keyregRe%s, %s);\n", pr.Index, name, str(pr.Name), str(pr.Type.String()), typeNames[pr.Type], pr.Arg)
 		}

@@ -146,6 +146,18 @@ function keyregFits(parse: () => unknown): boolean {
 
 const keyregReIntValue = /^-?[0-9]+$/;
 
+/** A word placeholder's value: not empty, without the separator. */
+function keyregWord(family: string, placeholder: string, sep: string, v: string): string {
+  if (typeof v !== "string" || v.length === 0 || v.indexOf(sep) >= 0) throw keyregBad(family, placeholder, "word");
+  return v;
+}
+
+/** An any placeholder's value: not empty. */
+function keyregAny(family: string, placeholder: string, v: string): string {
+  if (typeof v !== "string" || v.length === 0) throw keyregBad(family, placeholder, "any");
+  return v;
+}
+
 // ---- the client: node-redis v4+ (the "redis" package) ----
 
 /** What the accessors need of a node-redis client (createClient). */
@@ -887,7 +899,7 @@ const keyregKeyFeatureFlags = new RegExp("^v1\\u003aflags\\u003a([\\u0000-9\\u00
  * (a RangeError) when a value does not fit its placeholder.
  */
 export function buildFeatureFlags(service: string): string {
-  const keyreg0 = keyregStr("feature-flags", "service", "word", keyregReWord, service);
+  const keyreg0 = keyregWord("feature-flags", "service", SEPARATOR, service);
   const key = "v1:flags:" + keyreg0;
   return key;
 }
@@ -981,8 +993,8 @@ const keyregKeyHtmlFragmentCache = new RegExp("^v1\\u003acache\\u003afragment\\u
  * (a RangeError) when a value does not fit its placeholder.
  */
 export function buildHtmlFragmentCache(template: string, locale: string): string {
-  const keyreg0 = keyregStr("html-fragment-cache", "template", "word", keyregReWord, template);
-  const keyreg1 = keyregStr("html-fragment-cache", "locale", "word", keyregReWord, locale);
+  const keyreg0 = keyregWord("html-fragment-cache", "template", SEPARATOR, template);
+  const keyreg1 = keyregWord("html-fragment-cache", "locale", SEPARATOR, locale);
   const key = "v1:cache:fragment:" + keyreg0 + ":" + keyreg1;
   return key;
 }
@@ -1260,7 +1272,7 @@ const keyregKeyLock = new RegExp("^v1\\u003alock\\u003a\\u007b([\\u0000-9\\u003b
  * (a RangeError) when a value does not fit its placeholder.
  */
 export function buildLock(resource: string): string {
-  const keyreg0 = keyregStr("lock", "resource", "word", keyregReWord, resource);
+  const keyreg0 = keyregWord("lock", "resource", SEPARATOR, resource);
   const key = "v1:lock:{" + keyreg0 + "}";
   return key;
 }
@@ -1342,7 +1354,7 @@ const keyregKeyLockFence = new RegExp("^v1\\u003alock\\u002dfence\\u003a\\u007b(
  * (a RangeError) when a value does not fit its placeholder.
  */
 export function buildLockFence(resource: string): string {
-  const keyreg0 = keyregStr("lock-fence", "resource", "word", keyregReWord, resource);
+  const keyreg0 = keyregWord("lock-fence", "resource", SEPARATOR, resource);
   const key = "v1:lock-fence:{" + keyreg0 + "}";
   return key;
 }

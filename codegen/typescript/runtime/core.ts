@@ -132,3 +132,15 @@ function keyregFits(parse: () => unknown): boolean {
 }
 
 const keyregReIntValue = /^-?[0-9]+$/;
+
+/** A word placeholder's value: not empty, without the separator. */
+function keyregWord(family: string, placeholder: string, sep: string, v: string): string {
+  if (typeof v !== "string" || v.length === 0 || v.indexOf(sep) >= 0) throw keyregBad(family, placeholder, "word");
+  return v;
+}
+
+/** An any placeholder's value: not empty. */
+function keyregAny(family: string, placeholder: string, v: string): string {
+  if (typeof v !== "string" || v.length === 0) throw keyregBad(family, placeholder, "any");
+  return v;
+}
