@@ -45,6 +45,7 @@ func writeClientRuntime(b *bytes.Buffer, client string) {
 		b.WriteString(ioredisRuntime)
 	}
 	b.WriteString(accessRuntime)
+	b.WriteString(schemaRuntime)
 	b.WriteString(lockRuntime)
 	for _, k := range []string{"KEYREG_ACQUIRE_SHA", "KEYREG_ACQUIRE_FENCED_SHA", "KEYREG_RELEASE_SHA", "KEYREG_EXTEND_SHA"} {
 		fmt.Fprintf(b, "const %s = %s;\n", k, str(sha(scripts[k])))
@@ -144,6 +145,10 @@ func (v *view) writeAccess(b *bytes.Buffer, f *famView) {
 	p("  await keyregCall(client, key, keyregExpireCmd(key, exp));\n}\n")
 	c := codecOf(f)
 	enc := func(x string) string { return fmt.Sprintf(c.Encode, x) }
+	if check := v.writeSchema(b, f, &c); check != "" {
+		plain := enc
+		enc = func(x string) string { return fmt.Sprintf("keyregChecked%s(%s, %s)", id, plain(x), check) }
+	}
 	switch f.Type {
 	case "string":
 		p("\n/** Reads and decodes the value of the key; null when it is missing. */\n")
@@ -202,6 +207,46 @@ func (v *view) writeAccess(b *bytes.Buffer, f *famView) {
 	if f.Type == "string" && f.Encoding == "int" {
 		v.writeIncr(b, f, tp, te)
 	}
+}
+
+// writeSchema writes a family's schema, its value type and check, and
+// returns the kind of stored value the check reads ("" for no check).
+func (v *view) writeSchema(b *bytes.Buffer, f *famView, c *codec) string {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	root, one := valueSchema(f)
+	kind := map[string]string{"json": "json", "text": "text", "int": "number", "float": "number"}[f.Encoding]
+	if root == nil || kind == "" {
+		return ""
+	}
+	id, name := f.Ident, str(f.Name)
+	if f.Encoding == "json" {
+		t := "unknown"
+		if one != nil {
+			t = schemaType(root, one, 0, nil)
+		}
+		p("\n/** A value of %s, from its JSON Schema. */\nexport type %sValue = %s;\n", comment(f.Name), id, t)
+		c.Type = id + "Value"
+		c.Decode = "(s: string): " + id + "Value => JSON.parse(s)"
+	}
+	p("\nconst keyregSchema%s: KeyregSchema = JSON.parse(%s);\n", id, str(string(f.Schema)))
+	p("\n/** Checks a value as %s stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */\n", comment(f.Name))
+	p("export function check%s(value: unknown): void {\n  keyregCheck(%s, keyregSchema%s, value, \"\");\n}\n", id, name, id)
+	what := map[string]string{"hash": "field", "stream": "entry"}[f.Type]
+	switch f.Type {
+	case "hash":
+		// One field, against properties[field] or additionalProperties.
+		p("\nfunction keyregChecked%s(data: string, field: string): string {\n", id)
+		p("  keyregCheck(%s, keyregFieldSchema(keyregSchema%s, field), keyregStored(data, %s), %s);\n  return data;\n}\n", name, id, str(kind), str(what+" "))
+		return "field"
+	case "stream":
+		// Checked as a whole entry, in xAdd.
+		p("\nfunction keyregChecked%s(data: string, entry: Record<string, unknown>, field: string): string {\n", id)
+		p("  entry[field] = keyregStored(data, %s);\n  return data;\n}\n", str(kind))
+		return "entry, field"
+	}
+	p("\nfunction keyregChecked%s(data: string, _: string): string {\n", id)
+	p("  keyregCheck(%s, keyregSchema%s, keyregStored(data, %s), \"\");\n  return data;\n}\n", name, id, str(kind))
+	return `""`
 }
 
 func parenType(t string) string {
@@ -269,7 +314,13 @@ func (v *view) writeStream(b *bytes.Buffer, f *famView, c codec, enc func(string
 	} else {
 		p("  const cmd = [\"XADD\", key, \"*\"];\n")
 	}
-	p("  for (const field of names) cmd.push(field, %s);\n", enc("fields[field]!"))
+	if strings.Contains(enc("x"), "keyregChecked") {
+		p("  const entry: Record<string, unknown> = Object.create(null);\n")
+		p("  for (const field of names) cmd.push(field, %s);\n", enc("fields[field]!"))
+		p("  keyregCheck(%s, keyregSchema%s, entry, \"entry \");\n", name, id)
+	} else {
+		p("  for (const field of names) cmd.push(field, %s);\n", enc("fields[field]!"))
+	}
 	p("  const res = await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);\n")
 	p("  return keyregString(res[0]);\n}\n")
 	if len(f.Groups) == 0 {

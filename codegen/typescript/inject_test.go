@@ -66,6 +66,15 @@ func hostileRegistry(s string) *registry.Registry {
 		Families: []*registry.Family{
 			{
 				Name: "a" + s, Description: s, Owner: s, Type: "string", Encoding: "json",
+				Schema: &registry.Schema{Doc: map[string]any{
+					"type": "object", "title": s, "description": s, "required": []any{"p" + s},
+					"properties": map[string]any{
+						"p" + s:  map[string]any{"type": "string", "description": s, "pattern": s},
+						"status": map[string]any{"enum": []any{"a" + s, "b" + s, s}},
+						"list":   map[string]any{"type": "array", "items": map[string]any{"$ref": "#/$defs/" + s}},
+					},
+					"$defs": map[string]any{s: map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer"}}},
+				}},
 				Pattern:    pattern(lit("v1:"+s+":"), ph("p"+s, registry.Int), lit("-"+s), ph("q"+s, registry.Word)),
 				TTL:        registry.TTLPolicy{Kind: registry.TTLMax, Max: time.Hour},
 				Deprecated: &registry.Deprecation{Since: day, Reason: s, ReplacedBy: "b" + s},

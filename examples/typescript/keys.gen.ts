@@ -331,6 +331,157 @@ async function keyregEval(c: KeyregClient, script: string, sha: string, keys: st
   }
 }
 
+// ---- schema checks ----
+
+/** Thrown when a value breaks the family's JSON Schema; nothing is written. It names the JSON pointer, never the value. */
+export class SchemaError extends TypeError {
+  constructor(message: string, readonly pointer: string) {
+    super(message);
+    this.name = "SchemaError";
+  }
+}
+
+type KeyregSchema = boolean | { readonly [k: string]: unknown };
+
+function keyregEsc(s: string): string {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function keyregTypeOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "integer" : "number";
+  return typeof v;
+}
+
+function keyregEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a), kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && keyregEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+const keyregPatterns = new Map<string, RegExp | null>();
+
+/**
+ * The first problem of v against schema, as [pointer, what], or null. The
+ * keywords are those the Go backend checks; others are left to keyreg
+ * audit. root resolves local $refs; depth is bounded.
+ */
+function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at: string, depth: number): [string, string] | null {
+  if (schema === true) return null;
+  if (schema === false) return [at, "is not allowed"];
+  if (depth > 128) return null;
+  const s = schema as Record<string, unknown>;
+  const sub = (x: unknown, val: unknown, p: string) => keyregProblem(root, x as KeyregSchema, val, p, depth + 1);
+  if (typeof s.$ref === "string" && s.$ref.startsWith("#")) {
+    let target: unknown = root;
+    for (const part of s.$ref.slice(1).split("/").slice(1)) {
+      const k = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+      target = target !== null && typeof target === "object" && Object.prototype.hasOwnProperty.call(target, k) ? (target as Record<string, unknown>)[k] : undefined;
+    }
+    if (target !== undefined) {
+      const p = sub(target, v, at);
+      if (p) return p;
+    }
+  }
+  const t = keyregTypeOf(v);
+  if (s.type !== undefined) {
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (!types.some((x) => x === t || (x === "number" && t === "integer"))) return [at, `is not of type ${types.join(" or ")}`];
+  }
+  if (Array.isArray(s.enum) && !s.enum.some((e) => keyregEqual(e, v))) return [at, "is not one of the enum's values"];
+  if ("const" in s && !keyregEqual(s.const, v)) return [at, "is not the const value"];
+  if (typeof v === "number") {
+    if (typeof s.minimum === "number" && v < s.minimum) return [at, `is less than the minimum ${s.minimum}`];
+    if (typeof s.maximum === "number" && v > s.maximum) return [at, `is more than the maximum ${s.maximum}`];
+    if (typeof s.exclusiveMinimum === "number" && v <= s.exclusiveMinimum) return [at, `is not more than ${s.exclusiveMinimum}`];
+    if (typeof s.exclusiveMaximum === "number" && v >= s.exclusiveMaximum) return [at, `is not less than ${s.exclusiveMaximum}`];
+    if (typeof s.multipleOf === "number" && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf)) return [at, `is not a multiple of ${s.multipleOf}`];
+  }
+  if (typeof v === "string") {
+    const n = [...v].length;
+    if (typeof s.minLength === "number" && n < s.minLength) return [at, `is shorter than ${s.minLength} characters`];
+    if (typeof s.maxLength === "number" && n > s.maxLength) return [at, `is longer than ${s.maxLength} characters`];
+    if (typeof s.pattern === "string") {
+      let re = keyregPatterns.get(s.pattern);
+      if (re === undefined) {
+        try {
+          re = new RegExp(s.pattern, "u");
+        } catch {
+          re = null; // not a JavaScript expression: left to keyreg audit
+        }
+        keyregPatterns.set(s.pattern, re);
+      }
+      if (re && !re.test(v)) return [at, "does not match the pattern"];
+    }
+  }
+  if (Array.isArray(v)) {
+    if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
+    if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
+    if (s.uniqueItems === true) {
+      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [`${at}/${i}`, "repeats an earlier item"];
+    }
+    if (s.items !== undefined && !Array.isArray(s.items)) {
+      for (let i = 0; i < v.length; i++) {
+        const p = sub(s.items, v[i], `${at}/${i}`);
+        if (p) return p;
+      }
+    }
+  }
+  if (t === "object") {
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
+    if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
+    if (Array.isArray(s.required)) {
+      for (const r of s.required) if (typeof r === "string" && !Object.prototype.hasOwnProperty.call(o, r)) return [`${at}/${keyregEsc(r)}`, "is required"];
+    }
+    const props = (s.properties ?? {}) as Record<string, unknown>;
+    for (const k of keys) {
+      const p = `${at}/${keyregEsc(k)}`;
+      if (s.propertyNames !== undefined) {
+        const q = sub(s.propertyNames, k, p);
+        if (q) return [p, "is not an allowed property name"];
+      }
+      const ps = Object.prototype.hasOwnProperty.call(props, k) ? props[k] : s.additionalProperties;
+      if (ps !== undefined) {
+        const q = sub(ps, o[k], p);
+        if (q) return q;
+      }
+    }
+  }
+  if (Array.isArray(s.allOf)) for (const x of s.allOf) {
+    const p = sub(x, v, at);
+    if (p) return p;
+  }
+  if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => sub(x, v, at) === null)) return [at, "matches none of anyOf"];
+  if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => sub(x, v, at) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
+  if (s.not !== undefined && sub(s.not, v, at) === null) return [at, "matches not"];
+  return null;
+}
+
+/** Throws a SchemaError when v breaks schema: the family, the key and the JSON pointer, never the value. */
+function keyregCheck(family: string, schema: KeyregSchema, v: unknown, what: string): void {
+  const p = keyregProblem(schema, schema, v, "#", 0);
+  if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
+}
+
+/** The schema of one field of a hash: properties[field], else additionalProperties. */
+function keyregFieldSchema(schema: KeyregSchema, field: string): KeyregSchema {
+  if (typeof schema !== "object") return schema;
+  const props = (schema.properties ?? {}) as Record<string, unknown>;
+  if (Object.prototype.hasOwnProperty.call(props, field)) return props[field] as KeyregSchema;
+  return (schema.additionalProperties ?? true) as KeyregSchema;
+}
+
+/** What a value is stored as, read back as JSON, for the check. */
+function keyregStored(encoded: string, codec: "json" | "text" | "number"): unknown {
+  return codec === "json" ? JSON.parse(encoded) : codec === "number" ? Number(encoded) : encoded;
+}
+
 // ---- locks (docs/locks.md) ----
 
 /** Thrown by tryAcquire functions when another holder has the lock. */
@@ -539,19 +690,34 @@ export async function applyTTLCartItems(client: KeyregClient, userId: number | b
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of cart-items, from its JSON Schema. */
+export type CartItemsValue = { "added_at": string; "qty": number; "unit_price": number; "variant"?: string; };
+
+const keyregSchemaCartItems: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/cart-items.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"added_at\":{\"description\":\"When the item was first added.\",\"format\":\"date-time\",\"type\":\"string\"},\"qty\":{\"description\":\"Quantity; a field is deleted rather than set to 0.\",\"maximum\":999,\"minimum\":1,\"type\":\"integer\"},\"unit_price\":{\"description\":\"Unit price in minor units when the item was added.\",\"minimum\":0,\"type\":\"integer\"},\"variant\":{\"description\":\"Optional variant code (size, colour).\",\"maxLength\":64,\"type\":\"string\"}},\"required\":[\"qty\",\"unit_price\",\"added_at\"],\"title\":\"Line item\",\"type\":\"object\"},\"description\":\"Hash v1:cart:{{user_id}}:items: one field per product ID (HSET cart field=product_id), each value a JSON line item.\",\"maxProperties\":200,\"propertyNames\":{\"description\":\"Hash fields are decimal product IDs.\",\"pattern\":\"^[1-9][0-9]*\u0024\"},\"title\":\"Cart items (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as cart-items stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkCartItems(value: unknown): void {
+  keyregCheck("cart-items", keyregSchemaCartItems, value, "");
+}
+
+function keyregCheckedCartItems(data: string, field: string): string {
+  keyregCheck("cart-items", keyregFieldSchema(keyregSchemaCartItems, field), keyregStored(data, "json"), "field ");
+  return data;
+}
+
 /** Reads and decodes every field of the hash (empty when the key is missing). */
-export async function hGetAllCartItems(client: KeyregClient, userId: number | bigint): Promise<Record<string, unknown>> {
+export async function hGetAllCartItems(client: KeyregClient, userId: number | bigint): Promise<Record<string, CartItemsValue>> {
   const key = buildCartItems(userId);
-  return keyregPairs(await keyregCall(client, key, ["HGETALL", key]), (s: string): unknown => JSON.parse(s));
+  return keyregPairs(await keyregCall(client, key, ["HGETALL", key]), (s: string): CartItemsValue => JSON.parse(s));
 }
 
 /** Encodes and writes the fields, then applies the TTL policy, in one MULTI/EXEC. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function hSetCartItems(client: KeyregClient, userId: number | bigint, fields: Record<string, unknown>, ttlMs?: number): Promise<void> {
+export async function hSetCartItems(client: KeyregClient, userId: number | bigint, fields: Record<string, CartItemsValue>, ttlMs?: number): Promise<void> {
   const key = buildCartItems(userId);
   const names = keyregSortedFields("cart-items", "hSet", fields);
   const exp = keyregExpiry("cart-items", CART_ITEMS_MAX_TTL_MS, ttlMs);
   const cmd = ["HSET", key];
-  for (const field of names) cmd.push(field, keyregEncodeJSON("cart-items", fields[field]!));
+  for (const field of names) cmd.push(field, keyregCheckedCartItems(keyregEncodeJSON("cart-items", fields[field]!), field));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
@@ -635,13 +801,27 @@ export async function applyTTLChatMessages(client: KeyregClient, roomId: string,
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+const keyregSchemaChatMessages: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/chat-message.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"One entry of the stream v1:chat:room:{room_id}:messages (XADD ... MAXLEN ~ 10000 * user_id 42 kind text body hi). Stream field values are text, so every property is a string.\",\"properties\":{\"body\":{\"description\":\"Message text, or the image URL for kind=image.\",\"maxLength\":4000,\"type\":\"string\"},\"client_msg_id\":{\"description\":\"Client-generated ULID used to de-duplicate retries.\",\"pattern\":\"^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}\u0024\",\"type\":\"string\"},\"kind\":{\"description\":\"Message kind.\",\"enum\":[\"text\",\"image\",\"system\"],\"type\":\"string\"},\"reply_to\":{\"description\":\"Stream entry ID this message replies to.\",\"pattern\":\"^[0-9]+-[0-9]+\u0024\",\"type\":\"string\"},\"user_id\":{\"description\":\"Sender's user ID, decimal.\",\"pattern\":\"^[1-9][0-9]*\u0024\",\"type\":\"string\"}},\"required\":[\"user_id\",\"kind\",\"body\"],\"title\":\"Chat message stream entry (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as chat-messages stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkChatMessages(value: unknown): void {
+  keyregCheck("chat-messages", keyregSchemaChatMessages, value, "");
+}
+
+function keyregCheckedChatMessages(data: string, entry: Record<string, unknown>, field: string): string {
+  entry[field] = keyregStored(data, "text");
+  return data;
+}
+
 /** Encodes the fields and appends them as one entry, returning its ID. It always trims the stream to about CHAT_MESSAGES_MAX_LEN entries (XADD MAXLEN ~). The append and the TTL policy are one MULTI/EXEC. The family's TTL policy is optional: ttlMs 0 leaves the key without an expiry, a positive one sets it. */
 export async function xAddChatMessages(client: KeyregClient, roomId: string, fields: Record<string, string>, ttlMs: number): Promise<string> {
   const key = buildChatMessages(roomId);
   const names = keyregSortedFields("chat-messages", "xAdd", fields);
   const exp = keyregOptional("chat-messages", ttlMs);
   const cmd = ["XADD", key, "MAXLEN", "~", String(CHAT_MESSAGES_MAX_LEN), "*"];
-  for (const field of names) cmd.push(field, keyregEncodeText("chat-messages", fields[field]!));
+  const entry: Record<string, unknown> = Object.create(null);
+  for (const field of names) cmd.push(field, keyregCheckedChatMessages(keyregEncodeText("chat-messages", fields[field]!), entry, field));
+  keyregCheck("chat-messages", keyregSchemaChatMessages, entry, "entry ");
   const res = await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
   return keyregString(res[0]);
 }
@@ -759,13 +939,25 @@ export async function applyTTLChatPresence(client: KeyregClient, roomId: string,
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+const keyregSchemaChatPresence: KeyregSchema = JSON.parse("{\"minimum\":1,\"type\":\"integer\"}");
+
+/** Checks a value as chat-presence stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkChatPresence(value: unknown): void {
+  keyregCheck("chat-presence", keyregSchemaChatPresence, value, "");
+}
+
+function keyregCheckedChatPresence(data: string, _: string): string {
+  keyregCheck("chat-presence", keyregSchemaChatPresence, keyregStored(data, "number"), "");
+  return data;
+}
+
 /** Adds the members to the set, encoded, then applies the TTL policy, in one MULTI/EXEC. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
 export async function sAddChatPresence(client: KeyregClient, roomId: string, members: readonly (number | bigint)[], ttlMs?: number): Promise<void> {
   const key = buildChatPresence(roomId);
   if (members.length === 0) throw new InvalidValueError("chat-presence: sAdd needs at least one member");
   const exp = keyregExpiry("chat-presence", CHAT_PRESENCE_MAX_TTL_MS, ttlMs);
   const cmd = ["SADD", key];
-  for (const v of members) cmd.push(keyregEncodeInt("chat-presence", v));
+  for (const v of members) cmd.push(keyregCheckedChatPresence(keyregEncodeInt("chat-presence", v), ""));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
@@ -845,18 +1037,33 @@ export async function applyTTLEmailVerification(client: KeyregClient, token: str
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of email-verification, from its JSON Schema. */
+export type EmailVerificationValue = { "email": string; "user_id": number; };
+
+const keyregSchemaEmailVerification: KeyregSchema = JSON.parse("{\"additionalProperties\":false,\"properties\":{\"email\":{\"format\":\"email\",\"maxLength\":254,\"type\":\"string\"},\"user_id\":{\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"email\"],\"type\":\"object\"}");
+
+/** Checks a value as email-verification stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkEmailVerification(value: unknown): void {
+  keyregCheck("email-verification", keyregSchemaEmailVerification, value, "");
+}
+
+function keyregCheckedEmailVerification(data: string, _: string): string {
+  keyregCheck("email-verification", keyregSchemaEmailVerification, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Reads and decodes the value of the key; null when it is missing. */
-export async function getEmailVerification(client: KeyregClient, token: string): Promise<unknown | null> {
+export async function getEmailVerification(client: KeyregClient, token: string): Promise<EmailVerificationValue | null> {
   const key = buildEmailVerification(token);
   const s = await keyregCall(client, key, ["GET", key]);
-  return s === null || s === undefined ? null : ((s: string): unknown => JSON.parse(s))(keyregString(s));
+  return s === null || s === undefined ? null : ((s: string): EmailVerificationValue => JSON.parse(s))(keyregString(s));
 }
 
 /** Encodes value and writes it to the key. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function setEmailVerification(client: KeyregClient, token: string, value: unknown, ttlMs?: number): Promise<void> {
+export async function setEmailVerification(client: KeyregClient, token: string, value: EmailVerificationValue, ttlMs?: number): Promise<void> {
   const key = buildEmailVerification(token);
   const exp = keyregExpiry("email-verification", EMAIL_VERIFICATION_MAX_TTL_MS, ttlMs);
-  const data = keyregEncodeJSON("email-verification", value);
+  const data = keyregCheckedEmailVerification(keyregEncodeJSON("email-verification", value), "");
   await keyregCall(client, key, exp > 0 ? ["SET", key, data, "PX", String(exp)] : ["SET", key, data]);
 }
 
@@ -934,19 +1141,34 @@ export async function applyTTLFeatureFlags(client: KeyregClient, service: string
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of feature-flags, from its JSON Schema. */
+export type FeatureFlagsValue = { "allow_user_ids"?: (number)[]; "enabled": boolean; "rollout_percent"?: number; "updated_at"?: string; "updated_by"?: string; };
+
+const keyregSchemaFeatureFlags: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/feature-flags.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"allow_user_ids\":{\"description\":\"Users who always see the flag.\",\"items\":{\"minimum\":1,\"type\":\"integer\"},\"type\":\"array\",\"uniqueItems\":true},\"enabled\":{\"description\":\"Master switch.\",\"type\":\"boolean\"},\"rollout_percent\":{\"default\":100,\"description\":\"Share of users (by user ID hash) who see the flag when enabled.\",\"maximum\":100,\"minimum\":0,\"type\":\"integer\"},\"updated_at\":{\"description\":\"When the flag was last changed.\",\"format\":\"date-time\",\"type\":\"string\"},\"updated_by\":{\"description\":\"Who last changed the flag.\",\"type\":\"string\"}},\"required\":[\"enabled\"],\"title\":\"Flag\",\"type\":\"object\"},\"description\":\"Hash v1:flags:{service}: one field per flag name, each value a JSON flag definition.\",\"propertyNames\":{\"description\":\"Flag names are snake_case.\",\"maxLength\":64,\"pattern\":\"^[a-z][a-z0-9_]*\u0024\"},\"title\":\"Feature flags of one service (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as feature-flags stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkFeatureFlags(value: unknown): void {
+  keyregCheck("feature-flags", keyregSchemaFeatureFlags, value, "");
+}
+
+function keyregCheckedFeatureFlags(data: string, field: string): string {
+  keyregCheck("feature-flags", keyregFieldSchema(keyregSchemaFeatureFlags, field), keyregStored(data, "json"), "field ");
+  return data;
+}
+
 /** Reads and decodes every field of the hash (empty when the key is missing). */
-export async function hGetAllFeatureFlags(client: KeyregClient, service: string): Promise<Record<string, unknown>> {
+export async function hGetAllFeatureFlags(client: KeyregClient, service: string): Promise<Record<string, FeatureFlagsValue>> {
   const key = buildFeatureFlags(service);
-  return keyregPairs(await keyregCall(client, key, ["HGETALL", key]), (s: string): unknown => JSON.parse(s));
+  return keyregPairs(await keyregCall(client, key, ["HGETALL", key]), (s: string): FeatureFlagsValue => JSON.parse(s));
 }
 
 /** Encodes and writes the fields, then applies the TTL policy, in one MULTI/EXEC. The family is persistent: the key is left without an expiry (an existing TTL is removed). */
-export async function hSetFeatureFlags(client: KeyregClient, service: string, fields: Record<string, unknown>): Promise<void> {
+export async function hSetFeatureFlags(client: KeyregClient, service: string, fields: Record<string, FeatureFlagsValue>): Promise<void> {
   const key = buildFeatureFlags(service);
   const names = keyregSortedFields("feature-flags", "hSet", fields);
   const exp = 0;
   const cmd = ["HSET", key];
-  for (const field of names) cmd.push(field, keyregEncodeJSON("feature-flags", fields[field]!));
+  for (const field of names) cmd.push(field, keyregCheckedFeatureFlags(keyregEncodeJSON("feature-flags", fields[field]!), field));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
@@ -1127,18 +1349,33 @@ export async function applyTTLIdempotencyKey(client: KeyregClient, clientId: num
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of idempotency-key, from its JSON Schema. */
+export type IdempotencyKeyValue = { "created_at": string; "request_hash": string; "response"?: { "body": string; "headers"?: Record<string, string>; "status": number; }; "state": "in_flight" | "done"; };
+
+const keyregSchemaIdempotencyKey: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/idempotency-record.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:idempotency:{client_id}:{key}. Created with SET NX when a request starts, completed with the stored response.\",\"if\":{\"properties\":{\"state\":{\"const\":\"done\"}}},\"properties\":{\"created_at\":{\"description\":\"When the first request arrived.\",\"format\":\"date-time\",\"type\":\"string\"},\"request_hash\":{\"description\":\"SHA-256 of method, path and body; a retry with a different body gets 422.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"response\":{\"additionalProperties\":false,\"description\":\"The stored response, replayed to retries. Present when state is done.\",\"properties\":{\"body\":{\"contentEncoding\":\"base64\",\"description\":\"Response body, base64.\",\"maxLength\":65536,\"type\":\"string\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Response headers worth replaying.\",\"type\":\"object\"},\"status\":{\"description\":\"HTTP status code.\",\"maximum\":599,\"minimum\":100,\"type\":\"integer\"}},\"required\":[\"status\",\"body\"],\"type\":\"object\"},\"state\":{\"description\":\"in_flight while the first request runs, done afterwards.\",\"enum\":[\"in_flight\",\"done\"],\"type\":\"string\"}},\"required\":[\"state\",\"request_hash\",\"created_at\"],\"then\":{\"required\":[\"response\"]},\"title\":\"Idempotency record (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as idempotency-key stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkIdempotencyKey(value: unknown): void {
+  keyregCheck("idempotency-key", keyregSchemaIdempotencyKey, value, "");
+}
+
+function keyregCheckedIdempotencyKey(data: string, _: string): string {
+  keyregCheck("idempotency-key", keyregSchemaIdempotencyKey, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Reads and decodes the value of the key; null when it is missing. */
-export async function getIdempotencyKey(client: KeyregClient, clientId: number | bigint, key_: string): Promise<unknown | null> {
+export async function getIdempotencyKey(client: KeyregClient, clientId: number | bigint, key_: string): Promise<IdempotencyKeyValue | null> {
   const key = buildIdempotencyKey(clientId, key_);
   const s = await keyregCall(client, key, ["GET", key]);
-  return s === null || s === undefined ? null : ((s: string): unknown => JSON.parse(s))(keyregString(s));
+  return s === null || s === undefined ? null : ((s: string): IdempotencyKeyValue => JSON.parse(s))(keyregString(s));
 }
 
 /** Encodes value and writes it to the key. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function setIdempotencyKey(client: KeyregClient, clientId: number | bigint, key_: string, value: unknown, ttlMs?: number): Promise<void> {
+export async function setIdempotencyKey(client: KeyregClient, clientId: number | bigint, key_: string, value: IdempotencyKeyValue, ttlMs?: number): Promise<void> {
   const key = buildIdempotencyKey(clientId, key_);
   const exp = keyregExpiry("idempotency-key", IDEMPOTENCY_KEY_MAX_TTL_MS, ttlMs);
-  const data = keyregEncodeJSON("idempotency-key", value);
+  const data = keyregCheckedIdempotencyKey(keyregEncodeJSON("idempotency-key", value), "");
   await keyregCall(client, key, exp > 0 ? ["SET", key, data, "PX", String(exp)] : ["SET", key, data]);
 }
 
@@ -1218,6 +1455,18 @@ export async function applyTTLLeaderboard(client: KeyregClient, season: number |
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+const keyregSchemaLeaderboard: KeyregSchema = JSON.parse("{\"minimum\":1,\"type\":\"integer\"}");
+
+/** Checks a value as leaderboard stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkLeaderboard(value: unknown): void {
+  keyregCheck("leaderboard", keyregSchemaLeaderboard, value, "");
+}
+
+function keyregCheckedLeaderboard(data: string, _: string): string {
+  keyregCheck("leaderboard", keyregSchemaLeaderboard, keyregStored(data, "number"), "");
+  return data;
+}
+
 /** Adds the members with their scores to the sorted set, encoded, then applies the TTL policy, in one MULTI/EXEC. The family is persistent: the key is left without an expiry (an existing TTL is removed). */
 export async function zAddLeaderboard(client: KeyregClient, season: number | bigint, members: readonly (ZMember<number | bigint>)[]): Promise<void> {
   const key = buildLeaderboard(season);
@@ -1226,7 +1475,7 @@ export async function zAddLeaderboard(client: KeyregClient, season: number | big
   const cmd = ["ZADD", key];
   for (const m of members) {
     if (typeof m.score !== "number" || Number.isNaN(m.score)) throw new InvalidValueError("leaderboard: a score is not a number");
-    cmd.push(String(m.score), keyregEncodeInt("leaderboard", m.member));
+    cmd.push(String(m.score), keyregCheckedLeaderboard(keyregEncodeInt("leaderboard", m.member), ""));
   }
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
@@ -1452,23 +1701,38 @@ export async function applyTTLMailOutbox(client: KeyregClient): Promise<void> {
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of mail-outbox, from its JSON Schema. */
+export type MailOutboxValue = { "attempts"?: number; "enqueued_at": string; "id": string; "locale"?: string; "template": string; "to": string; "vars"?: Record<string, unknown>; };
+
+const keyregSchemaMailOutbox: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/mail-job.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"One member of the list v1:mail:outbox (LPUSH by producers, BLMOVE by mailer workers).\",\"properties\":{\"attempts\":{\"default\":0,\"description\":\"Delivery attempts so far.\",\"minimum\":0,\"type\":\"integer\"},\"enqueued_at\":{\"description\":\"When the job was queued.\",\"format\":\"date-time\",\"type\":\"string\"},\"id\":{\"description\":\"Job ULID, used to de-duplicate sends.\",\"pattern\":\"^[0-9A-HJKMNP-TV-Z]{26}\u0024\",\"type\":\"string\"},\"locale\":{\"default\":\"en\",\"description\":\"BCP 47 locale for the template.\",\"type\":\"string\"},\"template\":{\"description\":\"Mail template name.\",\"pattern\":\"^[a-z][a-z0-9_]*\u0024\",\"type\":\"string\"},\"to\":{\"description\":\"Recipient address.\",\"format\":\"email\",\"maxLength\":254,\"type\":\"string\"},\"vars\":{\"description\":\"Template variables.\",\"maxProperties\":50,\"type\":\"object\"}},\"required\":[\"id\",\"template\",\"to\",\"enqueued_at\"],\"title\":\"Outgoing mail job (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as mail-outbox stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkMailOutbox(value: unknown): void {
+  keyregCheck("mail-outbox", keyregSchemaMailOutbox, value, "");
+}
+
+function keyregCheckedMailOutbox(data: string, _: string): string {
+  keyregCheck("mail-outbox", keyregSchemaMailOutbox, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Appends the items to the tail of the list, encoded, then applies the TTL policy, in one MULTI/EXEC. The family is persistent: the key is left without an expiry (an existing TTL is removed). */
-export async function rPushMailOutbox(client: KeyregClient, items: readonly unknown[]): Promise<void> {
+export async function rPushMailOutbox(client: KeyregClient, items: readonly MailOutboxValue[]): Promise<void> {
   const key = buildMailOutbox();
   if (items.length === 0) throw new InvalidValueError("mail-outbox: rPush needs at least one item");
   const exp = 0;
   const cmd = ["RPUSH", key];
-  for (const v of items) cmd.push(keyregEncodeJSON("mail-outbox", v));
+  for (const v of items) cmd.push(keyregCheckedMailOutbox(keyregEncodeJSON("mail-outbox", v), ""));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
 /** Prepends the items to the head of the list (the last ends up first), encoded, then applies the TTL policy, in one MULTI/EXEC. The family is persistent: the key is left without an expiry (an existing TTL is removed). */
-export async function lPushMailOutbox(client: KeyregClient, items: readonly unknown[]): Promise<void> {
+export async function lPushMailOutbox(client: KeyregClient, items: readonly MailOutboxValue[]): Promise<void> {
   const key = buildMailOutbox();
   if (items.length === 0) throw new InvalidValueError("mail-outbox: lPush needs at least one item");
   const exp = 0;
   const cmd = ["LPUSH", key];
-  for (const v of items) cmd.push(keyregEncodeJSON("mail-outbox", v));
+  for (const v of items) cmd.push(keyregCheckedMailOutbox(keyregEncodeJSON("mail-outbox", v), ""));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
@@ -1550,18 +1814,33 @@ export async function applyTTLProductCache(client: KeyregClient, productId: numb
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of product-cache, from its JSON Schema. */
+export type ProductCacheValue = { "category_ids"?: (number)[]; "id": number; "images"?: (string)[]; "in_stock": boolean; "price": { "amount": number; "currency": string; }; "sku": string; "title": string; "updated_at": string; };
+
+const keyregSchemaProductCache: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/product-cache.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:cache:product:{product_id}: the catalog-api product read model, denormalised for product pages.\",\"properties\":{\"category_ids\":{\"description\":\"Categories the product is listed in.\",\"items\":{\"minimum\":1,\"type\":\"integer\"},\"type\":\"array\"},\"id\":{\"description\":\"Product ID; equals the key's product_id.\",\"minimum\":1,\"type\":\"integer\"},\"images\":{\"description\":\"Image URLs, primary first.\",\"items\":{\"format\":\"uri\",\"type\":\"string\"},\"maxItems\":20,\"type\":\"array\"},\"in_stock\":{\"description\":\"Whether any warehouse has stock.\",\"type\":\"boolean\"},\"price\":{\"additionalProperties\":false,\"description\":\"Current price in minor units.\",\"properties\":{\"amount\":{\"description\":\"Price in minor units (cents).\",\"minimum\":0,\"type\":\"integer\"},\"currency\":{\"description\":\"ISO 4217 currency code.\",\"pattern\":\"^[A-Z]{3}\u0024\",\"type\":\"string\"}},\"required\":[\"amount\",\"currency\"],\"type\":\"object\"},\"sku\":{\"description\":\"Stock-keeping unit.\",\"maxLength\":64,\"minLength\":1,\"type\":\"string\"},\"title\":{\"description\":\"Display title in the default locale.\",\"minLength\":1,\"type\":\"string\"},\"updated_at\":{\"description\":\"When catalog-api last changed the product.\",\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"id\",\"sku\",\"title\",\"price\",\"in_stock\",\"updated_at\"],\"title\":\"Cached product (v1)\",\"type\":\"object\"}");
+
+/** Checks a value as product-cache stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkProductCache(value: unknown): void {
+  keyregCheck("product-cache", keyregSchemaProductCache, value, "");
+}
+
+function keyregCheckedProductCache(data: string, _: string): string {
+  keyregCheck("product-cache", keyregSchemaProductCache, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Reads and decodes the value of the key; null when it is missing. */
-export async function getProductCache(client: KeyregClient, productId: number | bigint): Promise<unknown | null> {
+export async function getProductCache(client: KeyregClient, productId: number | bigint): Promise<ProductCacheValue | null> {
   const key = buildProductCache(productId);
   const s = await keyregCall(client, key, ["GET", key]);
-  return s === null || s === undefined ? null : ((s: string): unknown => JSON.parse(s))(keyregString(s));
+  return s === null || s === undefined ? null : ((s: string): ProductCacheValue => JSON.parse(s))(keyregString(s));
 }
 
 /** Encodes value and writes it to the key. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function setProductCache(client: KeyregClient, productId: number | bigint, value: unknown, ttlMs?: number): Promise<void> {
+export async function setProductCache(client: KeyregClient, productId: number | bigint, value: ProductCacheValue, ttlMs?: number): Promise<void> {
   const key = buildProductCache(productId);
   const exp = keyregExpiry("product-cache", PRODUCT_CACHE_MAX_TTL_MS, ttlMs);
-  const data = keyregEncodeJSON("product-cache", value);
+  const data = keyregCheckedProductCache(keyregEncodeJSON("product-cache", value), "");
   await keyregCall(client, key, exp > 0 ? ["SET", key, data, "PX", String(exp)] : ["SET", key, data]);
 }
 
@@ -1756,18 +2035,33 @@ export async function applyTTLUserSession(client: KeyregClient, sessionId: strin
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of user-session, from its JSON Schema. */
+export type UserSessionValue = { "auth_method": "password" | "sso" | "passkey" | "magic_link"; "created_at": string; "csrf_token": string; "expires_at": string; "ip"?: string; "mfa"?: boolean; "roles"?: (string)[]; "user_agent"?: string; "user_id": number; };
+
+const keyregSchemaUserSession: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/user-session.v2.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v2:user:session:{session_id}. Written by auth-api on login, read by every web service on each request.\",\"properties\":{\"auth_method\":{\"description\":\"How the user authenticated.\",\"enum\":[\"password\",\"sso\",\"passkey\",\"magic_link\"],\"type\":\"string\"},\"created_at\":{\"description\":\"When the session was created (RFC 3339).\",\"format\":\"date-time\",\"type\":\"string\"},\"csrf_token\":{\"description\":\"Per-session CSRF token, 32 random bytes in hex.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"expires_at\":{\"description\":\"Absolute expiry; the key TTL is refreshed on activity but never past this.\",\"format\":\"date-time\",\"type\":\"string\"},\"ip\":{\"description\":\"Client IP at login, for the security page.\",\"maxLength\":45,\"type\":\"string\"},\"mfa\":{\"default\":false,\"description\":\"Whether a second factor was verified in this session.\",\"type\":\"boolean\"},\"roles\":{\"description\":\"Role names cached at login so services need not call auth-api.\",\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":64,\"type\":\"array\",\"uniqueItems\":true},\"user_agent\":{\"description\":\"User-Agent at login, truncated.\",\"maxLength\":512,\"type\":\"string\"},\"user_id\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"created_at\",\"expires_at\",\"csrf_token\",\"auth_method\"],\"title\":\"User session (v2)\",\"type\":\"object\"}");
+
+/** Checks a value as user-session stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkUserSession(value: unknown): void {
+  keyregCheck("user-session", keyregSchemaUserSession, value, "");
+}
+
+function keyregCheckedUserSession(data: string, _: string): string {
+  keyregCheck("user-session", keyregSchemaUserSession, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Reads and decodes the value of the key; null when it is missing. */
-export async function getUserSession(client: KeyregClient, sessionId: string): Promise<unknown | null> {
+export async function getUserSession(client: KeyregClient, sessionId: string): Promise<UserSessionValue | null> {
   const key = buildUserSession(sessionId);
   const s = await keyregCall(client, key, ["GET", key]);
-  return s === null || s === undefined ? null : ((s: string): unknown => JSON.parse(s))(keyregString(s));
+  return s === null || s === undefined ? null : ((s: string): UserSessionValue => JSON.parse(s))(keyregString(s));
 }
 
 /** Encodes value and writes it to the key. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function setUserSession(client: KeyregClient, sessionId: string, value: unknown, ttlMs?: number): Promise<void> {
+export async function setUserSession(client: KeyregClient, sessionId: string, value: UserSessionValue, ttlMs?: number): Promise<void> {
   const key = buildUserSession(sessionId);
   const exp = keyregExpiry("user-session", USER_SESSION_MAX_TTL_MS, ttlMs);
-  const data = keyregEncodeJSON("user-session", value);
+  const data = keyregCheckedUserSession(keyregEncodeJSON("user-session", value), "");
   await keyregCall(client, key, exp > 0 ? ["SET", key, data, "PX", String(exp)] : ["SET", key, data]);
 }
 
@@ -1849,13 +2143,25 @@ export async function applyTTLUserSessionIndex(client: KeyregClient, userId: num
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+const keyregSchemaUserSessionIndex: KeyregSchema = JSON.parse("{\"pattern\":\"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\u0024\",\"type\":\"string\"}");
+
+/** Checks a value as user-session-index stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkUserSessionIndex(value: unknown): void {
+  keyregCheck("user-session-index", keyregSchemaUserSessionIndex, value, "");
+}
+
+function keyregCheckedUserSessionIndex(data: string, _: string): string {
+  keyregCheck("user-session-index", keyregSchemaUserSessionIndex, keyregStored(data, "text"), "");
+  return data;
+}
+
 /** Adds the members to the set, encoded, then applies the TTL policy, in one MULTI/EXEC. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
 export async function sAddUserSessionIndex(client: KeyregClient, userId: number | bigint, members: readonly string[], ttlMs?: number): Promise<void> {
   const key = buildUserSessionIndex(userId);
   if (members.length === 0) throw new InvalidValueError("user-session-index: sAdd needs at least one member");
   const exp = keyregExpiry("user-session-index", USER_SESSION_INDEX_MAX_TTL_MS, ttlMs);
   const cmd = ["SADD", key];
-  for (const v of members) cmd.push(keyregEncodeText("user-session-index", v));
+  for (const v of members) cmd.push(keyregCheckedUserSessionIndex(keyregEncodeText("user-session-index", v), ""));
   await keyregTx(client, key, [cmd, keyregExpireCmd(key, exp)]);
 }
 
@@ -1937,17 +2243,32 @@ export async function applyTTLUserSessionV1(client: KeyregClient, token: string,
   await keyregCall(client, key, keyregExpireCmd(key, exp));
 }
 
+/** A value of user-session-v1, from its JSON Schema. */
+export type UserSessionV1Value = { "remember"?: boolean; "ts": number; "uid": number; };
+
+const keyregSchemaUserSessionV1: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/user-session.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:user:session:{token}. Kept only until the v1 sessions sunset; see user-session.v2.json.\",\"properties\":{\"remember\":{\"description\":\"Legacy \\\"remember me\\\" flag; such sessions were written without a TTL.\",\"type\":\"boolean\"},\"ts\":{\"description\":\"Login time, Unix seconds.\",\"type\":\"integer\"},\"uid\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"uid\",\"ts\"],\"title\":\"User session (v1, deprecated)\",\"type\":\"object\"}");
+
+/** Checks a value as user-session-v1 stores it (for json, decoded) against the family's JSON Schema: a SchemaError names the JSON pointer, never the value. */
+export function checkUserSessionV1(value: unknown): void {
+  keyregCheck("user-session-v1", keyregSchemaUserSessionV1, value, "");
+}
+
+function keyregCheckedUserSessionV1(data: string, _: string): string {
+  keyregCheck("user-session-v1", keyregSchemaUserSessionV1, keyregStored(data, "json"), "");
+  return data;
+}
+
 /** Reads and decodes the value of the key; null when it is missing. */
-export async function getUserSessionV1(client: KeyregClient, token: string): Promise<unknown | null> {
+export async function getUserSessionV1(client: KeyregClient, token: string): Promise<UserSessionV1Value | null> {
   const key = buildUserSessionV1(token);
   const s = await keyregCall(client, key, ["GET", key]);
-  return s === null || s === undefined ? null : ((s: string): unknown => JSON.parse(s))(keyregString(s));
+  return s === null || s === undefined ? null : ((s: string): UserSessionV1Value => JSON.parse(s))(keyregString(s));
 }
 
 /** Encodes value and writes it to the key. The key expires after the family's maximum TTL, or after ttlMs, which must be a positive integer no larger (else a TTLError is thrown and nothing is sent). */
-export async function setUserSessionV1(client: KeyregClient, token: string, value: unknown, ttlMs?: number): Promise<void> {
+export async function setUserSessionV1(client: KeyregClient, token: string, value: UserSessionV1Value, ttlMs?: number): Promise<void> {
   const key = buildUserSessionV1(token);
   const exp = keyregExpiry("user-session-v1", USER_SESSION_V1_MAX_TTL_MS, ttlMs);
-  const data = keyregEncodeJSON("user-session-v1", value);
+  const data = keyregCheckedUserSessionV1(keyregEncodeJSON("user-session-v1", value), "");
   await keyregCall(client, key, exp > 0 ? ["SET", key, data, "PX", String(exp)] : ["SET", key, data]);
 }

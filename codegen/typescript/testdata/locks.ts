@@ -128,6 +128,17 @@ const main = async () => {
   } else {
     for (const g of ["workers", "archive"]) await (c0 as unknown as Redis).call("XGROUP", ["CREATE", key, g, "0"]);
   }
+  // The schema is checked before anything is sent: the error names the
+  // JSON pointer, never the value.
+  for (const [fields, pointer] of [[{ task: "s3cr3t-value" }, "#/task"], [{ task: "charge", extra: "s3cr3t-value" }, "#/extra"], [{ invoice_id: "1" }, "#/task"]] as const) {
+    try {
+      await mod.xAddBillingJobs(c0, q, fields as Record<string, string>);
+      fail(`xAdd accepted ${JSON.stringify(fields)}`);
+    } catch (e) {
+      if (!(e instanceof mod.SchemaError) || e.pointer !== pointer || e.message.includes("s3cr3t")) throw e;
+    }
+  }
+  mod.checkBillingJobs({ task: "refund" });
   const got = await mod.readGroupBillingJobs(c0, q, mod.BILLING_JOBS_GROUP_WORKERS, "w1", 10, -1);
   if (got.length !== 1 || got[0]!.id !== id || got[0]!.fields["task"] !== "charge") fail(`readGroup: ${JSON.stringify(got)}`);
   await new Promise((r) => setTimeout(r, 5)); // max_consumer_idle is 1ms
