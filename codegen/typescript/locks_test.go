@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/codegen"
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/scanner"
@@ -94,5 +96,42 @@ func auditServer(t *testing.T, srv *redistest.Server, path string) {
 	}
 	if rep.Totals.Registered != n || rep.Totals.Unregistered != 0 {
 		t.Errorf("audit saw %d registered and %d unregistered keys, want %d and 0", rep.Totals.Registered, rep.Totals.Unregistered, n)
+	}
+}
+
+// TestAccessorsAudit runs testdata/audit.ts with the module of the
+// repository's keys.yaml for both clients, each on its own real server:
+// a key of every live family written through the generated accessors,
+// each TTL within its policy, refusals that send nothing; then keyreg's
+// own audit of each server finds nothing.
+func TestAccessorsAudit(t *testing.T) {
+	tc := needToolchain(t)
+	p := tc.project(t)
+	for _, client := range []string{ClientRedis, ClientIORedis} {
+		reg, err := registry.Load(os.DirFS("../.."), "keys.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := codegen.NewRequest(reg, codegen.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := Generator{Client: client}.Generate(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(p.dir, "root_"+client+".ts"), string(files[0].Data))
+	}
+	copyFile(t, filepath.Join("testdata", "audit.ts"), filepath.Join(p.dir, "audit.ts"))
+	p.compile()
+	for _, client := range []string{ClientRedis, ClientIORedis} {
+		t.Run(client, func(t *testing.T) {
+			srv := redistest.Standalone(t)
+			out := p.node([]string{"KEYREG_CLIENT=" + client, "KEYREG_ADDR=" + srv.Addr}, filepath.Join(p.dir, "out", "audit.js"))
+			if !strings.Contains(out, `"written":`) {
+				t.Fatalf("audit.ts printed %q", out)
+			}
+			auditServer(t, srv, "keys.yaml")
+		})
 	}
 }
