@@ -40,6 +40,7 @@ var layer = map[string]int{
 	"codegen/jsongen":      4, // keyreg gen json: a backend, above the request it writes
 	"codegen/python":       4, // keyreg gen python: a backend, above the request it generates from
 	"codegen/vectors":      4, // the shared test vectors every backend runs, built from the request
+	"codegen/typescript":   4, // keyreg gen typescript: a backend, above the request it generates from
 	"internal/demo":        4,
 	"infer":                4, // keyspace facts -> a first registry (keyreg init, suggest)
 	"audit/auditjson":      5, // the json audit report: encoder and reader, above audit

@@ -1,17 +1,25 @@
 #!/usr/bin/env bash
 # The one command that passes the tests on a fresh machine (README, "Two commands").
-# It installs what the tests need (redis-server, chromium, python3-redis,
-# python3-mypy and python3-typeshed from Debian's packages) when they are missing, then runs the same checks as CI: gofmt, go vet, staticcheck,
-# the project's own keys.yaml through keyreg lint, and go test.
+# It installs what the tests need when it is missing (from Debian's packages:
+# redis-server, chromium, prometheus, python3-redis, python3-mypy,
+# python3-typeshed, nodejs and npm; from the npm registry, into a cache: the
+# pinned packages of codegen/typescript/testdata/npm), then runs the same
+# checks as CI: gofmt, go vet, staticcheck, the project's own keys.yaml
+# through keyreg lint, and go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v redis-server >/dev/null 2>&1; then
-	echo "test.sh: installing redis-server from Debian's packages" >&2
-	sudo=""
+# apt_install installs Debian packages, as root or through sudo.
+apt_install() {
+	echo "test.sh: installing from Debian's packages: $*" >&2
+	local sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
 	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq redis-server redis-tools >/dev/null
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+
+if ! command -v redis-server >/dev/null 2>&1; then
+	apt_install redis-server redis-tools
 fi
 # The tests start their own servers; a packaged service is not needed.
 redis-server --version
@@ -19,32 +27,37 @@ redis-server --version
 # The tests of the HTML report and the catalogue drive a headless Chromium
 # (internal/browsertest); under CI=true they fail without one.
 if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
-	echo "test.sh: installing chromium from Debian's packages" >&2
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+	apt_install chromium
 fi
 
 # keyreg serve's tests scrape it with a real Prometheus server, and lint its
 # metrics and alert rules with promtool (both in Debian's prometheus package).
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-	echo "test.sh: installing prometheus from Debian's packages" >&2
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+	apt_install --no-install-recommends prometheus
 fi
 
 # The tests of keyreg gen python (codegen/python) run the generated code with
 # redis-py, mypy --strict and redis-py's types (types-redis 4.3, in Debian's
 # python3-typeshed); under CI=true they fail without them.
 if ! /usr/bin/python3 -c 'import redis, mypy' >/dev/null 2>&1 || [ ! -d /usr/lib/python3/dist-packages/redis-stubs ]; then
-	echo "test.sh: installing python3-redis, python3-mypy and python3-typeshed from Debian's packages" >&2
-	sudo=""
-	[ "$(id -u)" -eq 0 ] || sudo="sudo"
-	$sudo apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3 python3-redis python3-mypy python3-typeshed >/dev/null
+	apt_install python3 python3-redis python3-mypy python3-typeshed
+fi
+
+# The TypeScript backend's tests (codegen/typescript) compile generated code
+# with tsc and run it under node with node-redis and ioredis: node and npm
+# from Debian's packages, then the pinned npm packages of
+# codegen/typescript/testdata/npm installed with npm ci into a cache outside
+# the repository (node_modules is never committed).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	apt_install nodejs npm
+fi
+export KEYREG_NPM_DIR="${KEYREG_NPM_DIR:-$HOME/.cache/keyreg-npm}"
+if ! cmp -s codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/package-lock.json" ||
+	[ ! -d "$KEYREG_NPM_DIR/node_modules/typescript" ]; then
+	echo "test.sh: npm ci of codegen/typescript/testdata/npm into $KEYREG_NPM_DIR" >&2
+	mkdir -p "$KEYREG_NPM_DIR"
+	cp codegen/typescript/testdata/npm/package.json codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/"
+	(cd "$KEYREG_NPM_DIR" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # No large file is ever tracked: test binaries, dumps and screenshots over

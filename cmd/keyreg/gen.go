@@ -15,6 +15,7 @@ import (
 	"github.com/keyreg/keyreg/codegen/golang"
 	"github.com/keyreg/keyreg/codegen/jsongen"
 	"github.com/keyreg/keyreg/codegen/python"
+	"github.com/keyreg/keyreg/codegen/typescript"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -122,6 +123,39 @@ gets __init__.py and py.typed.`,
 					return nil
 				}
 				return python.Generator{Module: module}
+			}
+		},
+	},
+	{
+		name: "typescript", display: "TypeScript", use: "--out file [--client redis|ioredis|none]",
+		short: "Generate a TypeScript module of key builders, parsers and TTL-safe accessors",
+		long: `Gen typescript writes one ES module (keys.gen.ts) for the registry: per family
+buildX (throws a RangeError on a value its placeholder refuses) and parseX
+(throws on a key that does not match; returns the typed values), X_PATTERN,
+X_GLOB and the family's other facts as constants, the key's interface and a
+template-literal type of its keys. With --client redis (node-redis v4+, the
+default) or --client ioredis it also writes accessors for that client. The
+module has no runtime dependency besides the client (docs/codegen.md).`,
+		flags: func(fs *pflag.FlagSet) func(string) (codegen.Generator, string, error) {
+			var client string
+			fs.StringVar(&client, "client", typescript.ClientRedis, "Redis client of the accessors: redis (node-redis v4+), ioredis or none")
+			return func(string) (codegen.Generator, string, error) {
+				switch client {
+				case typescript.ClientRedis, typescript.ClientIORedis, typescript.ClientNone:
+				default:
+					return nil, "", usageError(fmt.Errorf("unknown client %q (want redis, ioredis or none)", client), "run keyreg gen typescript --help")
+				}
+				return typescript.Generator{Client: client}, " --client " + client, nil
+			}
+		},
+		docs: func(fs *pflag.FlagSet) func() codegen.Generator {
+			var ns string
+			fs.StringVar(&ns, "typescript-namespace", "", "the name the generated TypeScript module is imported as (import * as NAME), to show each family's TypeScript builder")
+			return func() codegen.Generator {
+				if ns == "" {
+					return nil
+				}
+				return typescript.Generator{Namespace: ns}
 			}
 		},
 	},
