@@ -32,6 +32,7 @@ type actionStep struct {
 	Run   string            `yaml:"run"`
 	Shell string            `yaml:"shell"`
 	Env   map[string]string `yaml:"env"`
+	With  map[string]string `yaml:"with"`
 	Dir   string            `yaml:"working-directory"`
 }
 
@@ -49,7 +50,8 @@ func readAction(t *testing.T) actionMeta {
 }
 
 // TestActionInputs: the action is composite and has exactly the inputs of
-// the issue, named as buf-action and golangci-lint-action name theirs; no
+// the issue, named as buf-action and golangci-lint-action name theirs, plus
+// gen_scope and gen_package, which the reusable workflow needs; no
 // run script reads an input through ${{ }} (the shell would evaluate it).
 func TestActionInputs(t *testing.T) {
 	a := readAction(t)
@@ -61,7 +63,7 @@ func TestActionInputs(t *testing.T) {
 		got = append(got, k)
 	}
 	slices.Sort(got)
-	want := []string{"breaking", "breaking_against", "fail_on", "gen_check", "lint", "pr_comment", "registry", "sarif_upload", "version", "vet", "working_directory"}
+	want := []string{"breaking", "breaking_against", "fail_on", "gen_check", "gen_package", "gen_scope", "lint", "pr_comment", "registry", "sarif_upload", "version", "vet", "working_directory"}
 	if !slices.Equal(got, want) {
 		t.Errorf("inputs %v, want %v", got, want)
 	}
