@@ -506,8 +506,9 @@ func TestRegistryCheckGenLanguages(t *testing.T) {
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The stand-in appends its arguments; the python file is stale.
-	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s\\n' \"$*\") >> \"$ARGS_FILE\"\n[ \"$2\" != python ] || { echo '--- a/app/keys_gen.py'; exit 1; }\n"
+	// The stand-in appends its arguments; the python file is stale, and
+	// json fails as a runtime error would.
+	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s\\n' \"$*\") >> \"$ARGS_FILE\"\n[ \"$2\" != python ] || { echo '--- a/app/keys_gen.py'; exit 1; }\n[ \"$2\" != json ] || exit 3\n"
 	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +543,8 @@ func TestRegistryCheckGenLanguages(t *testing.T) {
 		}
 	}
 
-	// Without the bad entries the stale python file is the worst: exit 1.
+	// Without the bad entries the stale python file is the worst: exit 1;
+	// a runtime error after it is worse: exit 3, whatever the order.
 	os.Remove(argsFile)
 	inputs["gen-languages"] = "python=app/keys_gen.py go"
 	if r := runRegistryCheckGen(t, dir, bin, inputs, "ARGS_FILE="+argsFile); r.status != "1" || !r.failed || !strings.Contains(r.summary, "| gen | failed (exit 1) |") {
@@ -550,6 +552,10 @@ func TestRegistryCheckGenLanguages(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(argsFile); strings.Count(string(got), "\n") != 2 {
 		t.Errorf("after a stale file the next language was not checked:\n%s", got)
+	}
+	inputs["gen-languages"] = "python=app/keys_gen.py json=keys.json go"
+	if r := runRegistryCheckGen(t, dir, bin, inputs, "ARGS_FILE="+argsFile); r.status != "3" || !strings.Contains(r.summary, "| gen | error (exit 3) |") {
+		t.Errorf("stale python, failing json: status %q, want the worst, 3\n%s", r.status, r.summary)
 	}
 
 	// The defaults check nothing; a language without a path is an error.
