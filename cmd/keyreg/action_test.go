@@ -362,7 +362,7 @@ func TestActionVet(t *testing.T) {
 	argsFile, summary, temp := filepath.Join(dir, "args"), filepath.Join(dir, "summary"), filepath.Join(dir, "temp")
 	for _, c := range []struct {
 		exit, failOn, status, outcome string
-		failed, annotated           bool
+		failed, annotated             bool
 	}{
 		{"0", "error", "0", "| vet | passed |", false, false},
 		{"1", "error", "1", "| vet | failed (exit 1) |", true, false},
