@@ -598,3 +598,43 @@ func TestFleetDocWorkflowLint(t *testing.T) {
 		t.Error("actionlint accepted an input fleet-audit.yml does not declare")
 	}
 }
+
+// TestReusableWorkflowsInstallThroughAction: every job of the reusable
+// workflows that runs keyreg gets it from the keyreg action, never from a
+// go install or download of its own, and passes the action only inputs
+// action.yml declares (actionlint does not read a remote action's inputs).
+func TestReusableWorkflowsInstallThroughAction(t *testing.T) {
+	a := readAction(t)
+	runs := regexp.MustCompile(`(?m)^\s*keyreg \w`)
+	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "fleet-audit.yml"} {
+		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf workflowMeta
+		if err := yaml.Unmarshal(b, &wf); err != nil {
+			t.Fatal(err)
+		}
+		for id, job := range wf.Jobs {
+			usesAction, runsKeyreg := false, false
+			for _, st := range job.Steps {
+				if strings.Contains(st.Run, "go install") || strings.Contains(st.Run, "curl ") {
+					t.Errorf("%s job %s: step %q installs something itself", name, id, st.Name)
+				}
+				runsKeyreg = runsKeyreg || runs.MatchString(st.Run)
+				if !strings.HasPrefix(st.Uses, "keyreg/keyreg@") {
+					continue
+				}
+				usesAction = true
+				for k := range st.With {
+					if _, ok := a.Inputs[k]; !ok {
+						t.Errorf("%s job %s: passes the action %s, which action.yml does not declare", name, id, k)
+					}
+				}
+			}
+			if runsKeyreg && !usesAction {
+				t.Errorf("%s job %s runs keyreg without installing it through the action", name, id)
+			}
+		}
+	}
+}
