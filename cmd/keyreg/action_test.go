@@ -402,3 +402,40 @@ func TestActionVet(t *testing.T) {
 		}
 	}
 }
+
+// TestActionGenEscapes: a gen_check path reaches the annotation's file
+// property escaped (a comma or colon would end it or start another), and a
+// newline in the scope does not start a workflow command of its own.
+func TestActionGenEscapes(t *testing.T) {
+	a := readAction(t)
+	var gen actionStep
+	for _, st := range a.Runs.Steps {
+		if st.ID == "gen" {
+			gen = st
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]string{"runner.temp": filepath.Join(dir, "temp")}
+	for k, in := range a.Inputs {
+		vals["inputs."+k] = in.Default
+	}
+	vals["inputs.gen_check"] = "go=a,title=x::y%0A.go"
+	vals["inputs.gen_scope"] = "--family\n::warning::forged"
+	code, out, _ := runActionStep(t, gen, vals, dir, []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")})
+	if code != 0 {
+		t.Fatalf("gen step: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "::error file=a%2Ctitle=x%3A%3Ay%250A.go,title=keyreg gen go::stale generated code (exit 1): run keyreg gen go --registry keys.yaml --out a,title=x::y%250A.go --family ::warning::forged\n") {
+		t.Errorf("the path is not escaped in the annotation:\n%s", out)
+	}
+	if strings.Contains(out, "\n::warning::forged") {
+		t.Errorf("the scope forged a workflow command:\n%s", out)
+	}
+}

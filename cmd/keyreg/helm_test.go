@@ -65,6 +65,12 @@ func helmTemplate(t *testing.T, helm, values string) map[string]k8sObject {
 // index per target line.
 func TestHelmChart(t *testing.T) {
 	helm := testenv.LookPath(t, "helm: scripts/test.sh installs it (go install helm.sh/helm/v3/cmd/helm)", "helm")
+	lint := exec.Command(helm, "lint", "--strict", "../../deploy/helm/keyreg")
+	home := t.TempDir()
+	lint.Env = append(os.Environ(), "HELM_CACHE_HOME="+home, "HELM_CONFIG_HOME="+home, "HELM_DATA_HOME="+home)
+	if out, err := lint.CombinedOutput(); err != nil {
+		t.Errorf("helm lint --strict: %v\n%s", err, out)
+	}
 	manifests := readManifests(t)
 	want := map[string]k8sObject{}
 	for _, f := range []string{"cronjob.yaml", "fleet-job.yaml", "fleet-merge-job.yaml", "fleet-targets.yaml", "fleet-reports-pvc.yaml"} {
