@@ -60,6 +60,16 @@ if ! cmp -s codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/p
 	(cd "$KEYREG_NPM_DIR" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# helm, for TestHelmChart (deploy/helm/keyreg rendered with helm template),
+# built once through the Go module proxy into $(go env GOPATH)/bin (the
+# first build takes minutes); under CI=true the test fails without it.
+gobin="$(go env GOPATH)/bin"
+export PATH="$PATH:$gobin"
+if ! command -v helm >/dev/null 2>&1; then
+	echo "test.sh: installing helm v3.22.0 with go install" >&2
+	GOBIN="$gobin" go install helm.sh/helm/v3/cmd/helm@v3.22.0
+fi
+
 # No large file is ever tracked: test binaries, dumps and screenshots over
 # 2 MB are refused. The allow-list names the fixtures that may be larger
 # (none today); add one here only with a reason in its commit.

@@ -32,6 +32,7 @@ type actionStep struct {
 	Run   string            `yaml:"run"`
 	Shell string            `yaml:"shell"`
 	Env   map[string]string `yaml:"env"`
+	With  map[string]string `yaml:"with"`
 	Dir   string            `yaml:"working-directory"`
 }
 
@@ -49,7 +50,8 @@ func readAction(t *testing.T) actionMeta {
 }
 
 // TestActionInputs: the action is composite and has exactly the inputs of
-// the issue, named as buf-action and golangci-lint-action name theirs; no
+// the issue, named as buf-action and golangci-lint-action name theirs, plus
+// gen_scope and gen_package, which the reusable workflow needs; no
 // run script reads an input through ${{ }} (the shell would evaluate it).
 func TestActionInputs(t *testing.T) {
 	a := readAction(t)
@@ -61,7 +63,7 @@ func TestActionInputs(t *testing.T) {
 		got = append(got, k)
 	}
 	slices.Sort(got)
-	want := []string{"breaking", "breaking_against", "fail_on", "gen_check", "lint", "pr_comment", "registry", "sarif_upload", "version", "vet", "working_directory"}
+	want := []string{"breaking", "breaking_against", "fail_on", "gen_check", "gen_package", "gen_scope", "lint", "pr_comment", "registry", "sarif_upload", "version", "vet", "working_directory"}
 	if !slices.Equal(got, want) {
 		t.Errorf("inputs %v, want %v", got, want)
 	}
@@ -218,12 +220,29 @@ func TestActionSteps(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	git("add", "keys.yaml")
 	git("commit", "-q", "-m", "registry")
+	// Generated code: go from the base registry (stale on the branch),
+	// python and json from the branch's (fresh).
+	for _, d := range []string{"internal/keys", "app"} {
+		if err := os.MkdirAll(filepath.Join(repo, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := func(args ...string) {
+		cmd := exec.Command(filepath.Join(bin, "keyreg"), append([]string{"gen"}, append(args, "--registry", "keys.yaml")...)...)
+		cmd.Dir = repo
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("keyreg gen %v: %v\n%s", args, err, out)
+		}
+	}
+	gen("go", "--out", "internal/keys/keys_gen.go")
 	git("checkout", "-q", "-b", "feature")
 	changed := strings.Replace(base, "  - name: legacy\n    pattern: \"v1:legacy:{id}\"\n    version: 1\n    owner: identity\n    ttl: 1h\n", "", 1)
 	if err := os.WriteFile(filepath.Join(repo, "keys.yaml"), []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	git("commit", "-q", "-a", "-m", "drop legacy")
+	gen("python", "--out", "app/keys_gen.py")
+	gen("json", "--out", "keys.codegen.json")
 
 	temp := filepath.Join(dir, "runner-temp")
 	summary := filepath.Join(dir, "summary.md")
@@ -236,6 +255,7 @@ func TestActionSteps(t *testing.T) {
 		vals["inputs."+k] = in.Default
 	}
 	vals["inputs.breaking_against"] = "main"
+	vals["inputs.gen_check"] = "python=app/keys_gen.py\ngo=internal/keys/keys_gen.go  json=keys.codegen.json"
 
 	for run := 1; run <= 2; run++ {
 		os.RemoveAll(temp)
@@ -260,6 +280,15 @@ func TestActionSteps(t *testing.T) {
 		if !regexp.MustCompile(`(?m)^::error file=keys\.yaml,line=\d+,col=\d+,.*family-removed`).MatchString(out) {
 			t.Errorf("breaking step: no family-removed annotation on keys.yaml:\n%s", out)
 		}
+		// Every language is checked; only the stale go file is annotated.
+		code, out, _ = runActionStep(t, steps["gen"], vals, repo, env)
+		if code != 0 {
+			t.Fatalf("gen step: exit %d (the step records the status)\n%s", code, out)
+		}
+		if n := strings.Count(out, "::error"); n != 1 || !strings.Contains(out,
+			"::error file=internal/keys/keys_gen.go,title=keyreg gen go::stale generated code (exit 1): run keyreg gen go --registry keys.yaml --out internal/keys/keys_gen.go\n") {
+			t.Errorf("gen step: %d annotations, want one on the go file:\n%s", n, out)
+		}
 		code, out, rep := runActionStep(t, steps["report"], vals, repo, env)
 		if code != 0 || rep["failed"] != "true" || !strings.HasPrefix(rep["marker"], "<!-- keyreg-action registry=keys.yaml") {
 			t.Fatalf("report step: exit %d, outputs %v\n%s", code, rep, out)
@@ -269,10 +298,16 @@ func TestActionSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		comment := string(b)
-		for _, want := range []string{rep["marker"] + "\n", "| lint | passed |", "| breaking | failed (exit 1) |", "| gen | skipped |", "### breaking", "legacy"} {
+		for _, want := range []string{rep["marker"] + "\n", "| lint | passed |", "| breaking | failed (exit 1) |", "| gen | failed (exit 1) |", "| vet | skipped |", "### breaking", "legacy",
+			"### gen", "- keyreg gen python: `app/keys_gen.py` is up to date\n", "- keyreg gen json: `keys.codegen.json` is up to date\n",
+			"- keyreg gen go: `internal/keys/keys_gen.go` is **stale** (exit 1): run `keyreg gen go --registry keys.yaml --out internal/keys/keys_gen.go` and commit the result\n\n```diff\n"} {
 			if !strings.Contains(comment, want) {
 				t.Errorf("comment body lacks %q:\n%s", want, comment)
 			}
+		}
+		// The stale file's diff, in the gen section, shows the dropped family.
+		if _, genSection, _ := strings.Cut(comment, "### gen"); !strings.Contains(strings.ToLower(genSection), "legacy") {
+			t.Errorf("the gen section's diff does not show the legacy family:\n%s", genSection)
 		}
 		if s, _ := os.ReadFile(summary); !strings.Contains(string(s), comment) {
 			t.Errorf("the job summary lacks the report")
@@ -300,5 +335,107 @@ func TestActionSteps(t *testing.T) {
 		if code, _, _ := runActionStep(t, steps["result"], vals, repo, env); code != 1 {
 			t.Errorf("result step: exit %d, want 1", code)
 		}
+	}
+}
+
+// TestActionVet runs the action's vet and report steps with a stand-in
+// keyreg that records its arguments and exits with each of keyreg vet's
+// codes: the command line is keyreg vet --registry R --format github ./...;
+// exit 1 is findings, which fail the check unless fail_on is never; exit 2
+// or 3 is a check that could not run, which fails it whatever fail_on says,
+// with an annotation and the report saying error.
+func TestActionVet(t *testing.T) {
+	a := readAction(t)
+	steps := map[string]actionStep{}
+	for _, st := range a.Runs.Steps {
+		steps[st.ID] = st
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s' \"$*\") > \"$ARGS_FILE\"\nexit \"$VET_EXIT\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	argsFile, summary, temp := filepath.Join(dir, "args"), filepath.Join(dir, "summary"), filepath.Join(dir, "temp")
+	for _, c := range []struct {
+		exit, failOn, status, outcome string
+		failed, annotated             bool
+	}{
+		{"0", "error", "0", "| vet | passed |", false, false},
+		{"1", "error", "1", "| vet | failed (exit 1) |", true, false},
+		{"1", "never", "0", "| vet | passed |", false, false},
+		{"2", "error", "2", "| vet | error (exit 2) |", true, true},
+		{"3", "never", "3", "| vet | error (exit 3) |", true, true},
+	} {
+		os.RemoveAll(temp)
+		os.Remove(argsFile)
+		vals := map[string]string{"runner.temp": temp}
+		for k, in := range a.Inputs {
+			vals["inputs."+k] = in.Default
+		}
+		vals["inputs.vet"], vals["inputs.fail_on"], vals["inputs.registry"] = "true", c.failOn, "svc/keys.yaml"
+		env := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_STEP_SUMMARY=" + summary,
+			"ARGS_FILE=" + argsFile, "VET_EXIT=" + c.exit}
+		code, out, _ := runActionStep(t, steps["vet"], vals, dir, env)
+		if code != 0 {
+			t.Fatalf("exit %s: the vet step exits %d (it records the status)\n%s", c.exit, code, out)
+		}
+		if got, _ := os.ReadFile(argsFile); string(got) != "vet|--registry|svc/keys.yaml|--format|github|./..." {
+			t.Errorf("exit %s: keyreg got %q", c.exit, got)
+		}
+		if got, _ := os.ReadFile(filepath.Join(temp, "keyreg-action", "vet.status")); strings.TrimSpace(string(got)) != c.status {
+			t.Errorf("exit %s, fail_on %s: status %q, want %s", c.exit, c.failOn, got, c.status)
+		}
+		if got := strings.Contains(out, "::error title=keyreg vet::keyreg vet could not check the code (exit "+c.exit+")"); got != c.annotated {
+			t.Errorf("exit %s: annotated %v, want %v\n%s", c.exit, got, c.annotated, out)
+		}
+		code, out, rep := runActionStep(t, steps["report"], vals, dir, env)
+		if code != 0 || (rep["failed"] == "true") != c.failed {
+			t.Errorf("exit %s, fail_on %s: report exit %d, failed %q, want %v\n%s", c.exit, c.failOn, code, rep["failed"], c.failed, out)
+		}
+		b, _ := os.ReadFile(filepath.Join(temp, "keyreg-action", "comment.md"))
+		if !strings.Contains(string(b), c.outcome) || !strings.Contains(string(b), "### vet\n") {
+			t.Errorf("exit %s, fail_on %s: the report lacks %q:\n%s", c.exit, c.failOn, c.outcome, b)
+		}
+	}
+}
+
+// TestActionGenEscapes: a gen_check path reaches the annotation's file
+// property escaped (a comma or colon would end it or start another), and a
+// newline in the scope does not start a workflow command of its own.
+func TestActionGenEscapes(t *testing.T) {
+	a := readAction(t)
+	var gen actionStep
+	for _, st := range a.Runs.Steps {
+		if st.ID == "gen" {
+			gen = st
+		}
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]string{"runner.temp": filepath.Join(dir, "temp")}
+	for k, in := range a.Inputs {
+		vals["inputs."+k] = in.Default
+	}
+	vals["inputs.gen_check"] = "go=a,title=x::y%0A.go"
+	vals["inputs.gen_scope"] = "--family\n::warning::forged"
+	code, out, _ := runActionStep(t, gen, vals, dir, []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")})
+	if code != 0 {
+		t.Fatalf("gen step: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "::error file=a%2Ctitle=x%3A%3Ay%250A.go,title=keyreg gen go::stale generated code (exit 1): run keyreg gen go --registry keys.yaml --out a,title=x::y%250A.go --family ::warning::forged\n") {
+		t.Errorf("the path is not escaped in the annotation:\n%s", out)
+	}
+	if strings.Contains(out, "\n::warning::forged") {
+		t.Errorf("the scope forged a workflow command:\n%s", out)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rhysd/actionlint"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestWorkflowsLint runs actionlint on every workflow in .github/workflows.
@@ -163,14 +164,24 @@ func TestReusableWorkflowPermissions(t *testing.T) {
 	}
 }
 
-// TestWorkflowsRunOnce: each reusable workflow runs each keyreg check once
-// and takes every report from that run (--output), so a scheduled audit
-// scans production once, not once per format.
+// TestWorkflowsRunOnce: each check runs keyreg once and takes every report
+// from that run (--output), so a scheduled audit scans production once, not
+// once per format. registry-check.yml runs no keyreg itself: its checks are
+// the action's, which runs each once (TestRegistryCheckCallsAction).
 func TestWorkflowsRunOnce(t *testing.T) {
-	invocation := regexp.MustCompile(`(?m)^\s*keyreg (audit|lint|breaking)\b`)
+	invocation := regexp.MustCompile(`(?m)^\s*keyreg (audit|lint|breaking|gen|vet)\b`)
+	count := func(scripts []string) string {
+		got := map[string]int{}
+		for _, s := range scripts {
+			for _, m := range invocation.FindAllStringSubmatch(s, -1) {
+				got[m[1]]++
+			}
+		}
+		return fmt.Sprint(got)
+	}
 	for name, want := range map[string]map[string]int{
 		"scheduled-audit.yml": {"audit": 1},
-		"registry-check.yml":  {"lint": 1, "breaking": 1},
+		"registry-check.yml":  {},
 	} {
 		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
 		if err != nil {
@@ -180,19 +191,25 @@ func TestWorkflowsRunOnce(t *testing.T) {
 		if len(errs) > 0 {
 			t.Fatalf("%s: %v", name, errs[0])
 		}
-		got := map[string]int{}
+		var scripts []string
 		for _, job := range wf.Jobs {
 			for _, st := range job.Steps {
 				if r, ok := st.Exec.(*actionlint.ExecRun); ok && r.Run != nil {
-					for _, m := range invocation.FindAllStringSubmatch(r.Run.Value, -1) {
-						got[m[1]]++
-					}
+					scripts = append(scripts, r.Run.Value)
 				}
 			}
 		}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
+		if got := count(scripts); got != fmt.Sprint(want) {
 			t.Errorf("%s runs keyreg %v, want %v", name, got, want)
 		}
+	}
+	var scripts []string
+	for _, st := range readAction(t).Runs.Steps {
+		scripts = append(scripts, st.Run)
+	}
+	// gen once per entry of gen_check, in its loop.
+	if got, want := count(scripts), fmt.Sprint(map[string]int{"lint": 1, "breaking": 1, "vet": 1}); got != want {
+		t.Errorf("action.yml runs keyreg %v, want %v", got, want)
 	}
 }
 
@@ -302,28 +319,140 @@ func TestRegistryCheckArtifactPerCall(t *testing.T) {
 	}
 }
 
-// TestRegistryCheckGenScope runs the gen step of registry-check.yml with a
-// stand-in keyreg that records its arguments: gen-scope reaches keyreg as
-// separate arguments, is never evaluated by the shell, and the stale-file
-// hint repeats it.
-func TestRegistryCheckGenScope(t *testing.T) {
+// workflowMeta is the part of registry-check.yml the tests run.
+type workflowMeta struct {
+	On struct {
+		WorkflowCall struct {
+			Inputs map[string]struct {
+				Default string `yaml:"default"`
+			} `yaml:"inputs"`
+		} `yaml:"workflow_call"`
+	} `yaml:"on"`
+	Jobs map[string]struct {
+		Steps []actionStep `yaml:"steps"`
+	} `yaml:"jobs"`
+}
+
+// registryCheckSteps returns the check job's step with id gen (the
+// mapping of gen-languages and gen-out onto gen_check) and its step that
+// uses the keyreg action, and the workflow's input defaults.
+func registryCheckSteps(t *testing.T) (gen, action actionStep, defaults map[string]string) {
+	t.Helper()
 	b, err := os.ReadFile("../../.github/workflows/registry-check.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf, errs := actionlint.Parse(b)
-	if len(errs) > 0 {
-		t.Fatal(errs[0])
+	var wf workflowMeta
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
 	}
-	var script string
+	var n int
 	for _, st := range wf.Jobs["check"].Steps {
-		if r, ok := st.Exec.(*actionlint.ExecRun); ok && st.ID != nil && st.ID.Value == "gen" {
-			script = r.Run.Value
+		if st.ID == "gen" {
+			gen = st
+		}
+		if strings.HasPrefix(st.Uses, "keyreg/keyreg@") {
+			action = st
+			n++
 		}
 	}
-	if script == "" {
-		t.Fatal("the check job has no step with id gen")
+	if gen.Run == "" || n != 1 {
+		t.Fatalf("the check job has no step with id gen, or %d steps using the keyreg action, want 1", n)
 	}
+	defaults = map[string]string{}
+	for k, in := range wf.On.WorkflowCall.Inputs {
+		defaults["inputs."+k] = in.Default
+	}
+	return gen, action, defaults
+}
+
+// TestRegistryCheckCallsAction: the check job's keyreg work is one step
+// using the action, with lint and breaking on, and only inputs action.yml
+// declares (actionlint does not read a remote action's inputs).
+func TestRegistryCheckCallsAction(t *testing.T) {
+	_, st, _ := registryCheckSteps(t)
+	a := readAction(t)
+	for k := range st.With {
+		if _, ok := a.Inputs[k]; !ok {
+			t.Errorf("registry-check.yml passes %s, which action.yml does not declare", k)
+		}
+	}
+	for k, v := range map[string]string{"lint": "true", "breaking": "true", "gen_check": "${{ steps.gen.outputs.gen_check }}",
+		"gen_scope": "${{ inputs.gen-scope }}", "gen_package": "${{ inputs.gen-package }}", "vet": "${{ inputs.vet }}",
+		"registry": "${{ inputs.registry }}", "version": "${{ inputs.keyreg-version }}"} {
+		if st.With[k] != v {
+			t.Errorf("registry-check.yml's action step: %s: %q, want %q", k, st.With[k], v)
+		}
+	}
+}
+
+// genRun is one run of registry-check.yml's gen checks: the workflow's
+// mapping step, then the action's gen and report steps with the inputs the
+// workflow's action step passes, against dir with a stand-in keyreg in bin.
+type genRun struct {
+	check, status, out, summary string
+	failed                      bool
+}
+
+func runRegistryCheckGen(t *testing.T, dir, bin string, inputs map[string]string, extraEnv ...string) genRun {
+	t.Helper()
+	gen, action, vals := registryCheckSteps(t)
+	for k, v := range inputs {
+		vals["inputs."+k] = v
+	}
+	summary := filepath.Join(dir, "summary")
+	os.Remove(summary)
+	env := append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "GITHUB_STEP_SUMMARY=" + summary}, extraEnv...)
+	code, out, o := runActionStep(t, gen, vals, dir, env)
+	if code != 0 {
+		t.Fatalf("the workflow's gen step: exit %d\n%s", code, out)
+	}
+	var r genRun
+	r.check = o["gen_check"]
+	vals["steps.gen.outputs.gen_check"] = r.check
+	a := readAction(t)
+	temp := filepath.Join(dir, "runner-temp")
+	os.RemoveAll(temp)
+	avals := map[string]string{"runner.temp": temp}
+	for k, in := range a.Inputs {
+		avals["inputs."+k] = in.Default
+	}
+	for k, v := range action.With {
+		avals["inputs."+k] = actionExpr.ReplaceAllStringFunc(v, func(m string) string {
+			e := actionExpr.FindStringSubmatch(m)[1]
+			if _, ok := vals[e]; !ok {
+				t.Fatalf("the action step's %s: no value for %s", k, e)
+			}
+			return vals[e]
+		})
+	}
+	steps := map[string]actionStep{}
+	for _, st := range a.Runs.Steps {
+		steps[st.ID] = st
+	}
+	if avals["inputs.gen_check"] != "" { // the step's if:
+		code, r.out, _ = runActionStep(t, steps["gen"], avals, dir, env)
+		if code != 0 {
+			t.Fatalf("the action's gen step: exit %d (it records the status)\n%s", code, r.out)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(temp, "keyreg-action", "gen.status"))
+	r.status = strings.TrimSpace(string(b))
+	code, out, rep := runActionStep(t, steps["report"], avals, dir, env)
+	if code != 0 {
+		t.Fatalf("report step: exit %d\n%s", code, out)
+	}
+	r.failed = rep["failed"] == "true"
+	s, _ := os.ReadFile(summary)
+	r.summary = string(s)
+	return r
+}
+
+// TestRegistryCheckGenScope runs registry-check.yml's gen checks (its
+// mapping step and the action's gen step) with a stand-in keyreg that
+// records its arguments: gen-scope reaches keyreg as separate arguments, is
+// never evaluated by the shell, and the stale-file hint repeats it.
+func TestRegistryCheckGenScope(t *testing.T) {
 	for _, c := range []struct {
 		scope, want string
 	}{
@@ -332,7 +461,6 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		{"--family cart-items  --owner checkout", "gen|go|--registry|keys.yaml|--out|x_gen.go|--family|cart-items|--owner|checkout|--check"},
 		{"$(touch pwned) *", "gen|go|--registry|keys.yaml|--out|x_gen.go|$(touch|pwned)|*|--check"},
 	} {
-		c := struct{ scope, langs, want string }{c.scope, "", c.want}
 		dir := t.TempDir()
 		bin := filepath.Join(dir, "bin")
 		if err := os.Mkdir(bin, 0o755); err != nil {
@@ -343,15 +471,13 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		summary, argsFile := filepath.Join(dir, "summary"), filepath.Join(dir, "args")
-		cmd := exec.Command("bash", "-e", "-c", script)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-			"KEYREG_REGISTRY_PATH=keys.yaml", "GEN_OUT=x_gen.go", "GEN_PACKAGE=", "GEN_SCOPE="+c.scope,
-			"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile, "GEN_LANGUAGES="+c.langs)
-		out, err := cmd.CombinedOutput()
-		if err == nil {
-			t.Errorf("scope %q: a stale file passed the step\n%s", c.scope, out)
+		argsFile := filepath.Join(dir, "args")
+		r := runRegistryCheckGen(t, dir, bin, map[string]string{"gen-out": "x_gen.go", "gen-scope": c.scope}, "ARGS_FILE="+argsFile)
+		if r.check != "go=x_gen.go" {
+			t.Errorf("scope %q: gen_check %q, want go=x_gen.go", c.scope, r.check)
+		}
+		if r.status != "1" || !r.failed {
+			t.Errorf("scope %q: a stale file gave status %q, failed %v\n%s", c.scope, r.status, r.failed, r.out)
 		}
 		got, _ := os.ReadFile(argsFile)
 		if string(got) != c.want {
@@ -360,58 +486,39 @@ func TestRegistryCheckGenScope(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 			t.Errorf("scope %q: the shell evaluated the scope", c.scope)
 		}
-		sum, _ := os.ReadFile(summary)
 		hint := "keyreg " + strings.ReplaceAll(strings.TrimSuffix(c.want, "|--check"), "|", " ")
-		if !strings.Contains(string(sum), "Run `"+hint+"`") {
-			t.Errorf("scope %q: the summary's hint does not say %q:\n%s", c.scope, hint, sum)
+		if !strings.Contains(r.summary, "run `"+hint+"`") {
+			t.Errorf("scope %q: the summary's hint does not say %q:\n%s", c.scope, hint, r.summary)
+		}
+		if !strings.Contains(r.out, "::error file=x_gen.go,title=keyreg gen go::stale generated code (exit 1): run "+hint+"\n") {
+			t.Errorf("scope %q: no annotation on x_gen.go with the hint:\n%s", c.scope, r.out)
 		}
 	}
 }
 
 // TestRegistryCheckGenLanguages: gen-languages checks each language in
 // turn, go with gen-out and the others with their language=path, never
-// evaluating the list; a stale file fails the step after all are checked.
+// evaluating the list; an entry that is not a language is reported, and a
+// stale file fails the check after all are checked, with the worst exit.
 func TestRegistryCheckGenLanguages(t *testing.T) {
-	b, err := os.ReadFile("../../.github/workflows/registry-check.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf, errs := actionlint.Parse(b)
-	if len(errs) > 0 {
-		t.Fatal(errs[0])
-	}
-	var script string
-	for _, st := range wf.Jobs["check"].Steps {
-		if r, ok := st.Exec.(*actionlint.ExecRun); ok && st.ID != nil && st.ID.Value == "gen" {
-			script = r.Run.Value
-		}
-	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The stand-in appends its arguments; the python file is stale.
-	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s\\n' \"$*\") >> \"$ARGS_FILE\"\n[ \"$2\" != python ] || { echo '--- a/app/keys_gen.py'; exit 1; }\n"
+	// The stand-in appends its arguments; the python file is stale, and
+	// json fails as a runtime error would.
+	fake := "#!/usr/bin/env bash\n(IFS='|'; printf '%s\\n' \"$*\") >> \"$ARGS_FILE\"\n[ \"$2\" != python ] || { echo '--- a/app/keys_gen.py'; exit 1; }\n[ \"$2\" != json ] || exit 3\n"
 	if err := os.WriteFile(filepath.Join(bin, "keyreg"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	summary, argsFile := filepath.Join(dir, "summary"), filepath.Join(dir, "args")
-	cmd := exec.Command("bash", "-e", "-c", script)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"KEYREG_REGISTRY_PATH=keys.yaml", "GEN_OUT=x_gen.go", "GEN_PACKAGE=keys", "GEN_SCOPE=--include-presets",
-		"GEN_LANGUAGES=go python=app/keys_gen.py $(touch pwned) typescript=web/keys.gen.ts",
-		"GITHUB_STEP_SUMMARY="+summary, "ARGS_FILE="+argsFile)
-	out, err := cmd.CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-		t.Errorf("a stale python file: %v, want exit 1\n%s", err, out)
-	}
+	argsFile := filepath.Join(dir, "args")
+	inputs := map[string]string{"gen-out": "x_gen.go", "gen-package": "keys", "gen-scope": "--include-presets",
+		"gen-languages": "go python=app/keys_gen.py $(touch pwned) typescript=web/keys.gen.ts"}
+	r := runRegistryCheckGen(t, dir, bin, inputs, "ARGS_FILE="+argsFile)
 	got, _ := os.ReadFile(argsFile)
 	want := "gen|go|--registry|keys.yaml|--out|x_gen.go|--include-presets|--package|keys|--check\n" +
 		"gen|python|--registry|keys.yaml|--out|app/keys_gen.py|--include-presets|--check\n" +
-		"gen|$(touch|--registry|keys.yaml|--out|x_gen.go|--include-presets|--check\n" +
-		"gen|pwned)|--registry|keys.yaml|--out|x_gen.go|--include-presets|--check\n" +
 		"gen|typescript|--registry|keys.yaml|--out|web/keys.gen.ts|--include-presets|--check\n"
 	if string(got) != want {
 		t.Errorf("keyreg got\n%s\nwant\n%s", got, want)
@@ -419,9 +526,48 @@ func TestRegistryCheckGenLanguages(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 		t.Error("the shell evaluated gen-languages")
 	}
-	sum, _ := os.ReadFile(summary)
-	if !strings.Contains(string(sum), "keyreg gen python: `app/keys_gen.py` is stale") || !strings.Contains(string(sum), "keyreg gen go: `x_gen.go` is up to date") {
-		t.Errorf("summary:\n%s", sum)
+	// $(touch and pwned) are not languages: reported, exit 2, the worst.
+	if r.status != "2" || !r.failed {
+		t.Errorf("status %q, failed %v, want 2 and failed\n%s", r.status, r.failed, r.out)
+	}
+	for _, w := range []string{"::error title=keyreg gen::gen_check entry $(touch=x_gen.go must be LANG=PATH", "::error title=keyreg gen::gen_check entry pwned)=x_gen.go must be LANG=PATH",
+		"::error file=app/keys_gen.py,title=keyreg gen python::stale"} {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("no %q in\n%s", w, r.out)
+		}
+	}
+	for _, w := range []string{"keyreg gen python: `app/keys_gen.py` is **stale** (exit 1): run `keyreg gen python --registry keys.yaml --out app/keys_gen.py --include-presets`",
+		"keyreg gen go: `x_gen.go` is up to date", "keyreg gen typescript: `web/keys.gen.ts` is up to date", "| gen | error (exit 2) |", "--- a/app/keys_gen.py"} {
+		if !strings.Contains(r.summary, w) {
+			t.Errorf("summary lacks %q:\n%s", w, r.summary)
+		}
+	}
+
+	// Without the bad entries the stale python file is the worst: exit 1;
+	// a runtime error after it is worse: exit 3, whatever the order.
+	os.Remove(argsFile)
+	inputs["gen-languages"] = "python=app/keys_gen.py go"
+	if r := runRegistryCheckGen(t, dir, bin, inputs, "ARGS_FILE="+argsFile); r.status != "1" || !r.failed || !strings.Contains(r.summary, "| gen | failed (exit 1) |") {
+		t.Errorf("a stale python file: status %q, failed %v\n%s", r.status, r.failed, r.summary)
+	}
+	if got, _ := os.ReadFile(argsFile); strings.Count(string(got), "\n") != 2 {
+		t.Errorf("after a stale file the next language was not checked:\n%s", got)
+	}
+	inputs["gen-languages"] = "python=app/keys_gen.py json=keys.json go"
+	if r := runRegistryCheckGen(t, dir, bin, inputs, "ARGS_FILE="+argsFile); r.status != "3" || !strings.Contains(r.summary, "| gen | error (exit 3) |") {
+		t.Errorf("stale python, failing json: status %q, want the worst, 3\n%s", r.status, r.summary)
+	}
+
+	// The defaults check nothing; a language without a path is an error.
+	os.Remove(argsFile)
+	if r := runRegistryCheckGen(t, dir, bin, nil, "ARGS_FILE="+argsFile); r.check != "" || r.status != "" {
+		t.Errorf("the defaults: gen_check %q, status %q, want nothing checked", r.check, r.status)
+	}
+	if r := runRegistryCheckGen(t, dir, bin, map[string]string{"gen-languages": "python"}, "ARGS_FILE="+argsFile); r.check != "python=" || r.status != "2" || !r.failed {
+		t.Errorf("python without a path: gen_check %q, status %q, failed %v\n%s", r.check, r.status, r.failed, r.out)
+	}
+	if _, err := os.Stat(argsFile); err == nil {
+		t.Error("keyreg ran for an entry without a path")
 	}
 }
 
@@ -450,5 +596,45 @@ func TestFleetDocWorkflowLint(t *testing.T) {
 	}
 	if errs := lintDoc(t, "bad.yml", strings.Replace(blocks[0], "      targets: ", "      no-such-input: x\n      targets: ", 1)); len(errs) == 0 {
 		t.Error("actionlint accepted an input fleet-audit.yml does not declare")
+	}
+}
+
+// TestReusableWorkflowsInstallThroughAction: every job of the reusable
+// workflows that runs keyreg gets it from the keyreg action, never from a
+// go install or download of its own, and passes the action only inputs
+// action.yml declares (actionlint does not read a remote action's inputs).
+func TestReusableWorkflowsInstallThroughAction(t *testing.T) {
+	a := readAction(t)
+	runs := regexp.MustCompile(`(?m)^\s*keyreg \w`)
+	for _, name := range []string{"registry-check.yml", "scheduled-audit.yml", "fleet-audit.yml"} {
+		b, err := os.ReadFile(filepath.Join("../../.github/workflows", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wf workflowMeta
+		if err := yaml.Unmarshal(b, &wf); err != nil {
+			t.Fatal(err)
+		}
+		for id, job := range wf.Jobs {
+			usesAction, runsKeyreg := false, false
+			for _, st := range job.Steps {
+				if strings.Contains(st.Run, "go install") || strings.Contains(st.Run, "curl ") {
+					t.Errorf("%s job %s: step %q installs something itself", name, id, st.Name)
+				}
+				runsKeyreg = runsKeyreg || runs.MatchString(st.Run)
+				if !strings.HasPrefix(st.Uses, "keyreg/keyreg@") {
+					continue
+				}
+				usesAction = true
+				for k := range st.With {
+					if _, ok := a.Inputs[k]; !ok {
+						t.Errorf("%s job %s: passes the action %s, which action.yml does not declare", name, id, k)
+					}
+				}
+			}
+			if runsKeyreg && !usesAction {
+				t.Errorf("%s job %s runs keyreg without installing it through the action", name, id)
+			}
+		}
 	}
 }
