@@ -3,7 +3,8 @@
 # It installs what the tests need when it is missing (from Debian's packages:
 # redis-server, chromium, prometheus, python3-redis, python3-mypy,
 # python3-typeshed, nodejs and npm; from the npm registry, into a cache: the
-# pinned packages of codegen/typescript/testdata/npm), then runs the same
+# pinned packages of codegen/typescript/testdata/npm; helm, built with go
+# install), then runs the same
 # checks as CI: gofmt, go vet, staticcheck, the project's own keys.yaml
 # through keyreg lint, and go test.
 set -euo pipefail
@@ -61,13 +62,16 @@ if ! cmp -s codegen/typescript/testdata/npm/package-lock.json "$KEYREG_NPM_DIR/p
 fi
 
 # helm, for TestHelmChart (deploy/helm/keyreg rendered with helm template),
-# built once through the Go module proxy into $(go env GOPATH)/bin (the
-# first build takes minutes); under CI=true the test fails without it.
+# built once through the Go module proxy into $(go env GOPATH)/bin; under
+# CI=true the test fails without it. The first build takes minutes, so it
+# runs in the background while the static checks run, and go test waits.
 gobin="$(go env GOPATH)/bin"
 export PATH="$PATH:$gobin"
+helm_pid=""
 if ! command -v helm >/dev/null 2>&1; then
-	echo "test.sh: installing helm v3.22.0 with go install" >&2
-	GOBIN="$gobin" go install helm.sh/helm/v3/cmd/helm@v3.22.0
+	echo "test.sh: installing helm v3.22.0 with go install (in the background)" >&2
+	GOBIN="$gobin" go install helm.sh/helm/v3/cmd/helm@v3.22.0 &
+	helm_pid=$!
 fi
 
 # No large file is ever tracked: test binaries, dumps and screenshots over
@@ -97,5 +101,8 @@ go run ./cmd/keyreg lint
 race_pkgs=(./audit/... ./cmd/keyreg/... ./examples/keys/... ./internal/redistest/... ./scanner/... ./serve/... ./snapshot/...)
 mapfile -t other_pkgs < <(go list ./... | grep -v -E '/(audit|cmd/keyreg|examples/keys|internal/redistest|scanner|serve|snapshot)(/|$)')
 export CI="${CI:-true}"
+if [ -n "$helm_pid" ]; then
+	wait "$helm_pid" || { echo "test.sh: go install of helm failed" >&2; exit 1; }
+fi
 go test -count=1 -race "${race_pkgs[@]}"
 go test -count=1 "${other_pkgs[@]}"
