@@ -47,6 +47,8 @@ var layer = map[string]int{
 	"examples/keys":        7, // generated code, as a user's program would hold it
 	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
 	"examples/sessions":    8,
+	"vet":                  5, // keyreg vet's analyzer: above codegen/golang, whose builder names it offers
+	"cmd/keyreg-vet":       7, // the analyzer as a go vet tool (singlechecker)
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
@@ -72,6 +74,7 @@ var fence = map[string][]string{
 	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
 	"github.com/chromedp/chromedp":             {"internal/browsertest"},
 	"github.com/chromedp/cdproto":              {"internal/browsertest"},
+	"golang.org/x/tools":                       {"vet", "cmd/keyreg", "cmd/keyreg-vet"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and
