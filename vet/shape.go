@@ -42,6 +42,9 @@ type shape struct {
 }
 
 func (s *shape) add(p part) {
+	if !p.hole && p.lit == "" {
+		return
+	}
 	if len(s.parts) >= maxParts {
 		s.unknown = true
 		return
