@@ -49,6 +49,7 @@ var layer = map[string]int{
 	"examples/sessions":    8,
 	"vet":                  5, // keyreg vet's analyzer: above codegen/golang, whose builder names it offers
 	"cmd/keyreg-vet":       7, // the analyzer as a go vet tool (singlechecker)
+	"vet/plugin":           6, // the analyzer as a golangci-lint module plugin
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
@@ -62,19 +63,20 @@ var apart = map[string][]string{
 // A third-party module missing here fails the test: adding a dependency
 // is a decision to write down.
 var fence = map[string][]string{
-	"github.com/spf13/cobra":                   {"cmd/keyreg"},
-	"github.com/spf13/pflag":                   {"cmd/keyreg"},
-	"golang.org/x/term":                        {"cmd/keyreg"},
-	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
-	"github.com/olekukonko/tablewriter":        {"report"},
-	"go.yaml.in/yaml/v3":                       {"registry"},
-	"github.com/santhosh-tekuri/jsonschema/v6": {"registry", "payload", "compat"},
-	"golang.org/x/text":                        {"registry"},
-	"github.com/alicebob/miniredis/v2":         {"internal/demo"},
-	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
-	"github.com/chromedp/chromedp":             {"internal/browsertest"},
-	"github.com/chromedp/cdproto":              {"internal/browsertest"},
-	"golang.org/x/tools":                       {"vet", "cmd/keyreg", "cmd/keyreg-vet"},
+	"github.com/spf13/cobra":                     {"cmd/keyreg"},
+	"github.com/spf13/pflag":                     {"cmd/keyreg"},
+	"golang.org/x/term":                          {"cmd/keyreg"},
+	"github.com/redis/go-redis/v9":               {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
+	"github.com/olekukonko/tablewriter":          {"report"},
+	"go.yaml.in/yaml/v3":                         {"registry"},
+	"github.com/santhosh-tekuri/jsonschema/v6":   {"registry", "payload", "compat"},
+	"golang.org/x/text":                          {"registry"},
+	"github.com/alicebob/miniredis/v2":           {"internal/demo"},
+	"github.com/vmihailenco/msgpack/v5":          {"internal/demo"},
+	"github.com/chromedp/chromedp":               {"internal/browsertest"},
+	"github.com/chromedp/cdproto":                {"internal/browsertest"},
+	"golang.org/x/tools":                         {"vet", "vet/plugin", "cmd/keyreg", "cmd/keyreg-vet"},
+	"github.com/golangci/plugin-module-register": {"vet/plugin"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and
