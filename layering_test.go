@@ -63,18 +63,20 @@ var apart = map[string][]string{
 // A third-party module missing here fails the test: adding a dependency
 // is a decision to write down.
 var fence = map[string][]string{
-	"github.com/spf13/cobra":                     {"cmd/keyreg"},
-	"github.com/spf13/pflag":                     {"cmd/keyreg"},
-	"golang.org/x/term":                          {"cmd/keyreg"},
-	"github.com/redis/go-redis/v9":               {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
-	"github.com/olekukonko/tablewriter":          {"report"},
-	"go.yaml.in/yaml/v3":                         {"registry"},
-	"github.com/santhosh-tekuri/jsonschema/v6":   {"registry", "payload", "compat"},
-	"golang.org/x/text":                          {"registry"},
-	"github.com/alicebob/miniredis/v2":           {"internal/demo"},
-	"github.com/vmihailenco/msgpack/v5":          {"internal/demo"},
-	"github.com/chromedp/chromedp":               {"internal/browsertest"},
-	"github.com/chromedp/cdproto":                {"internal/browsertest"},
+	"github.com/spf13/cobra":                   {"cmd/keyreg"},
+	"github.com/spf13/pflag":                   {"cmd/keyreg"},
+	"golang.org/x/term":                        {"cmd/keyreg"},
+	"github.com/redis/go-redis/v9":             {"scanner", "internal/redistest", "cmd/keyreg", "bench", "examples/keys", "examples/locks", "examples/sessions"},
+	"github.com/olekukonko/tablewriter":        {"report"},
+	"go.yaml.in/yaml/v3":                       {"registry"},
+	"github.com/santhosh-tekuri/jsonschema/v6": {"registry", "payload", "compat"},
+	"golang.org/x/text":                        {"registry"},
+	"github.com/alicebob/miniredis/v2":         {"internal/demo"},
+	"github.com/vmihailenco/msgpack/v5":        {"internal/demo"},
+	"github.com/chromedp/chromedp":             {"internal/browsertest"},
+	"github.com/chromedp/cdproto":              {"internal/browsertest"},
+
+	// keyreg vet: go/analysis, and golangci-lint's plugin interface
 	"golang.org/x/tools":                         {"vet", "vet/plugin", "cmd/keyreg", "cmd/keyreg-vet"},
 	"github.com/golangci/plugin-module-register": {"vet/plugin"},
 }
