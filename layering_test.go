@@ -47,9 +47,12 @@ var layer = map[string]int{
 	"examples/keys":        7, // generated code, as a user's program would hold it
 	"examples/locks":       7, // generated locks and stream consumers, from its own keys.yaml
 	"examples/sessions":    8,
-	"vet":                  5, // keyreg vet's analyzer: above codegen/golang, whose builder names it offers
-	"cmd/keyreg-vet":       7, // the analyzer as a go vet tool (singlechecker)
-	"vet/plugin":           6, // the analyzer as a golangci-lint module plugin
+
+	// keyreg vet
+	"vet":                   5, // the analyzer: above codegen/golang, whose builder names it offers
+	"vet/plugin":            6, // the analyzer as a golangci-lint module plugin
+	"cmd/keyreg-vet":        7, // the analyzer as a go vet tool (singlechecker)
+	"vet/internal/benchmod": 7, // writes the module docs/benchmarks.md times keyreg vet on
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
