@@ -57,6 +57,11 @@ var layer = map[string]int{
 	"explain":                    5, // keyreg explain's facts: the registry's and, from audit.CheckKey, the live ones
 	"internal/render":            5, // what report and catalogue share: text helpers, markdown escaper, audit rows and charts, template parts
 	"internal/render/rendertest": 5, // the fixtures and page checks of report's and catalogue's tests
+	// keyreg vet
+	"vet":                   5, // the analyzer: above codegen/golang, whose builder names it offers
+	"vet/plugin":            6, // the analyzer as a golangci-lint module plugin
+	"cmd/keyreg-vet":        7, // the analyzer as a go vet tool (singlechecker)
+	"vet/internal/benchmod": 7, // writes the module docs/benchmarks.md times keyreg vet on
 }
 
 // apart lists, per package, the packages of a lower layer it still may not
@@ -90,6 +95,10 @@ var fence = map[string][]string{
 	// client_golang's own exposition packages: serve encodes each audit's metrics once (expfmt, dto).
 	"github.com/prometheus/common":       {"serve"},
 	"github.com/prometheus/client_model": {"serve"},
+
+	// keyreg vet: go/analysis, and golangci-lint's plugin interface
+	"golang.org/x/tools":                         {"vet", "vet/plugin", "cmd/keyreg", "cmd/keyreg-vet"},
+	"github.com/golangci/plugin-module-register": {"vet/plugin"},
 }
 
 // TestLayering reads the non-test imports of every package with go list and

@@ -146,7 +146,7 @@ error (including an invalid keys.yaml), 3 runtime error.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError(err, fmt.Sprintf("run %s --help for usage", c.CommandPath()))
 	})
-	root.AddCommand(a.lintCmd(), a.explainCmd(), a.rulesCmd(), a.auditCmd(), a.genCmd(), a.demoCmd(), a.breakingCmd(), a.presetsCmd(), a.docsCmd(), a.initCmd(), a.suggestCmd(), a.reportCmd(), a.versionCmd(), a.serveCmd(), a.pruneCmd(), a.expireCmd(), a.restoreCmd())
+	root.AddCommand(a.lintCmd(), a.explainCmd(), a.rulesCmd(), a.auditCmd(), a.genCmd(), a.demoCmd(), a.breakingCmd(), a.presetsCmd(), a.docsCmd(), a.initCmd(), a.suggestCmd(), a.reportCmd(), a.versionCmd(), a.serveCmd(), a.pruneCmd(), a.expireCmd(), a.restoreCmd(), a.vetCmd())
 	return root
 }
 

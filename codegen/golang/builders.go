@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/keyreg/keyreg/codegen"
+	"github.com/keyreg/keyreg/registry"
 )
 
 // Generator is a codegen.Documenter: the catalogue (keyreg docs) shows
@@ -18,21 +19,43 @@ var _ codegen.Documenter = Generator{}
 // scope nor on Client. It fails when the names cannot be chosen, as
 // Generate would.
 func (g Generator) Builders(req *codegen.Request) (map[string]string, error) {
-	v, err := newView(req.Registry(), Options{Package: g.Package, Client: ClientNone})
+	bs, err := FuncBuilders(req.Registry())
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(v.Families))
+	out := make(map[string]string, len(bs))
+	for name, b := range bs {
+		out[name] = g.Package + "." + b.Func + "(" + strings.Join(b.Params, ", ") + ") (string, error)"
+	}
+	return out, nil
+}
+
+// Builder is the key builder Generate writes for one family, for a tool
+// that writes Go calls of it (keyreg vet's suggested fixes).
+type Builder struct {
+	Func   string   // such as "BuildUserSession"; Must+Func panics instead of failing
+	Params []string // such as "sessionID string" or "userID int64", in pattern order
+}
+
+// FuncBuilders returns the key builder of every family of reg, by family
+// name, exactly as Generate names them (whatever the package, client or
+// scope). It fails when Generate would.
+func FuncBuilders(reg *registry.Registry) (map[string]Builder, error) {
+	v, err := newView(reg, Options{Package: "keys", Client: ClientNone})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]Builder, len(v.Families))
 	for _, f := range v.Families {
-		params := make([]string, len(f.Params))
-		for i, p := range f.Params {
+		b := Builder{Func: "Build" + f.Ident}
+		for _, p := range f.Params {
 			typ := "string"
 			if p.Int {
 				typ = "int64"
 			}
-			params[i] = p.Arg + " " + typ
+			b.Params = append(b.Params, p.Arg+" "+typ)
 		}
-		out[f.Name] = g.Package + ".Build" + f.Ident + "(" + strings.Join(params, ", ") + ") (string, error)"
+		out[f.Name] = b
 	}
 	return out, nil
 }

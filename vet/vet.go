@@ -1,0 +1,279 @@
+// Package vet is keyreg vet: a go/analysis analyzer that finds the key
+// arguments of go-redis v9 commands, derives their shape statically (a
+// constant, a concatenation or fmt.Sprintf of constants and typed holes,
+// a call of a keyreg-generated builder, or unknown) and checks it against
+// the registry with the registry's matcher and overlap proof.
+//
+// The analyzer is run three ways (docs/vet.md): by keyreg vet, by go vet
+// through the keyreg-vet singlechecker, and by golangci-lint as a module
+// plugin (package vet/plugin).
+package vet
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/keyreg/keyreg/codegen/golang"
+	"github.com/keyreg/keyreg/registry"
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/types/typeutil"
+)
+
+// Rule IDs, public: every diagnostic's Category is one of them, and its
+// message ends with it in parentheses.
+const (
+	RuleUnregistered  = "key-unregistered"
+	RuleShapeMismatch = "key-shape-mismatch"
+	RuleDeprecated    = "key-deprecated"
+	RuleTTLPolicy     = "key-ttl-policy"
+	RuleHandbuilt     = "key-handbuilt"
+)
+
+// Rules lists the rule IDs in the order docs/vet.md describes them.
+var Rules = []string{RuleUnregistered, RuleShapeMismatch, RuleDeprecated, RuleTTLPolicy, RuleHandbuilt}
+
+const redisPkg = "github.com/redis/go-redis/v9"
+
+// Config is what the analyzer checks against.
+type Config struct {
+	Registry string // path of keys.yaml
+	Strict   bool   // report keys whose shape is unknown, as key-unregistered
+}
+
+// Stats is the analyzer's result per package: the key arguments it found.
+type Stats struct {
+	Keys      int // key arguments seen
+	Unknown   int // of them, with a shape that cannot be derived
+	Generated int // of them, built by a generated builder
+}
+
+// New returns an analyzer for c. Its flags -registry and -strict set c.
+func New(c *Config) *analysis.Analyzer {
+	a := &analysis.Analyzer{
+		Name:       "keyreg",
+		Doc:        "check go-redis v9 key arguments against the keyreg registry (keys.yaml)\n\nRules: " + strings.Join(Rules, ", ") + ".",
+		URL:        "https://github.com/keyreg/keyreg/blob/main/docs/vet.md",
+		ResultType: reflect.TypeFor[*Stats](),
+		Run:        func(p *analysis.Pass) (any, error) { return run(c, p) },
+	}
+	a.Flags.StringVar(&c.Registry, "registry", c.Registry, "path of the registry, keys.yaml")
+	a.Flags.BoolVar(&c.Strict, "strict", c.Strict, "report key arguments whose shape cannot be derived statically")
+	return a
+}
+
+// Analyzer is the analyzer with its own Config, for singlechecker.
+var Analyzer = New(&Config{Registry: "keys.yaml"})
+
+// loaded is one registry, loaded once per process and path.
+type loaded struct {
+	reg      *registry.Registry
+	builders map[string]golang.Builder
+	mu       sync.Mutex // guards index, which is not safe for concurrent use
+	index    *registry.ShapeIndex
+	err      error
+}
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*loaded{}
+)
+
+func load(path string) *loaded {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if l, ok := cache[path]; ok {
+		return l
+	}
+	l := &loaded{}
+	l.reg, l.err = registry.LoadFile(path)
+	if l.err == nil {
+		l.index = l.reg.NewShapeIndex()
+		l.builders, _ = golang.FuncBuilders(l.reg) // a registry codegen refuses has no builders
+	}
+	cache[path] = l
+	return l
+}
+
+func run(c *Config, pass *analysis.Pass) (any, error) {
+	l := load(c.Registry)
+	if l.err != nil {
+		return nil, fmt.Errorf("keyreg: %w", l.err)
+	}
+	v := &visitor{c: c, pass: pass, l: l, stats: &Stats{}, assigns: map[*types.Var][]assign{}}
+	for _, f := range pass.Files {
+		v.collectAssigns(f)
+	}
+	for _, f := range pass.Files {
+		v.file = f
+		v.ignores = ignores(pass.Fset, f)
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				v.call(call)
+			}
+			return true
+		})
+	}
+	return v.stats, nil
+}
+
+type assign struct {
+	rhs   ast.Expr
+	index int // the result index of a multi-value call; -1 for a single value
+}
+
+type visitor struct {
+	c       *Config
+	pass    *analysis.Pass
+	l       *loaded
+	stats   *Stats
+	file    *ast.File
+	ignores map[int][]string
+	assigns map[*types.Var][]assign
+}
+
+// collectAssigns records every assignment of every local variable, so that
+// a variable assigned once can be followed to its value.
+func (v *visitor) collectAssigns(f *ast.File) {
+	info := v.pass.TypesInfo
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				id, ok := lhs.(*ast.Ident)
+				if !ok {
+					continue
+				}
+				obj, _ := info.ObjectOf(id).(*types.Var)
+				if obj == nil {
+					continue
+				}
+				a := assign{index: -1}
+				if len(n.Rhs) == len(n.Lhs) {
+					a.rhs = n.Rhs[i]
+				} else if len(n.Rhs) == 1 {
+					a.rhs, a.index = n.Rhs[0], i
+				}
+				if n.Tok != token.ASSIGN && n.Tok != token.DEFINE {
+					a.rhs = nil // +=: not one value
+				}
+				v.assigns[obj] = append(v.assigns[obj], a)
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				obj, _ := info.ObjectOf(id).(*types.Var)
+				if obj == nil {
+					continue
+				}
+				a := assign{index: -1}
+				switch {
+				case len(n.Values) == len(n.Names):
+					a.rhs = n.Values[i]
+				case len(n.Values) == 1:
+					a.rhs, a.index = n.Values[0], i
+				}
+				v.assigns[obj] = append(v.assigns[obj], a)
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND { // &x: x may change through the pointer
+				if id, ok := n.X.(*ast.Ident); ok {
+					if obj, _ := info.ObjectOf(id).(*types.Var); obj != nil {
+						v.assigns[obj] = append(v.assigns[obj], assign{}, assign{})
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// keyParams are the names go-redis v9 gives a key parameter of type string.
+var keyParams = map[string]bool{
+	"key": true, "newkey": true, "destKey": true, "sourceKey": true, "destination": true,
+	"source": true, "dest": true, "stream": true, "store": true,
+}
+
+// ttlCommands are the commands whose "expiration" argument is the key's TTL.
+var ttlCommands = map[string]bool{
+	"Set": true, "SetNX": true, "SetEx": true, "SetXX": true, "Expire": true, "PExpire": true,
+	"ExpireNX": true, "ExpireXX": true, "ExpireGT": true, "ExpireLT": true, "GetEx": true,
+}
+
+// call checks the key arguments of call when it is a go-redis v9 command.
+func (v *visitor) call(call *ast.CallExpr) {
+	fn, _ := typeutil.Callee(v.pass.TypesInfo, call).(*types.Func)
+	if fn == nil || fn.Pkg() == nil || fn.Pkg().Path() != redisPkg {
+		return
+	}
+	sig := fn.Signature()
+	if sig.Recv() == nil || sig.Params().Len() < 2 || !isContext(sig.Params().At(0).Type()) {
+		return
+	}
+	params := sig.Params()
+	var first *keyArg
+	var ttl ast.Expr
+	for i := 1; i < params.Len(); i++ {
+		p := params.At(i)
+		name := p.Name()
+		variadic := sig.Variadic() && i == params.Len()-1
+		switch {
+		case keyParams[name] && isString(p.Type()) && !variadic && i < len(call.Args):
+			k := v.key(call.Args[i])
+			if first == nil {
+				first = k
+			}
+		case name == "keys" && i < len(call.Args):
+			if variadic && call.Ellipsis == token.NoPos {
+				for _, a := range call.Args[i:] {
+					v.key(a)
+				}
+			} else if lit, ok := ast.Unparen(call.Args[i]).(*ast.CompositeLit); ok {
+				for _, a := range lit.Elts {
+					v.key(a)
+				}
+			}
+		case name == "expiration" && i < len(call.Args):
+			ttl = call.Args[i]
+		}
+	}
+	if first != nil && ttl != nil && ttlCommands[fn.Name()] {
+		v.ttl(fn.Name(), first, ttl)
+	}
+}
+
+func isContext(t types.Type) bool {
+	n, ok := t.(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "context" && n.Obj().Name() == "Context"
+}
+
+func isString(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsString != 0
+}
+
+func isInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
+}
+
+// keyArg is one checked key argument with the family it matched.
+type keyArg struct {
+	expr   ast.Expr
+	family *registry.Family // the one family it can match, or nil
+}
+
+// report adds a diagnostic unless a //keyreg:ignore comment silences it.
+func (v *visitor) report(d analysis.Diagnostic) {
+	line := v.pass.Fset.Position(d.Pos).Line
+	for _, r := range v.ignores[line] {
+		if r == d.Category {
+			return
+		}
+	}
+	d.Message += " (" + d.Category + ")"
+	v.pass.Report(d)
+}
