@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -454,8 +456,15 @@ func (a *applier) pause(ctx context.Context) error {
 func (a *applier) retry(ctx context.Context, step func() error) error {
 	for {
 		err := step()
-		var ne interface{ Timeout() bool }
-		if err == nil || !errors.As(err, &ne) || ctx.Err() != nil {
+		// Only a network error is a stall. A file error (*fs.PathError
+		// has a Timeout method too) ends the run: retried, it would be
+		// swallowed (the first read reset idle times on Redis before
+		// 7.2, so the retry skips the keys as touched and the run ends
+		// "done") or loop, and a journal write cut short would be
+		// written again after its own first half.
+		var ne net.Error
+		var pe *fs.PathError
+		if err == nil || !errors.As(err, &ne) || errors.As(err, &pe) || ctx.Err() != nil {
 			return err
 		}
 		if perr := a.pause(ctx); perr != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -314,5 +316,44 @@ func TestSecondRunRefused(t *testing.T) {
 	var re *remedy.RefusedError
 	if !errors.As(second, &re) || !strings.Contains(second.Error(), "locked") {
 		t.Errorf("second run: %v, want a refusal", second)
+	}
+}
+
+// TestFileErrorEndsTheRun: an error of the backup or journal file (here the
+// backup path taken by someone else before the first key is backed up; a
+// full disk gives the same kind of error) ends the run at once, nothing
+// deleted. It is not a server stall: retrying it would loop, pausing,
+// until the deadline, and rewrite a journal buffer a short write had
+// already half written.
+func TestFileErrorEndsTheRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	for i := range 2 {
+		k := fmt.Sprintf("tmp:a:%d", i)
+		c.Set(ctx, k, "v", 0)
+		setIdle(t, ctx, c, k, 100)
+	}
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	c.Set(ctx, "tmp:a:0", "w", 0) // touched: the first batch backs up nothing
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 20, MaxPause: 10 * time.Second,
+		Hook: func(step string, n int) error {
+			if step == "read" && n == 1 {
+				return os.WriteFile(backup, []byte("someone else's"), 0o600)
+			}
+			return nil
+		}})
+	if !errors.Is(err, fs.ErrExist) || ctx.Err() != nil {
+		t.Fatalf("want the file error at once, got %v (context: %v): %+v", err, ctx.Err(), res)
+	}
+	if res.Paused != 0 || res.Deleted != 0 {
+		t.Errorf("a file error was taken for a stall: %+v", res)
+	}
+	if n := c.Exists(ctx, "tmp:a:1").Val(); n != 1 {
+		t.Errorf("tmp:a:1 deleted without its backup")
 	}
 }
