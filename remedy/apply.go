@@ -282,6 +282,19 @@ func (a *applier) openFiles() error {
 			return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 		}
 		states, off, end, err := readJournal(f, a.p)
+		if errors.Is(err, errJournalEmpty) && berr != nil {
+			// Killed before the first line was synced: nothing was
+			// backed up or deleted, start afresh in this file.
+			if err := f.Truncate(0); err != nil {
+				f.Close()
+				return err
+			}
+			if _, err := f.Seek(0, 0); err != nil {
+				f.Close()
+				return err
+			}
+			return a.startJournal(f, jpath)
+		}
 		if err != nil {
 			f.Close()
 			return &RefusedError{err}
@@ -324,6 +337,12 @@ func (a *applier) openFiles() error {
 		f.Close()
 		return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 	}
+	return a.startJournal(f, jpath)
+}
+
+// startJournal writes a new journal's first line, and makes the file and
+// its directory entry durable before any key is read.
+func (a *applier) startJournal(f *os.File, jpath string) error {
 	a.j = &journal{f: f}
 	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup})
 	if err := a.j.commit(); err != nil {

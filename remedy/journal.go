@@ -72,6 +72,10 @@ func (j *journal) commit() error {
 // maxJournalLine bounds one line of a journal.
 const maxJournalLine = 4096
 
+// errJournalEmpty is a journal without a whole first line: a run killed
+// before that line was synced, which backed up and deleted nothing.
+var errJournalEmpty = errors.New("the journal is empty")
+
 // readJournal reads a journal for the plan: the state of each key and the
 // committed backup size (0 when no batch was committed). A journal of
 // another plan is an error.
@@ -133,7 +137,7 @@ func readJournal(r io.Reader, p *Plan) (states []keyState, off int64, validEnd i
 		}
 	}
 	if first {
-		return nil, 0, 0, errors.New("the journal is empty")
+		return nil, 0, 0, errJournalEmpty
 	}
 	return states, off, validEnd, nil
 }

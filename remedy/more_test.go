@@ -357,3 +357,46 @@ func TestFileErrorEndsTheRun(t *testing.T) {
 		t.Errorf("tmp:a:1 deleted without its backup")
 	}
 }
+
+// TestJournalCutBeforeItsFirstLine: a kill -9 between the journal's
+// creation and its first line's fsync leaves an empty journal (or part of
+// its first line) and no backup. Nothing can have been deleted then, and
+// the next run starts afresh instead of refusing for ever.
+func TestJournalCutBeforeItsFirstLine(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	for i := range 3 {
+		k := fmt.Sprintf("tmp:a:%d", i)
+		c.Set(ctx, k, "v", 0)
+		setIdle(t, ctx, c, k, 100)
+	}
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	for _, cut := range []string{"", `{"plan":"` + p.Digest[:10]} {
+		backup := filepath.Join(t.TempDir(), "b.rdb")
+		if err := os.WriteFile(backup+".journal", []byte(cut), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000})
+		if err != nil {
+			t.Fatalf("journal %q: %v", cut, err)
+		}
+		if res.Deleted != 3 || len(backupKeys(t, backup)) != 3 {
+			t.Fatalf("journal %q: %+v", cut, res)
+		}
+		for i := range 3 {
+			c.Set(ctx, fmt.Sprintf("tmp:a:%d", i), "v", 0)
+			setIdle(t, ctx, c, fmt.Sprintf("tmp:a:%d", i), 100)
+		}
+	}
+	// With a backup beside it, an empty journal is not a cut run's: refused.
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	os.WriteFile(backup, []byte("REDIS0011"), 0o600)
+	os.WriteFile(backup+".journal", nil, 0o600)
+	var re *remedy.RefusedError
+	if _, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000}); !errors.As(err, &re) {
+		t.Fatalf("an empty journal beside a backup: %v", err)
+	}
+}
