@@ -312,7 +312,11 @@ given. --dry-run says what would be restored and writes nothing.`,
 				if o.DryRun {
 					verb = "would restore"
 				}
-				fmt.Fprintf(a.stdout, "restore: %s %d keys; %d expired since, %d exist (skipped)\n", verb, res.Restored, res.Expired, res.Exists)
+				state := ""
+				if err != nil {
+					state = " partial (stopped by an error; the keys after it were not tried)"
+				}
+				fmt.Fprintf(a.stdout, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, res.Restored, res.Expired, res.Exists)
 				for _, s := range res.Skipped {
 					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
 				}

@@ -282,3 +282,29 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestRestorePartial: a restore stopped by an error says "partial" on
+// stdout too, not only on stderr, and exits 3.
+func TestRestorePartial(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	if code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000"); code != 0 {
+		t.Fatalf("apply: exit %d, %s%s", code, stdout, stderr)
+	}
+	// This user may write tmp:junk:0 to 4 only: the restore stops at 5.
+	redistest.ACLUser(t, srv, "some", "pw", "~tmp:junk:[0-4]", "+@all")
+	code, stdout, stderr := cli(t, "restore", "-u", "redis://some:pw@"+srv.Addr, backup)
+	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stdout, "restored 5 keys") {
+		t.Errorf("restore stopped by NOPERM: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
