@@ -20,6 +20,7 @@ func TestReadTargets(t *testing.T) {
 		{"a --url redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
 		{"a --url=redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
 		{"a -u=x\n", "does not belong"},
+		{"a -uredis://u:p@h\n", "t.txt:1: target a: -u does not belong"},
 		{"a --sentinel-password=p\n", "does not belong"},
 		{"a --target-list=other\n", "does not belong"},
 		{strings.Repeat("x", 70) + "\n", "at most 63"},
