@@ -161,7 +161,11 @@ func applyTarget(c *cobra.Command, t *targetOptions, o *auditOptions) error {
 	switch {
 	case err == nil:
 		conn.url = url
-	case !errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist):
+		// Falling back to $REDIS_URL or localhost would audit another
+		// server and file its report under this target's name.
+		return usageError(fmt.Errorf("%s:%d: target %s: the secrets directory %s has no %s.url", t.list, tg.Line, tg.Name, dir, tg.Name), "")
+	default:
 		return usageError(err, "")
 	}
 	for _, p := range []struct {
