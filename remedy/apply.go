@@ -331,7 +331,9 @@ func (a *applier) openFiles() error {
 	}
 	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		// A --backup where no file can be made (no such directory, no
+		// permission): refused before anything is read.
+		return &RefusedError{err}
 	}
 	if !lock(f) {
 		f.Close()

@@ -232,8 +232,10 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 		Backup: o.backup, Rate: o.scan.rate, MaxLatency: o.maxLatency, MaxPause: o.maxPause,
 		MaxKeyBytes: o.maxKeyBytes, MaxPlanAge: o.maxPlanAge,
 	})
-	a.printResult(p, res, err)
 	var re *remedy.RefusedError
+	if !errors.As(err, &re) {
+		a.printResult(p, res, err) // a refusal did nothing: no "partial" summary
+	}
 	switch {
 	case errors.As(err, &re):
 		return usageError(err, "")

@@ -308,3 +308,28 @@ func TestRestorePartial(t *testing.T) {
 		t.Errorf("restore stopped by NOPERM: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 }
+
+// TestPruneBackupPathUnusable: a --backup in a directory that does not
+// exist is a usage error (exit 2) found before anything is read, not a
+// "partial prune" (exit 3).
+func TestPruneBackupPathUnusable(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, "no", "such", "b.rdb"))
+	if code != 2 || strings.Contains(stdout, "partial") || !strings.Contains(stderr, "b.rdb") {
+		t.Errorf("--backup in a missing directory: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("%d keys left, want 23", n)
+	}
+}
