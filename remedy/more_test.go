@@ -2,6 +2,7 @@ package remedy_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -398,5 +399,48 @@ func TestJournalCutBeforeItsFirstLine(t *testing.T) {
 	var re *remedy.RefusedError
 	if _, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000}); !errors.As(err, &re) {
 		t.Fatalf("an empty journal beside a backup: %v", err)
+	}
+}
+
+// TestGrownKeyNotDumped: keys that grew past --max-key-bytes (by MEMORY
+// USAGE, the plan's measure) since the plan are skipped as too-large
+// before their DUMP, which for a big key would hold the server (the DUMP of
+// a 65M-item list takes seconds); and one whose DUMP compresses under the
+// limit is not deleted either. Under an LFU policy no idle time stops them
+// earlier.
+func TestGrownKeyNotDumped(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t, "--maxmemory-policy", "allkeys-lfu")
+	c := srv.Client(t)
+	c.RPush(ctx, "tmp:big", "a")
+	c.RPush(ctx, "tmp:big2", "a")
+	c.Set(ctx, "tmp:small", "s", 0)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	if len(p.Keys) != 3 || p.Keys[0].IdleSec != -1 {
+		t.Fatalf("plan: %+v", p.Keys)
+	}
+	for range 20 {
+		random, same := make([]any, 1000), make([]any, 1000)
+		for i := range random {
+			b := make([]byte, 100)
+			rand.Read(b)
+			random[i] = b
+			same[i] = strings.Repeat("x", 200)
+		}
+		c.RPush(ctx, "tmp:big", random...)
+		c.RPush(ctx, "tmp:big2", same...)
+	}
+	c.ConfigResetStat(ctx)
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: filepath.Join(t.TempDir(), "b.rdb"), Rate: 1000, MaxKeyBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SkipCount["too-large"] != 2 || res.Deleted != 1 || c.Exists(ctx, "tmp:big", "tmp:big2").Val() != 2 {
+		t.Errorf("apply: %+v", res)
+	}
+	if n := redistest.CommandStats(t, c)["dump"]; n != 2 {
+		t.Errorf("%d DUMPs, want 2 (tmp:small's, to back it up and to check it before the UNLINK): a grown key was dumped", n)
 	}
 }
