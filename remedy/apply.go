@@ -281,7 +281,7 @@ func (a *applier) openFiles() error {
 			f.Close()
 			return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 		}
-		states, off, end, err := readJournal(f, a.p)
+		states, off, end, err := readJournal(f, a.p, a.t.Target())
 		if errors.Is(err, errJournalEmpty) && berr != nil {
 			// Killed before the first line was synced: nothing was
 			// backed up or deleted, start afresh in this file.
@@ -346,7 +346,7 @@ func (a *applier) openFiles() error {
 // its directory entry durable before any key is read.
 func (a *applier) startJournal(f *os.File, jpath string) error {
 	a.j = &journal{f: f}
-	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup})
+	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup, Target: a.t.Target()})
 	if err := a.j.commit(); err != nil {
 		return err
 	}

@@ -444,3 +444,36 @@ func TestGrownKeyNotDumped(t *testing.T) {
 		t.Errorf("%d DUMPs, want 2 (tmp:small's, to back it up and to check it before the UNLINK): a grown key was dumped", n)
 	}
 }
+
+// TestResumeOnAnotherServerRefused: a journal records the server it was
+// applied to. Resuming it on another server (the same plan and --backup
+// given for a second server) would skip every key the first run decided
+// and report them deleted, though they are all still there.
+func TestResumeOnAnotherServerRefused(t *testing.T) {
+	ctx := context.Background()
+	a, b := redistest.Standalone(t), redistest.Standalone(t)
+	for _, s := range []*redistest.Server{a, b} {
+		c := s.Client(t)
+		for i := range 3 {
+			k := fmt.Sprintf("tmp:a:%d", i)
+			c.Set(ctx, k, "v", 0)
+			setIdle(t, ctx, c, k, 100)
+		}
+	}
+	reg := loadReg(t)
+	connA := connect(t, ctx, a.URL(), scanner.Options{})
+	p := build(t, ctx, connA, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	if res, err := remedy.Apply(ctx, p, connA, remedy.ApplyOptions{Backup: backup, Rate: 1000}); err != nil || res.Deleted != 3 {
+		t.Fatalf("on a: %+v, %v", res, err)
+	}
+	connB := connect(t, ctx, b.URL(), scanner.Options{})
+	res, err := remedy.Apply(ctx, p, connB, remedy.ApplyOptions{Backup: backup, Rate: 1000})
+	var re *remedy.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), a.Addr) {
+		t.Errorf("the journal of a resumed on b: %+v, %v", res, err)
+	}
+	if n := b.Client(t).DBSize(ctx).Val(); n != 3 {
+		t.Errorf("b has %d keys", n)
+	}
+}
