@@ -112,7 +112,7 @@ func readJournal(r io.Reader, p *Plan, target string) (states []keyState, off in
 			if l.Target != "" && target != "" && l.Target != target {
 				// Resumed elsewhere, every key the first run decided
 				// would be skipped and reported as done.
-				return nil, 0, 0, fmt.Errorf("the journal is of a run on %s, not %s: give another --backup for this server", strconv.Quote(clipText(l.Target)), strconv.Quote(clipText(target)))
+				return nil, 0, 0, fmt.Errorf("the journal is of a run on %s, not %s: resume with the --url of that run (for a cluster, the same seed node), or give another --backup for this server", strconv.Quote(clipText(l.Target)), strconv.Quote(clipText(target)))
 			}
 			first = false
 			validEnd = pos
