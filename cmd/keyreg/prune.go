@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/remedy"
@@ -226,7 +228,9 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 	}
 	defer conn.Close()
 	if p.Server.Mode != "snapshot" && p.Server.Target != conn.Target() {
-		fmt.Fprintf(a.stderr, "keyreg: note: the plan was made on %s; applying on %s (every key is checked again)\n", p.Server.Target, conn.Target())
+		// The plan's text is its author's: quoted, so that it cannot
+		// drive the terminal.
+		fmt.Fprintf(a.stderr, "keyreg: note: the plan was made on %s; applying on %s (every key is checked again)\n", strconv.Quote(p.Server.Target), conn.Target())
 	}
 	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{
 		Backup: o.backup, Rate: o.scan.rate, MaxLatency: o.maxLatency, MaxPause: o.maxPause,
@@ -269,11 +273,23 @@ func (a *app) printResult(p *remedy.Plan, res *remedy.Result, err error) {
 	fmt.Fprintf(a.stdout, "%s %s%s: %d of %d keys %s, %d gone, %d skipped; %d pauses, worst round trip %s\n",
 		p.Kind, state, resumed, n, len(p.Keys), verb, res.Gone, skipped, res.Paused, res.WorstRTT.Round(time.Microsecond))
 	for _, s := range res.Skipped {
-		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
+		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, plainText(s.Reason))
 	}
 	if len(res.Skipped) < skipped {
 		fmt.Fprintf(a.stdout, "  … and %d more\n", skipped-len(res.Skipped))
 	}
+}
+
+// plainText returns a skip reason as it is when it is printable text, and
+// quoted otherwise: reasons come from the server's error replies and from
+// a journal on disk, which anyone may have edited.
+func plainText(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) || r == unicode.ReplacementChar || r == '"' || r == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func (a *app) restoreCmd() *cobra.Command {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/remedy"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -331,5 +334,58 @@ func TestPruneBackupPathUnusable(t *testing.T) {
 	}
 	if n := c.DBSize(context.Background()).Val(); n != 23 {
 		t.Errorf("%d keys left, want 23", n)
+	}
+}
+
+// TestApplyEscapesPlanAndJournalText: the plan's server and the journal's
+// skip reasons are text from files anyone may have edited (the plan's
+// digest guards against accidents, not against an author); printed raw, a
+// terminal escape in them would drive the operator's terminal.
+func TestApplyEscapesPlanAndJournalText(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--deprecated"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	// The plan's author sets its server, with a valid digest.
+	var p map[string]any
+	if err := json.Unmarshal([]byte(mustRead(t, plan)), &p); err != nil {
+		t.Fatal(err)
+	}
+	p["server"].(map[string]any)["target"] = "evil\x1b]0;owned\x07\x1b[2J"
+	p["digest"] = ""
+	var pl remedy.Plan
+	b, _ := json.Marshal(p)
+	if err := json.Unmarshal(b, &pl); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(&pl)
+	sum := sha256.Sum256(b)
+	pl.Digest = hex.EncodeToString(sum[:])
+	b, _ = json.Marshal(&pl)
+	os.WriteFile(plan, b, 0o600)
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A journal line someone added, with a reason of their own.
+	f, _ := os.OpenFile(backup+".journal", os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"i\":1,\"done\":\"\\u001b[2Jx\"}\n")
+	f.Close()
+	code, stdout2, stderr2 := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout2, stderr2)
+	}
+	for _, out := range []string{stdout, stderr, stdout2, stderr2} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("a terminal escape was printed: %q", out)
+		}
 	}
 }
