@@ -49,6 +49,9 @@ func (o *remedyOptions) flags(f *pflag.FlagSet) {
 		maxKeys: "plan: stop after this many keys (the plan is then partial, exit 3)",
 		timeout: "give up after this long (0: no limit)",
 	})
+	if r := f.Lookup("rate"); r != nil {
+		r.Usage = fmt.Sprintf("plan: cap the keys probed per second (0: no cap); apply: the keys handled per second (0: %d)", remedy.DefaultRate)
+	}
 	f.StringVar(&o.plan, "plan", "", "write the plan of the selected keys to this file (reads only)")
 	f.StringVar(&o.apply, "apply", "", "carry out this plan")
 	f.StringVar(&o.format, "format", "text", "summary format: "+strings.Join(remedy.Formats, ", "))
@@ -208,6 +211,20 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 	}
 	if o.scan.snapshot() {
 		return usageError(errors.New("--apply writes to a live Redis, not to --rdb"), "")
+	}
+	// The library takes 0 for its defaults; a value given out of range is
+	// the user's mistake, not a request for the default.
+	switch {
+	case o.scan.rate < 0:
+		return usageError(fmt.Errorf("--rate %d: want keys per second, 0 for the default %d", o.scan.rate, remedy.DefaultRate), "")
+	case o.kind == remedy.KindPrune && o.maxKeyBytes <= 0:
+		return usageError(fmt.Errorf("--max-key-bytes %d: want a positive size", o.maxKeyBytes), "")
+	case o.maxLatency <= 0:
+		return usageError(fmt.Errorf("--max-latency %s: want a positive duration", o.maxLatency), "")
+	case o.maxPause <= 0:
+		return usageError(fmt.Errorf("--max-pause %s: want a positive duration", o.maxPause), "")
+	case o.maxPlanAge <= 0:
+		return usageError(fmt.Errorf("--max-plan-age %s: want a positive duration", o.maxPlanAge), "")
 	}
 	p, err := readPlanFile(o.apply)
 	if err != nil {

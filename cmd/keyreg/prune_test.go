@@ -389,3 +389,30 @@ func TestApplyEscapesPlanAndJournalText(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyFlagsOutOfRange: a negative --rate, or a limit that is not
+// positive, is a usage error (exit 2) before anything is read, not
+// silently the default (a --max-plan-age of -1h applied a day-old plan).
+func TestApplyFlagsOutOfRange(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	for _, f := range [][]string{{"--rate", "-1"}, {"--max-key-bytes", "0"}, {"--max-latency", "-1s"}, {"--max-pause", "0s"}, {"--max-plan-age", "-1h"}} {
+		args := append([]string{"prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, f[0]+".rdb")}, f...)
+		if code, _, stderr := cli(t, args...); code != 2 || !strings.Contains(stderr, f[0]) {
+			t.Errorf("%s %s: exit %d, %s", f[0], f[1], code, stderr)
+		}
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("%d keys left, want 23", n)
+	}
+}
