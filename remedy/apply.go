@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -279,7 +281,20 @@ func (a *applier) openFiles() error {
 			f.Close()
 			return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 		}
-		states, off, end, err := readJournal(f, a.p)
+		states, off, end, err := readJournal(f, a.p, a.t.Target())
+		if errors.Is(err, errJournalEmpty) && berr != nil {
+			// Killed before the first line was synced: nothing was
+			// backed up or deleted, start afresh in this file.
+			if err := f.Truncate(0); err != nil {
+				f.Close()
+				return err
+			}
+			if _, err := f.Seek(0, 0); err != nil {
+				f.Close()
+				return err
+			}
+			return a.startJournal(f, jpath)
+		}
 		if err != nil {
 			f.Close()
 			return &RefusedError{err}
@@ -316,14 +331,22 @@ func (a *applier) openFiles() error {
 	}
 	f, err := os.OpenFile(jpath, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return err
+		// A --backup where no file can be made (no such directory, no
+		// permission): refused before anything is read.
+		return &RefusedError{err}
 	}
 	if !lock(f) {
 		f.Close()
 		return refused("another run is applying with the backup %s (its journal is locked)", a.o.Backup)
 	}
+	return a.startJournal(f, jpath)
+}
+
+// startJournal writes a new journal's first line, and makes the file and
+// its directory entry durable before any key is read.
+func (a *applier) startJournal(f *os.File, jpath string) error {
 	a.j = &journal{f: f}
-	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup})
+	a.j.add(journalLine{Plan: a.p.Digest, Backup: a.o.Backup, Target: a.t.Target()})
 	if err := a.j.commit(); err != nil {
 		return err
 	}
@@ -454,8 +477,15 @@ func (a *applier) pause(ctx context.Context) error {
 func (a *applier) retry(ctx context.Context, step func() error) error {
 	for {
 		err := step()
-		var ne interface{ Timeout() bool }
-		if err == nil || !errors.As(err, &ne) || ctx.Err() != nil {
+		// Only a network error is a stall. A file error (*fs.PathError
+		// has a Timeout method too) ends the run: retried, it would be
+		// swallowed (the first read reset idle times on Redis before
+		// 7.2, so the retry skips the keys as touched and the run ends
+		// "done") or loop, and a journal write cut short would be
+		// written again after its own first half.
+		var ne net.Error
+		var pe *fs.PathError
+		if err == nil || !errors.As(err, &ne) || errors.As(err, &pe) || ctx.Err() != nil {
 			return err
 		}
 		if perr := a.pause(ctx); perr != nil {

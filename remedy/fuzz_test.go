@@ -165,8 +165,9 @@ func FuzzReadJournal(f *testing.F) {
 	p := &Plan{Digest: "d", Keys: make([]Key, 3)}
 	f.Add([]byte("{\"plan\":\"d\",\"backup\":\"b\"}\n{\"i\":0,\"sha\":\"x\",\"abs\":-1,\"idle\":-1}\n{\"off\":99}\n{\"i\":0,\"done\":\"deleted\"}\n"))
 	f.Add([]byte("{\"plan\":\"d\"}\n{\"i\":7,\"done\":\"x\"}\n"))
+	f.Add([]byte("{\"plan\":\"d\",\"target\":\"other\"}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		states, off, end, err := readJournal(bytes.NewReader(data), p)
+		states, off, end, err := readJournal(bytes.NewReader(data), p, "t")
 		if err != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // The journal is a file of JSON lines beside the backup. Its first line
@@ -22,6 +23,9 @@ import (
 type journalLine struct {
 	Plan   string `json:"plan,omitempty"`
 	Backup string `json:"backup,omitempty"`
+	// Target is the server applied to (password hidden), in the first
+	// line: a journal is resumed on that server only.
+	Target string `json:"target,omitempty"`
 	// I is the key's index in the plan.
 	I *int `json:"i,omitempty"`
 	// Sha is the SHA-1 of the key's DUMP when it was backed up.
@@ -72,10 +76,15 @@ func (j *journal) commit() error {
 // maxJournalLine bounds one line of a journal.
 const maxJournalLine = 4096
 
+// errJournalEmpty is a journal without a whole first line: a run killed
+// before that line was synced, which backed up and deleted nothing.
+var errJournalEmpty = errors.New("the journal is empty")
+
 // readJournal reads a journal for the plan: the state of each key and the
 // committed backup size (0 when no batch was committed). A journal of
-// another plan is an error.
-func readJournal(r io.Reader, p *Plan) (states []keyState, off int64, validEnd int64, err error) {
+// another plan, or of a server other than target ("" when not known), is
+// an error.
+func readJournal(r io.Reader, p *Plan, target string) (states []keyState, off int64, validEnd int64, err error) {
 	states = make([]keyState, len(p.Keys))
 	br := bufio.NewReaderSize(r, maxJournalLine+1)
 	var pending []journalLine
@@ -99,6 +108,11 @@ func readJournal(r io.Reader, p *Plan) (states []keyState, off int64, validEnd i
 		if first {
 			if l.Plan != p.Digest {
 				return nil, 0, 0, errors.New("the journal is of another plan: give another --backup, or the plan it was written for")
+			}
+			if l.Target != "" && target != "" && l.Target != target {
+				// Resumed elsewhere, every key the first run decided
+				// would be skipped and reported as done.
+				return nil, 0, 0, fmt.Errorf("the journal is of a run on %s, not %s: resume with the --url of that run (for a cluster, the same seed node), or give another --backup for this server", strconv.Quote(clipText(l.Target)), strconv.Quote(clipText(target)))
 			}
 			first = false
 			validEnd = pos
@@ -133,7 +147,7 @@ func readJournal(r io.Reader, p *Plan) (states []keyState, off int64, validEnd i
 		}
 	}
 	if first {
-		return nil, 0, 0, errors.New("the journal is empty")
+		return nil, 0, 0, errJournalEmpty
 	}
 	return states, off, validEnd, nil
 }

@@ -2,8 +2,11 @@ package remedy_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -314,5 +317,163 @@ func TestSecondRunRefused(t *testing.T) {
 	var re *remedy.RefusedError
 	if !errors.As(second, &re) || !strings.Contains(second.Error(), "locked") {
 		t.Errorf("second run: %v, want a refusal", second)
+	}
+}
+
+// TestFileErrorEndsTheRun: an error of the backup or journal file (here the
+// backup path taken by someone else before the first key is backed up; a
+// full disk gives the same kind of error) ends the run at once, nothing
+// deleted. It is not a server stall: retrying it would loop, pausing,
+// until the deadline, and rewrite a journal buffer a short write had
+// already half written.
+func TestFileErrorEndsTheRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	for i := range 2 {
+		k := fmt.Sprintf("tmp:a:%d", i)
+		c.Set(ctx, k, "v", 0)
+		setIdle(t, ctx, c, k, 100)
+	}
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	c.Set(ctx, "tmp:a:0", "w", 0) // touched: the first batch backs up nothing
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 20, MaxPause: 10 * time.Second,
+		Hook: func(step string, n int) error {
+			if step == "read" && n == 1 {
+				return os.WriteFile(backup, []byte("someone else's"), 0o600)
+			}
+			return nil
+		}})
+	if !errors.Is(err, fs.ErrExist) || ctx.Err() != nil {
+		t.Fatalf("want the file error at once, got %v (context: %v): %+v", err, ctx.Err(), res)
+	}
+	if res.Paused != 0 || res.Deleted != 0 {
+		t.Errorf("a file error was taken for a stall: %+v", res)
+	}
+	if n := c.Exists(ctx, "tmp:a:1").Val(); n != 1 {
+		t.Errorf("tmp:a:1 deleted without its backup")
+	}
+}
+
+// TestJournalCutBeforeItsFirstLine: a kill -9 between the journal's
+// creation and its first line's fsync leaves an empty journal (or part of
+// its first line) and no backup. Nothing can have been deleted then, and
+// the next run starts afresh instead of refusing for ever.
+func TestJournalCutBeforeItsFirstLine(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	for i := range 3 {
+		k := fmt.Sprintf("tmp:a:%d", i)
+		c.Set(ctx, k, "v", 0)
+		setIdle(t, ctx, c, k, 100)
+	}
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	for _, cut := range []string{"", `{"plan":"` + p.Digest[:10]} {
+		backup := filepath.Join(t.TempDir(), "b.rdb")
+		if err := os.WriteFile(backup+".journal", []byte(cut), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000})
+		if err != nil {
+			t.Fatalf("journal %q: %v", cut, err)
+		}
+		if res.Deleted != 3 || len(backupKeys(t, backup)) != 3 {
+			t.Fatalf("journal %q: %+v", cut, res)
+		}
+		for i := range 3 {
+			c.Set(ctx, fmt.Sprintf("tmp:a:%d", i), "v", 0)
+			setIdle(t, ctx, c, fmt.Sprintf("tmp:a:%d", i), 100)
+		}
+	}
+	// With a backup beside it, an empty journal is not a cut run's: refused.
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	os.WriteFile(backup, []byte("REDIS0011"), 0o600)
+	os.WriteFile(backup+".journal", nil, 0o600)
+	var re *remedy.RefusedError
+	if _, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: backup, Rate: 1000}); !errors.As(err, &re) {
+		t.Fatalf("an empty journal beside a backup: %v", err)
+	}
+}
+
+// TestGrownKeyNotDumped: keys that grew past --max-key-bytes (by MEMORY
+// USAGE, the plan's measure) since the plan are skipped as too-large
+// before their DUMP, which for a big key would hold the server (the DUMP of
+// a 65M-item list takes seconds); and one whose DUMP compresses under the
+// limit is not deleted either. Under an LFU policy no idle time stops them
+// earlier.
+func TestGrownKeyNotDumped(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Standalone(t, "--maxmemory-policy", "allkeys-lfu")
+	c := srv.Client(t)
+	c.RPush(ctx, "tmp:big", "a")
+	c.RPush(ctx, "tmp:big2", "a")
+	c.Set(ctx, "tmp:small", "s", 0)
+	reg := loadReg(t)
+	conn := connect(t, ctx, srv.URL(), scanner.Options{})
+	p := build(t, ctx, conn, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	if len(p.Keys) != 3 || p.Keys[0].IdleSec != -1 {
+		t.Fatalf("plan: %+v", p.Keys)
+	}
+	for range 20 {
+		random, same := make([]any, 1000), make([]any, 1000)
+		for i := range random {
+			b := make([]byte, 100)
+			rand.Read(b)
+			random[i] = b
+			same[i] = strings.Repeat("x", 200)
+		}
+		c.RPush(ctx, "tmp:big", random...)
+		c.RPush(ctx, "tmp:big2", same...)
+	}
+	c.ConfigResetStat(ctx)
+	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{Backup: filepath.Join(t.TempDir(), "b.rdb"), Rate: 1000, MaxKeyBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SkipCount["too-large"] != 2 || res.Deleted != 1 || c.Exists(ctx, "tmp:big", "tmp:big2").Val() != 2 {
+		t.Errorf("apply: %+v", res)
+	}
+	if n := redistest.CommandStats(t, c)["dump"]; n != 2 {
+		t.Errorf("%d DUMPs, want 2 (tmp:small's, to back it up and to check it before the UNLINK): a grown key was dumped", n)
+	}
+}
+
+// TestResumeOnAnotherServerRefused: a journal records the server it was
+// applied to. Resuming it on another server (the same plan and --backup
+// given for a second server) would skip every key the first run decided
+// and report them deleted, though they are all still there.
+func TestResumeOnAnotherServerRefused(t *testing.T) {
+	ctx := context.Background()
+	a, b := redistest.Standalone(t), redistest.Standalone(t)
+	for _, s := range []*redistest.Server{a, b} {
+		c := s.Client(t)
+		for i := range 3 {
+			k := fmt.Sprintf("tmp:a:%d", i)
+			c.Set(ctx, k, "v", 0)
+			setIdle(t, ctx, c, k, 100)
+		}
+	}
+	reg := loadReg(t)
+	connA := connect(t, ctx, a.URL(), scanner.Options{})
+	p := build(t, ctx, connA, reg, remedy.KindPrune, remedy.Options{Selection: remedy.Selection{Unregistered: true}})
+	backup := filepath.Join(t.TempDir(), "b.rdb")
+	if res, err := remedy.Apply(ctx, p, connA, remedy.ApplyOptions{Backup: backup, Rate: 1000}); err != nil || res.Deleted != 3 {
+		t.Fatalf("on a: %+v, %v", res, err)
+	}
+	connB := connect(t, ctx, b.URL(), scanner.Options{})
+	res, err := remedy.Apply(ctx, p, connB, remedy.ApplyOptions{Backup: backup, Rate: 1000})
+	var re *remedy.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), a.Addr) {
+		t.Errorf("the journal of a resumed on b: %+v, %v", res, err)
+	}
+	if n := b.Client(t).DBSize(ctx).Val(); n != 3 {
+		t.Errorf("b has %d keys", n)
 	}
 }

@@ -10,6 +10,11 @@ package remedy
 // not checked), "1" when the plan saw a TTL, the largest DUMP accepted, the
 // planned type, and the planned MEMORY USAGE (-1: not compared), which is
 // compared only for encodings whose MEMORY USAGE is exact (one allocation).
+// The key's MEMORY USAGE now (the plan's measure of --max-key-bytes) is
+// checked against the largest DUMP accepted before the DUMP: a key that
+// grew since the plan is skipped without a DUMP, which for a big key would
+// hold the server, and a DUMP that compresses under the limit does not let
+// a big key through.
 // Reply: {status, idle, absolute expiry ms or -1, payload}; the status is
 // "ok", or why the key is skipped, in this order: gone, changed (type or
 // size), ttl-changed, touched (read or written since the plan), too-large.
@@ -34,6 +39,8 @@ if size >= 0 then
 end
 if (pt >= 0) ~= (ARGV[2] == '1') then return {'ttl-changed'} end
 if idle < min then return {'touched', idle} end
+local mu = redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', 5)
+if mu and mu > tonumber(ARGV[3]) then return {'too-large', mu} end
 local abs = -1
 if pt >= 0 then
   local r = redis.pcall('PEXPIRETIME', KEYS[1])

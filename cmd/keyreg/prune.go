@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/remedy"
@@ -47,6 +49,9 @@ func (o *remedyOptions) flags(f *pflag.FlagSet) {
 		maxKeys: "plan: stop after this many keys (the plan is then partial, exit 3)",
 		timeout: "give up after this long (0: no limit)",
 	})
+	if r := f.Lookup("rate"); r != nil {
+		r.Usage = fmt.Sprintf("plan: cap the keys probed per second (0: no cap); apply: the keys handled per second (0: %d)", remedy.DefaultRate)
+	}
 	f.StringVar(&o.plan, "plan", "", "write the plan of the selected keys to this file (reads only)")
 	f.StringVar(&o.apply, "apply", "", "carry out this plan")
 	f.StringVar(&o.format, "format", "text", "summary format: "+strings.Join(remedy.Formats, ", "))
@@ -207,6 +212,20 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 	if o.scan.snapshot() {
 		return usageError(errors.New("--apply writes to a live Redis, not to --rdb"), "")
 	}
+	// The library takes 0 for its defaults; a value given out of range is
+	// the user's mistake, not a request for the default.
+	switch {
+	case o.scan.rate < 0:
+		return usageError(fmt.Errorf("--rate %d: want keys per second, 0 for the default %d", o.scan.rate, remedy.DefaultRate), "")
+	case o.kind == remedy.KindPrune && o.maxKeyBytes <= 0:
+		return usageError(fmt.Errorf("--max-key-bytes %d: want a positive size", o.maxKeyBytes), "")
+	case o.maxLatency <= 0:
+		return usageError(fmt.Errorf("--max-latency %s: want a positive duration", o.maxLatency), "")
+	case o.maxPause <= 0:
+		return usageError(fmt.Errorf("--max-pause %s: want a positive duration", o.maxPause), "")
+	case o.maxPlanAge <= 0:
+		return usageError(fmt.Errorf("--max-plan-age %s: want a positive duration", o.maxPlanAge), "")
+	}
 	p, err := readPlanFile(o.apply)
 	if err != nil {
 		return err
@@ -226,14 +245,18 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 	}
 	defer conn.Close()
 	if p.Server.Mode != "snapshot" && p.Server.Target != conn.Target() {
-		fmt.Fprintf(a.stderr, "keyreg: note: the plan was made on %s; applying on %s (every key is checked again)\n", p.Server.Target, conn.Target())
+		// The plan's text is its author's: quoted, so that it cannot
+		// drive the terminal.
+		fmt.Fprintf(a.stderr, "keyreg: note: the plan was made on %s; applying on %s (every key is checked again)\n", strconv.Quote(p.Server.Target), conn.Target())
 	}
 	res, err := remedy.Apply(ctx, p, conn, remedy.ApplyOptions{
 		Backup: o.backup, Rate: o.scan.rate, MaxLatency: o.maxLatency, MaxPause: o.maxPause,
 		MaxKeyBytes: o.maxKeyBytes, MaxPlanAge: o.maxPlanAge,
 	})
-	a.printResult(p, res, err)
 	var re *remedy.RefusedError
+	if !errors.As(err, &re) {
+		a.printResult(p, res, err) // a refusal did nothing: no "partial" summary
+	}
 	switch {
 	case errors.As(err, &re):
 		return usageError(err, "")
@@ -267,11 +290,23 @@ func (a *app) printResult(p *remedy.Plan, res *remedy.Result, err error) {
 	fmt.Fprintf(a.stdout, "%s %s%s: %d of %d keys %s, %d gone, %d skipped; %d pauses, worst round trip %s\n",
 		p.Kind, state, resumed, n, len(p.Keys), verb, res.Gone, skipped, res.Paused, res.WorstRTT.Round(time.Microsecond))
 	for _, s := range res.Skipped {
-		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
+		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, plainText(s.Reason))
 	}
 	if len(res.Skipped) < skipped {
 		fmt.Fprintf(a.stdout, "  … and %d more\n", skipped-len(res.Skipped))
 	}
+}
+
+// plainText returns a skip reason as it is when it is printable text, and
+// quoted otherwise: reasons come from the server's error replies and from
+// a journal on disk, which anyone may have edited.
+func plainText(s string) string {
+	for _, r := range s {
+		if !unicode.IsPrint(r) || r == unicode.ReplacementChar || r == '"' || r == '\\' {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func (a *app) restoreCmd() *cobra.Command {
@@ -312,7 +347,11 @@ given. --dry-run says what would be restored and writes nothing.`,
 				if o.DryRun {
 					verb = "would restore"
 				}
-				fmt.Fprintf(a.stdout, "restore: %s %d keys; %d expired since, %d exist (skipped)\n", verb, res.Restored, res.Expired, res.Exists)
+				state := ""
+				if err != nil {
+					state = " partial (stopped by an error; the keys after it were not tried)"
+				}
+				fmt.Fprintf(a.stdout, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, res.Restored, res.Expired, res.Exists)
 				for _, s := range res.Skipped {
 					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
 				}

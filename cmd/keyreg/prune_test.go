@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/keyreg/keyreg/internal/redistest"
+	"github.com/keyreg/keyreg/remedy"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -281,4 +284,135 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRestorePartial: a restore stopped by an error says "partial" on
+// stdout too, not only on stderr, and exits 3.
+func TestRestorePartial(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	if code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000"); code != 0 {
+		t.Fatalf("apply: exit %d, %s%s", code, stdout, stderr)
+	}
+	// This user may write tmp:junk:0 to 4 only: the restore stops at 5.
+	redistest.ACLUser(t, srv, "some", "pw", "~tmp:junk:[0-4]", "+@all")
+	code, stdout, stderr := cli(t, "restore", "-u", "redis://some:pw@"+srv.Addr, backup)
+	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stdout, "restored 5 keys") {
+		t.Errorf("restore stopped by NOPERM: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+}
+
+// TestPruneBackupPathUnusable: a --backup in a directory that does not
+// exist is a usage error (exit 2) found before anything is read, not a
+// "partial prune" (exit 3).
+func TestPruneBackupPathUnusable(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, "no", "such", "b.rdb"))
+	if code != 2 || strings.Contains(stdout, "partial") || !strings.Contains(stderr, "b.rdb") {
+		t.Errorf("--backup in a missing directory: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("%d keys left, want 23", n)
+	}
+}
+
+// TestApplyEscapesPlanAndJournalText: the plan's server and the journal's
+// skip reasons are text from files anyone may have edited (the plan's
+// digest guards against accidents, not against an author); printed raw, a
+// terminal escape in them would drive the operator's terminal.
+func TestApplyEscapesPlanAndJournalText(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "backup.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--deprecated"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	// The plan's author sets its server, with a valid digest.
+	var p map[string]any
+	if err := json.Unmarshal([]byte(mustRead(t, plan)), &p); err != nil {
+		t.Fatal(err)
+	}
+	p["server"].(map[string]any)["target"] = "evil\x1b]0;owned\x07\x1b[2J"
+	p["digest"] = ""
+	var pl remedy.Plan
+	b, _ := json.Marshal(p)
+	if err := json.Unmarshal(b, &pl); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = json.Marshal(&pl)
+	sum := sha256.Sum256(b)
+	pl.Digest = hex.EncodeToString(sum[:])
+	b, _ = json.Marshal(&pl)
+	os.WriteFile(plan, b, 0o600)
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000")
+	if code != 0 {
+		t.Fatalf("apply: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// A journal line someone added, with a reason of their own.
+	f, _ := os.OpenFile(backup+".journal", os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{\"i\":1,\"done\":\"\\u001b[2Jx\"}\n")
+	f.Close()
+	code, stdout2, stderr2 := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup)
+	if code != 0 {
+		t.Fatalf("resume: exit %d\n%s%s", code, stdout2, stderr2)
+	}
+	for _, out := range []string{stdout, stderr, stdout2, stderr2} {
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("a terminal escape was printed: %q", out)
+		}
+	}
+}
+
+// TestApplyFlagsOutOfRange: a negative --rate, or a limit that is not
+// positive, is a usage error (exit 2) before anything is read, not
+// silently the default (a --max-plan-age of -1h applied a day-old plan).
+func TestApplyFlagsOutOfRange(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	for _, f := range [][]string{{"--rate", "-1"}, {"--max-key-bytes", "0"}, {"--max-latency", "-1s"}, {"--max-pause", "0s"}, {"--max-plan-age", "-1h"}} {
+		args := append([]string{"prune", "-u", srv.URL(), "--apply", plan, "--backup", filepath.Join(dir, f[0]+".rdb")}, f...)
+		if code, _, stderr := cli(t, args...); code != 2 || !strings.Contains(stderr, f[0]) {
+			t.Errorf("%s %s: exit %d, %s", f[0], f[1], code, stderr)
+		}
+	}
+	if n := c.DBSize(context.Background()).Val(); n != 23 {
+		t.Errorf("%d keys left, want 23", n)
+	}
 }

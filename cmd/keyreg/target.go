@@ -72,8 +72,14 @@ func readTargets(name string, r io.Reader) ([]fleetTarget, error) {
 		}
 		for _, a := range f[1:] {
 			flag, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			dash := "--"
+			if !strings.HasPrefix(a, "--") && len(a) > 1 {
+				// A shorthand takes its value in the same argument
+				// too: -uredis://user:password@host is -u.
+				flag, dash = a[1:2], "-"
+			}
 			if strings.HasPrefix(a, "-") && slices.Contains(targetOnlyFlags, flag) {
-				return nil, fmt.Errorf("%s:%d: target %s: %s does not belong in a target list (URLs and passwords go in the secrets directory)", name, n, f[0], "--"+flag)
+				return nil, fmt.Errorf("%s:%d: target %s: %s does not belong in a target list (URLs and passwords go in the secrets directory)", name, n, f[0], dash+flag)
 			}
 		}
 		if len(out) == maxTargets {
@@ -155,7 +161,11 @@ func applyTarget(c *cobra.Command, t *targetOptions, o *auditOptions) error {
 	switch {
 	case err == nil:
 		conn.url = url
-	case !errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist):
+		// Falling back to $REDIS_URL or localhost would audit another
+		// server and file its report under this target's name.
+		return usageError(fmt.Errorf("%s:%d: target %s: the secrets directory %s has no %s.url", t.list, tg.Line, tg.Name, dir, tg.Name), "")
+	default:
 		return usageError(err, "")
 	}
 	for _, p := range []struct {

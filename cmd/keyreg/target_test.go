@@ -1,8 +1,12 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyreg/keyreg/internal/redistest"
 )
 
 func TestReadTargets(t *testing.T) {
@@ -20,6 +24,7 @@ func TestReadTargets(t *testing.T) {
 		{"a --url redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
 		{"a --url=redis://u:p@h\n", "t.txt:1: target a: --url does not belong"},
 		{"a -u=x\n", "does not belong"},
+		{"a -uredis://u:p@h\n", "t.txt:1: target a: -u does not belong"},
 		{"a --sentinel-password=p\n", "does not belong"},
 		{"a --target-list=other\n", "does not belong"},
 		{strings.Repeat("x", 70) + "\n", "at most 63"},
@@ -53,4 +58,34 @@ func FuzzReadTargets(f *testing.F) {
 			seen[tg.Name] = true
 		}
 	})
+}
+
+// TestTargetWithoutURLFile: with --secrets-dir, a target whose NAME.url is
+// missing is a usage error. Falling back to $REDIS_URL or localhost would
+// audit another server (a CI service container, another target) and file
+// its report under this target's name.
+func TestTargetWithoutURLFile(t *testing.T) {
+	srv := redistest.Standalone(t)
+	t.Setenv("REDIS_URL", srv.URL())
+	dir := t.TempDir()
+	list := filepath.Join(dir, "targets.txt")
+	secrets := filepath.Join(dir, "secrets")
+	if err := os.Mkdir(secrets, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(list, []byte("a\nb\n"), 0o644)
+	os.WriteFile(filepath.Join(secrets, "a.url"), []byte(srv.URL()+"\n"), 0o600)
+	out := filepath.Join(dir, "{target}.json")
+	code, _, stderr := cli(t, "audit", "--registry", auditRegistry, "--target-list", list, "--target-index", "1",
+		"--secrets-dir", secrets, "--fail-on", "never", "--output", "json="+out)
+	if code != 2 || !strings.Contains(stderr, "b.url") {
+		t.Errorf("target b without b.url: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b.json")); err == nil {
+		t.Errorf("a report was written for target b (exit %d, %s)", code, stderr)
+	}
+	if code, _, stderr := cli(t, "audit", "--registry", auditRegistry, "--target-list", list, "--target-index", "0",
+		"--secrets-dir", secrets, "--fail-on", "never", "--output", "json="+out); code != 0 {
+		t.Errorf("target a: exit %d, %s", code, stderr)
+	}
 }
