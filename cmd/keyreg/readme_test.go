@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/report"
+	"github.com/spf13/cobra"
 )
 
 // TestReadmeExamples keeps the README true to this repository's keys.yaml:
@@ -88,4 +89,58 @@ func TestBreakingDocFormats(t *testing.T) {
 			t.Errorf("docs/breaking.md's Output section does not name the %s format", f)
 		}
 	}
+}
+
+// TestReadmeListsEveryCommand compares README's command table with the
+// commands keyreg has: every command (and every keyreg gen language) is
+// named in a row, and every row names a command that exists.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	row := regexp.MustCompile("^\\| (`keyreg [^|]*)\\|")
+	name := regexp.MustCompile("`keyreg ([a-z]+(?: [a-z]+)?)")
+	for _, line := range strings.Split(string(b), "\n") {
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		for _, n := range name.FindAllStringSubmatch(m[1], -1) {
+			listed[n[1]] = true
+		}
+	}
+	have := map[string]bool{}
+	root := (&app{}).rootCmd()
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		have[c.Name()] = true
+		if !listed[c.Name()] && !listed[c.Name()+" "+firstWord(c)] {
+			t.Errorf("README's command table does not name keyreg %s", c.Name())
+		}
+	}
+	for _, l := range languages {
+		have["gen "+l.name] = true
+		if !listed["gen "+l.name] {
+			t.Errorf("README's command table does not name keyreg gen %s", l.name)
+		}
+	}
+	for n := range listed {
+		cmd, _, _ := strings.Cut(n, " ")
+		if !have[n] && !have[cmd] {
+			t.Errorf("README's command table names keyreg %s, which does not exist", n)
+		}
+	}
+}
+
+// firstWord is the first subcommand of c, for a row such as
+// "keyreg report merge".
+func firstWord(c interface{ Commands() []*cobra.Command }) string {
+	if cs := c.Commands(); len(cs) > 0 {
+		return cs[0].Name()
+	}
+	return ""
 }
