@@ -104,5 +104,5 @@ export CI="${CI:-true}"
 if [ -n "$helm_pid" ]; then
 	wait "$helm_pid" || { echo "test.sh: go install of helm failed" >&2; exit 1; }
 fi
-go test -count=1 -race "${race_pkgs[@]}"
-go test -count=1 "${other_pkgs[@]}"
+go test -count=1 -timeout 45m -race "${race_pkgs[@]}"
+go test -count=1 -timeout 45m "${other_pkgs[@]}"
