@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 	}
 	quietRedisLog() // as main does, for run in this process and testscript's
 	testscript.Main(m, map[string]func(){
-		"keyreg": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"keyreg": func() { vetTool(); os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
