@@ -31,7 +31,8 @@ type Result struct {
 	Errors []string
 }
 
-// Check loads the packages of patterns in dir, as go vet does (the
+// Check is the in-process driver (keyreg vet uses GoVet, which is faster):
+// it loads the packages of patterns in dir, as go vet does (the
 // packages' own syntax, their dependencies from export data), and runs the
 // analyzer of c over them. Positions are relative to dir.
 func Check(c *Config, dir string, patterns []string) (*Result, error) {

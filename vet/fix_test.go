@@ -98,4 +98,57 @@ func TestGoVetAgrees(t *testing.T) {
 	if len(ours) < 20 || !slices.Equal(vetLines, ours) {
 		t.Errorf("go vet:\n%s\nkeyreg vet:\n%s\ngo vet stderr:\n%s", strings.Join(vetLines, "\n"), strings.Join(ours, "\n"), stderr.String())
 	}
+	// vet.GoVet, keyreg vet's driver, runs go vet -json with the same tool
+	// and must read back the same diagnostics and the same Stats.
+	t.Setenv("GOFLAGS", "-mod=mod")
+	gv, err := vet.GoVet(&vet.Config{Registry: filepath.Join(dir, "keys.yaml")}, dir, tool, []string{"./app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(gv.Errors) > 0 {
+		t.Fatalf("GoVet errors: %q", gv.Errors)
+	}
+	var viaJSON []string
+	for _, d := range gv.Diagnostics {
+		viaJSON = append(viaJSON, d.Pos.String()+": "+d.Message+" ("+d.Rule+")")
+	}
+	slices.Sort(viaJSON)
+	if !slices.Equal(viaJSON, ours) {
+		t.Errorf("GoVet:\n%s\nCheck:\n%s", strings.Join(viaJSON, "\n"), strings.Join(ours, "\n"))
+	}
+	if gv.Stats != res.Stats || gv.Stats.Keys == 0 {
+		t.Errorf("GoVet stats %+v, Check stats %+v", gv.Stats, res.Stats)
+	}
+}
+
+// TestGoVetBuildFailure: a package that does not type-check makes GoVet's
+// run partial, naming the package, rather than silently clean.
+func TestGoVetBuildFailure(t *testing.T) {
+	src := modDir(t)
+	dir := t.TempDir()
+	for _, f := range []string{"go.mod", "go.sum", "keys.yaml"} {
+		data, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "broken"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken", "b.go"), []byte("package broken\n\nvar x int = \"s\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tool := filepath.Join(t.TempDir(), "keyreg-vet")
+	run(t, ".", "go", "build", "-o", tool, "github.com/keyreg/keyreg/cmd/keyreg-vet")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	gv, err := vet.GoVet(&vet.Config{Registry: filepath.Join(dir, "keys.yaml")}, dir, tool, []string{"./broken"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(gv.Errors, "\n"), "broken") {
+		t.Errorf("errors %q do not name the broken package", gv.Errors)
+	}
 }

@@ -43,7 +43,19 @@ const redisPkg = "github.com/redis/go-redis/v9"
 type Config struct {
 	Registry string // path of keys.yaml
 	Strict   bool   // report keys whose shape is unknown, as key-unregistered
+	// Stats makes the analyzer report its Stats as one diagnostic of
+	// category StatsCategory per package, for a driver that gets only
+	// diagnostics back (keyreg vet through go vet -json, where results
+	// do not cross the process boundary). The driver filters them out.
+	Stats bool
 }
+
+// StatsCategory is the category of the per-package Stats diagnostic.
+const StatsCategory = "keyreg-stats"
+
+// ToolEnv, set to 1 in go vet's environment by GoVet, tells the tool go vet
+// runs (keyreg itself, or keyreg-vet) to report its Stats as diagnostics.
+const ToolEnv = "KEYREG_VET_TOOL"
 
 // Stats is the analyzer's result per package: the key arguments it found.
 type Stats struct {
@@ -63,6 +75,10 @@ func New(c *Config) *analysis.Analyzer {
 	}
 	a.Flags.StringVar(&c.Registry, "registry", c.Registry, "path of the registry, keys.yaml")
 	a.Flags.BoolVar(&c.Strict, "strict", c.Strict, "report key arguments whose shape cannot be derived statically")
+	// go vet caches a package's vet output keyed on its sources and the
+	// tool's flags, not on files the tool reads: a digest of the registry
+	// as a flag makes a changed keys.yaml miss that cache.
+	a.Flags.String("registry-sum", "", "a digest of the registry, only so that go vet's result cache notices a changed keys.yaml (keyreg vet sets it)")
 	return a
 }
 
@@ -117,6 +133,11 @@ func run(c *Config, pass *analysis.Pass) (any, error) {
 			}
 			return true
 		})
+	}
+	if c.Stats && len(pass.Files) > 0 {
+		st := v.stats
+		pass.Report(analysis.Diagnostic{Pos: pass.Files[0].Package, Category: StatsCategory,
+			Message: fmt.Sprintf("keys=%d unknown=%d generated=%d", st.Keys, st.Unknown, st.Generated)})
 	}
 	return v.stats, nil
 }

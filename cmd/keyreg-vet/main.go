@@ -8,8 +8,12 @@
 package main
 
 import (
+	"os"
+
 	"github.com/keyreg/keyreg/vet"
 	"golang.org/x/tools/go/analysis/singlechecker"
 )
 
-func main() { singlechecker.Main(vet.Analyzer) }
+func main() {
+	singlechecker.Main(vet.New(&vet.Config{Registry: "keys.yaml", Stats: os.Getenv(vet.ToolEnv) == "1"}))
+}

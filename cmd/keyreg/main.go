@@ -29,6 +29,7 @@ const (
 )
 
 func main() {
+	vetTool()
 	quietRedisLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

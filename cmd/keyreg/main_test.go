@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/keyreg/keyreg/report"
@@ -27,7 +29,7 @@ func TestMain(m *testing.M) {
 	}
 	quietRedisLog() // as main does, for run in this process and testscript's
 	testscript.Main(m, map[string]func(){
-		"keyreg": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
+		"keyreg": func() { vetTool(); os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 
@@ -48,6 +50,11 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", root)
 			env.Setenv("KEYREG_REGISTRY", "")
+			// vet.txtar runs go vet: the real module and build caches,
+			// so that go-redis resolves offline from the module cache.
+			for k, v := range goEnv(t) {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 	})
@@ -144,4 +151,26 @@ func TestDocsACL(t *testing.T) {
 	if !bytes.Contains(doc, []byte(scanner.MinimalACL)) {
 		t.Errorf("docs/audit.md does not show scanner.MinimalACL:\n%s", scanner.MinimalACL)
 	}
+}
+
+var (
+	goEnvOnce sync.Once
+	goEnvVars map[string]string
+	goEnvErr  error
+)
+
+// goEnv is the go command's GOCACHE, GOMODCACHE and GOPATH, read once.
+func goEnv(t *testing.T) map[string]string {
+	goEnvOnce.Do(func() {
+		out, err := exec.Command("go", "env", "-json", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+		if err != nil {
+			goEnvErr = err
+			return
+		}
+		goEnvErr = json.Unmarshal(out, &goEnvVars)
+	})
+	if goEnvErr != nil {
+		t.Fatalf("go env: %v", goEnvErr)
+	}
+	return goEnvVars
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/tools/go/analysis/singlechecker"
+
 	"github.com/keyreg/keyreg/report"
 	"github.com/keyreg/keyreg/vet"
 	"github.com/spf13/cobra"
@@ -74,7 +76,11 @@ func (a *app) runVet(o vetOptions, patterns []string) error {
 	if _, err := a.loadReported(o.registry, pathOptions{}, outs, "keyreg/vet/"); err != nil {
 		return err
 	}
-	res, err := vet.Check(&vet.Config{Registry: o.registry, Strict: o.strict}, ".", patterns)
+	self, err := os.Executable()
+	if err != nil {
+		return runtimeError(fmt.Errorf("finding keyreg's own binary for go vet -vettool: %w", err), "")
+	}
+	res, err := vet.GoVet(&vet.Config{Registry: o.registry, Strict: o.strict}, ".", self, patterns)
 	if err != nil {
 		return runtimeError(err, "")
 	}
@@ -110,4 +116,15 @@ func (a *app) runVet(o vetOptions, patterns []string) error {
 		return errFindings
 	}
 	return nil
+}
+
+// vetTool makes this process keyreg vet's analyzer under go vet when keyreg
+// vet runs go vet -vettool=<keyreg> (vet.GoVet sets vet.ToolEnv): go vet
+// calls the tool with -V=full, -flags and one *.cfg file per package, which
+// singlechecker.Main (x/tools' unitchecker) answers; it never returns.
+func vetTool() {
+	if os.Getenv(vet.ToolEnv) != "1" {
+		return
+	}
+	singlechecker.Main(vet.New(&vet.Config{Registry: "keys.yaml", Stats: true}))
 }
