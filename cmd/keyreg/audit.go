@@ -21,17 +21,19 @@ import (
 )
 
 type auditOptions struct {
-	registry   string
-	scan       scanSourceFlags
-	memory     bool
-	sample     int
-	maxValue   int64
-	showValues bool
-	output     outputOptions
-	paths      pathOptions
-	top        int
-	failOn     string
-	baseline   baselineOptions
+	registry    string
+	scan        scanSourceFlags
+	memory      bool
+	sample      int
+	maxValue    int64
+	showValues  bool
+	output      outputOptions
+	paths       pathOptions
+	top         int
+	failOn      string
+	baseline    baselineOptions
+	channels    bool
+	channelsSet bool // --channels given, true or false
 }
 
 // baselineOptions are the --baseline and --write-baseline flags.
@@ -120,6 +122,7 @@ written after the scan).`,
 			if err := applyTarget(c, &target, &o); err != nil {
 				return err
 			}
+			o.channelsSet = c.Flags().Changed("channels")
 			return a.runAudit(c.Context(), o)
 		},
 	}
@@ -142,6 +145,7 @@ written after the scan).`,
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
+	f.BoolVar(&o.channels, "channels", false, "also audit the Pub/Sub channels of every node against the registry's channels: (default: on when the registry declares channels; --channels=false skips)")
 	return c
 }
 
@@ -188,6 +192,15 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, src.target, src.mode
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory, ao.Top = o.scan.match != "", o.memory, top
+	if o.channels || (!o.channelsSet && len(reg.Channels) > 0) {
+		if src.live == nil {
+			if o.channelsSet {
+				return usageError(errors.New("--channels needs a live Redis: a snapshot holds no Pub/Sub state"), "drop --channels, or audit the live server")
+			}
+		} else {
+			ao.Channels = src.live.Channels
+		}
+	}
 	return a.auditBaseline(ctx, src.Source, reg, ao, outs, threshold, base, o.baseline.write, o.scan.match)
 }
 
