@@ -93,6 +93,12 @@ counted for the exit code; findings of the baseline that are gone are listed
 as resolved. --write-baseline records the findings of this audit (rule,
 family and, for unregistered keys, the inferred prefix; no key name or value).
 
+When keys.yaml declares channels: (or with --channels), the audit also reads
+the Pub/Sub state of every node (PUBSUB CHANNELS, NUMSUB, NUMPAT,
+SHARDCHANNELS, SHARDNUMSUB) and checks it against them; its findings count like
+key findings. A node whose PUBSUB cannot be read makes the audit partial (exit
+3). --channels=false skips it; a snapshot has no Pub/Sub state.
+
 --match takes a Redis glob, as SCAN MATCH does: --match 'v1:*' audits the
 keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
 in several formats from one scan; each file is written to a temporary file
