@@ -526,6 +526,7 @@ type section struct {
 	title string
 	g     grid
 	note  string
+	id    string // the HTML id's part after "stats-"; from the title when empty
 }
 
 // statSections returns the statistics tables that have rows, and the
@@ -538,7 +539,7 @@ func (v *auditView) statSections() []section {
 		{title: v.topElementsTitle, g: v.topElements, note: v.topElementsNote},
 		{title: "types", g: v.types},
 		{title: "TTL histogram", g: v.ttl},
-		{title: v.channelNote, g: v.channels, note: v.channelNote},
+		{title: v.channelNote, g: v.channels, note: v.channelNote, id: "channels"},
 		{title: "unregistered channels", g: v.channelGroups},
 	} {
 		if len(s.g.rows) > 0 {

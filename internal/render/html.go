@@ -143,7 +143,7 @@ func FindingRows(fs []*audit.Finding, family string) []FindingRow {
 		// them.
 		row.Anchor, row.Family = "unregistered", "unregistered keys"
 		if f.Channel != "" {
-			row.Anchor, row.Family = "channels", "channel "+Printable(f.Channel)
+			row.Anchor, row.Family = "stats-channels", "channel "+Printable(f.Channel)
 		} else if f.Family != "" {
 			row.Anchor, row.Family = FamilyAnchor(f.Family), Printable(f.Family)
 		}
