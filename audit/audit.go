@@ -65,6 +65,10 @@ type Options struct {
 	// key scan is done (scanner.Conn.Channels): the channel audit then
 	// runs in the same run, and its section and findings join the report.
 	Channels func(context.Context) ([]source.NodeChannels, error)
+	// ChannelsNote, when set, is a report note saying why the channels
+	// declared in the registry were not audited (a snapshot has no
+	// Pub/Sub state).
+	ChannelsNote string
 }
 
 // Defaults returns the options keyreg audit starts from.
@@ -208,6 +212,9 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	touchNotes(src, rep, sampled)
 	if d, ok := src.(interface{ Notes() []string }); ok {
 		rep.Scan.Notes = append(rep.Scan.Notes, d.Notes()...) // what a snapshot source says of itself
+	}
+	if o.ChannelsNote != "" {
+		rep.Scan.Notes = append(rep.Scan.Notes, o.ChannelsNote)
 	}
 	if err == nil && o.Channels != nil {
 		err = runChannels(ctx, rep, reg, o.Channels)

@@ -203,6 +203,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			if o.channelsSet {
 				return usageError(errors.New("--channels needs a live Redis: a snapshot holds no Pub/Sub state"), "drop --channels, or audit the live server")
 			}
+			ao.ChannelsNote = "channels not audited: a snapshot holds no Pub/Sub state (audit the live server for them)"
 		} else {
 			ao.Channels = src.live.Channels
 		}

@@ -175,3 +175,22 @@ func TestAuditChannels(t *testing.T) {
 		t.Errorf("without +pubsub, text: exit %d\n%s", code, stdout)
 	}
 }
+
+// TestAuditChannelsSnapshot: a snapshot has no Pub/Sub state, so a
+// registry with channels audits its keys and says the channels were not
+// audited; --channels on a snapshot is a usage error.
+func TestAuditChannelsSnapshot(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(channelsKeysYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rdb := "../../snapshot/testdata/servers/redis-7.4.1.rdb"
+	_, stdout, stderr := cli(t, "audit", "--registry", reg, "--rdb", rdb, "--format", "json")
+	if !strings.Contains(stdout, "channels not audited: a snapshot holds no Pub/Sub state") || strings.Contains(stdout, `"channels": {`) {
+		t.Errorf("snapshot audit does not say the channels were not audited:\n%s\n%s", stdout, stderr)
+	}
+	if code, _, stderr := cli(t, "audit", "--registry", reg, "--rdb", rdb, "--channels"); code != 2 || !strings.Contains(stderr, "--channels needs a live Redis") {
+		t.Errorf("--channels on a snapshot: exit %d, want 2\n%s", code, stderr)
+	}
+}
