@@ -61,6 +61,14 @@ type Options struct {
 	// blocks, so does the audit (and, through back-pressure, the scan), so
 	// a test can inject a fault at a known point of the audit.
 	Progress func(keys int)
+	// Channels, when set, reads the Pub/Sub state of every node once the
+	// key scan is done (scanner.Conn.Channels): the channel audit then
+	// runs in the same run, and its section and findings join the report.
+	Channels func(context.Context) ([]source.NodeChannels, error)
+	// ChannelsNote, when set, is a report note saying why the channels
+	// declared in the registry were not audited (a snapshot has no
+	// Pub/Sub state).
+	ChannelsNote string
 }
 
 // Defaults returns the options keyreg audit starts from.
@@ -204,6 +212,12 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	touchNotes(src, rep, sampled)
 	if d, ok := src.(interface{ Notes() []string }); ok {
 		rep.Scan.Notes = append(rep.Scan.Notes, d.Notes()...) // what a snapshot source says of itself
+	}
+	if o.ChannelsNote != "" {
+		rep.Scan.Notes = append(rep.Scan.Notes, o.ChannelsNote)
+	}
+	if err == nil && o.Channels != nil {
+		err = runChannels(ctx, rep, reg, o.Channels)
 	}
 	if err != nil {
 		rep.Partial = true
@@ -686,7 +700,7 @@ func settleFindings(rep *Report) {
 		}
 	}
 	slices.SortStableFunc(rep.Findings, func(a, b *Finding) int {
-		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Family, b.Family), strings.Compare(a.Rule, b.Rule))
+		return cmp.Or(cmp.Compare(b.Severity, a.Severity), strings.Compare(a.Family, b.Family), strings.Compare(a.Channel, b.Channel), strings.Compare(a.Rule, b.Rule))
 	})
 }
 

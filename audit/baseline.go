@@ -54,7 +54,10 @@ type Entry struct {
 	Prefix string
 	// Other is set for unregistered keys that fell outside the group cap.
 	Other bool
-	Count int64 // keys the finding fired on; informational
+	// Channel is set for a channel audit finding: its declaration, or the
+	// prefix group of channel-unregistered.
+	Channel string
+	Count   int64 // keys the finding fired on; informational
 }
 
 // entryJSON is the file form of an Entry.
@@ -66,13 +69,14 @@ type entryJSON struct {
 	Prefix       *string `json:"prefix,omitempty"`
 	PrefixBase64 string  `json:"prefix_base64,omitempty"`
 	Other        bool    `json:"other,omitempty"`
+	Channel      string  `json:"channel,omitempty"`
 	Count        int64   `json:"count"`
 }
 
 // MarshalJSON writes the entry as documented in docs/audit.md: prefix only
 // for prefix groups, prefix_base64 as well when the prefix is not UTF-8.
 func (e Entry) MarshalJSON() ([]byte, error) {
-	j := entryJSON{Fingerprint: e.Fingerprint, Rule: e.Rule, Family: e.Family, Other: e.Other, Count: e.Count}
+	j := entryJSON{Fingerprint: e.Fingerprint, Rule: e.Rule, Family: e.Family, Other: e.Other, Channel: strings.ToValidUTF8(e.Channel, "\uFFFD"), Count: e.Count}
 	if e.Severity > diag.Off {
 		j.Severity = e.Severity.String()
 	}
@@ -93,7 +97,7 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*e = Entry{Fingerprint: j.Fingerprint, Rule: j.Rule, Family: j.Family, Other: j.Other, Count: j.Count}
+	*e = Entry{Fingerprint: j.Fingerprint, Rule: j.Rule, Family: j.Family, Other: j.Other, Channel: j.Channel, Count: j.Count}
 	if j.Rule == "" {
 		return errors.New("entry without a rule")
 	}
@@ -144,12 +148,20 @@ func validFingerprint(s string) bool {
 func (e Entry) fingerprint() string {
 	kind := "family"
 	switch {
+	case e.Channel != "":
+		return fingerprintOf("channel", e.Rule, "", e.Channel)
 	case e.Group:
 		kind = "prefix"
 	case e.Other:
 		kind = "other"
 	}
-	sum := sha256.Sum256([]byte("keyreg-baseline/v1\x00" + kind + "\x00" + e.Rule + "\x00" + e.Family + "\x00" + e.Prefix))
+	return fingerprintOf(kind, e.Rule, e.Family, e.Prefix)
+}
+
+// fingerprintOf hashes an entry's kind, rule, family and the field that
+// may hold any byte (a prefix, a channel name), last.
+func fingerprintOf(kind, rule, family, last string) string {
+	sum := sha256.Sum256([]byte("keyreg-baseline/v1\x00" + kind + "\x00" + rule + "\x00" + family + "\x00" + last))
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
@@ -157,6 +169,8 @@ func (e Entry) fingerprint() string {
 // quoted prefix or "other prefixes".
 func (e Entry) Label() string {
 	switch {
+	case e.Channel != "":
+		return fmt.Sprintf("%s channel %q", e.Rule, e.Channel)
 	case e.Group:
 		return fmt.Sprintf("%s %q", e.Rule, e.Prefix)
 	case e.Other:
@@ -175,6 +189,11 @@ func activeFinding(f *Finding) bool {
 // or for a finding on keys of no family (unregistered-key) one per prefix
 // group plus one for the keys beyond the group cap.
 func (r *Report) findingEntries(f *Finding) []Entry {
+	if f.Channel != "" {
+		e := Entry{Rule: f.Rule, Severity: f.Severity, Channel: f.Channel, Count: f.Count}
+		e.Fingerprint = e.fingerprint()
+		return []Entry{e}
+	}
 	if f.Family != "" {
 		e := Entry{Rule: f.Rule, Severity: f.Severity, Family: f.Family, Count: f.Count}
 		e.Fingerprint = e.fingerprint()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
 	"github.com/keyreg/keyreg/source"
 )
 
@@ -124,7 +125,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 	finding := func(rule, key string, sev diag.Severity, msg func(n int) string, example string) {
 		g := groups[rule+"\x00"+key]
 		if g == nil {
-			g = &group{f: &ChannelFinding{Rule: rule, Severity: sev, Channel: key}}
+			g = &group{f: &ChannelFinding{Rule: rule, Severity: channelSeverity(reg, rule, sev), Channel: key}}
 			groups[rule+"\x00"+key] = g
 			order = append(order, rule+"\x00"+key)
 		}
@@ -204,6 +205,18 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		return a.Channel < b.Channel
 	})
 	return rep
+}
+
+// channelSeverity is the severity of a channel rule after keys.yaml
+// rules: overrides; sev, the rules package's default, when the rule is
+// unknown to it.
+func channelSeverity(reg *registry.Registry, id string, sev diag.Severity) diag.Severity {
+	r, ok := rules.Lookup(id)
+	if !ok {
+		return sev
+	}
+	out, _, _ := rules.Effective(reg, r, "", r.Severity)
+	return out
 }
 
 // channelPrefix is the group of an unregistered channel: its name up to

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/keyreg/keyreg/internal/secret"
 )
 
 // MergeOptions tunes Merge.
@@ -82,11 +84,17 @@ type Merger struct {
 	// contacts holds the first contact each owner of a family has.
 	contacts map[string]string
 	groups   map[string]*Group
+	// channels merges the inputs' channel audits; chInputs counts the
+	// inputs that have one.
+	channels *ChannelsReport
+	chDecl   map[string]*ChannelDeclReport
+	chGroups map[string]*ChannelGroup
+	chInputs int
 	findings map[findingKey]*mergedFinding
 	order    []findingKey
 }
 
-type findingKey struct{ rule, family string }
+type findingKey struct{ rule, family, channel string }
 
 // mergedFinding is a finding being merged: seen counts the inputs that
 // have it; msg is the first input's message, base its summary before
@@ -202,8 +210,75 @@ func (mg *Merger) Add(r *Report) error {
 	m.KeyBytes += r.KeyBytes
 	mg.addFamilies(r)
 	mg.addUnregistered(r)
+	mg.addChannels(r)
 	mg.addFindings(r, instance)
 	return nil
+}
+
+// addChannels folds r's channel audit in: node and subscriber counts
+// summed, declarations by name, unregistered channel groups by prefix
+// (at most MaxGroups), unread nodes and misplaced subscribers listed.
+func (mg *Merger) addChannels(r *Report) {
+	c := r.Channels
+	if c == nil {
+		return
+	}
+	mg.chInputs++
+	if mg.channels == nil {
+		mg.channels = &ChannelsReport{Declared: []*ChannelDeclReport{}, Unregistered: []*ChannelGroup{}}
+		mg.chDecl, mg.chGroups = map[string]*ChannelDeclReport{}, map[string]*ChannelGroup{}
+	}
+	m := mg.channels
+	m.Nodes += c.Nodes
+	m.PatternSubscriptions += c.PatternSubscriptions
+	for _, d := range c.Declared {
+		if d == nil {
+			continue
+		}
+		md := mg.chDecl[d.Name]
+		if md == nil {
+			if len(m.Declared) >= maxMergeNotes*10 {
+				continue
+			}
+			md = &ChannelDeclReport{Name: d.Name, Mode: d.Mode, Owner: d.Owner, Pos: d.Pos, Position: d.Position}
+			mg.chDecl[d.Name] = md
+			m.Declared = append(m.Declared, md)
+		}
+		md.Live += d.Live
+		md.Subscribers += d.Subscribers
+		md.Nodes = max(md.Nodes, d.Nodes)
+	}
+	for _, g := range c.Unregistered {
+		if g == nil {
+			continue
+		}
+		mgp := mg.chGroups[g.Prefix]
+		if mgp == nil {
+			if len(m.Unregistered) >= mg.o.MaxGroups {
+				continue
+			}
+			mgp = &ChannelGroup{Prefix: g.Prefix, Examples: []string{}}
+			mg.chGroups[g.Prefix] = mgp
+			m.Unregistered = append(m.Unregistered, mgp)
+		}
+		mgp.Channels += g.Channels
+		mgp.Subscribers += g.Subscribers
+		for _, e := range g.Examples {
+			if len(mgp.Examples) < maxChannelExamples && !slices.Contains(mgp.Examples, e) {
+				mgp.Examples = append(mgp.Examples, e)
+			}
+		}
+	}
+	for _, n := range c.NotChecked {
+		if len(m.NotChecked) < maxMergeNotes {
+			m.NotChecked = append(m.NotChecked, clip(secret.Redact(r.Target)+": "+n, maxDetailBytes, true))
+		}
+	}
+	for _, n := range c.Misplaced {
+		if len(m.Misplaced) < maxMergeNotes {
+			m.Misplaced = append(m.Misplaced, n)
+		}
+	}
 }
 
 // targets returns the instances r audited: its Targets, else its Target.
@@ -243,6 +318,12 @@ func (mg *Merger) Report() (*Report, error) {
 	mg.settleFamilies()
 	mg.settleUnregistered()
 	mg.settleFindings()
+	if c := mg.channels; c != nil {
+		slices.SortFunc(c.Unregistered, func(a, b *ChannelGroup) int {
+			return cmp.Or(cmp.Compare(b.Channels, a.Channels), strings.Compare(a.Prefix, b.Prefix))
+		})
+		m.Channels = c
+	}
 	return m, nil
 }
 
@@ -399,7 +480,7 @@ func (mg *Merger) settleUnregistered() {
 // that is itself a merge).
 func (mg *Merger) addFindings(r *Report, instance string) {
 	for _, f := range r.Findings {
-		k := findingKey{f.Rule, f.Family}
+		k := findingKey{f.Rule, f.Family, f.Channel}
 		mf := mg.findings[k]
 		if mf == nil {
 			c := *f
@@ -439,6 +520,12 @@ func (mg *Merger) settleFindings() {
 		f := mf.f
 		if f.Count == 0 && mf.seen < mg.n {
 			continue // fires on no key: only where no input saw one
+		}
+		if f.Rule == RuleChannelNoSubscribers {
+			if mf.seen < mg.chInputs {
+				continue // subscribed on some instance
+			}
+			f.Count = 1
 		}
 		f.Message = mf.msg
 		if mf.cut {

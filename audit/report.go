@@ -59,6 +59,9 @@ type Report struct {
 	// KeyBytes sums the lengths of the audited keys' names: what the names
 	// alone take, before any value.
 	KeyBytes int64 `json:"-"`
+	// Channels is the channel audit of the run (keyreg audit --channels);
+	// nil when the channels were not audited.
+	Channels *ChannelsReport `json:"channels,omitempty"`
 }
 
 // MultiDB reports whether the audited keys live in more than one logical
@@ -193,12 +196,16 @@ type Finding struct {
 	Rule     string        `json:"rule"`
 	Severity diag.Severity `json:"severity"`
 	Family   string        `json:"family,omitempty"`
-	Pos      diag.Pos      `json:"-"`
-	Position string        `json:"position,omitempty"`
-	Count    int64         `json:"count"`    // keys it fired on
-	Of       int64         `json:"of"`       // keys of the family checked by the rule
-	Message  string        `json:"message"`  // summary, no payload values
-	Examples []Example     `json:"examples"` // up to Options.Examples
+	// Channel is set on a channel audit finding: the channel declaration,
+	// or for channel-unregistered the prefix group; its examples are
+	// channel names.
+	Channel  string    `json:"channel,omitempty"`
+	Pos      diag.Pos  `json:"-"`
+	Position string    `json:"position,omitempty"`
+	Count    int64     `json:"count"`    // keys it fired on
+	Of       int64     `json:"of"`       // keys of the family checked by the rule
+	Message  string    `json:"message"`  // summary, no payload values
+	Examples []Example `json:"examples"` // up to Options.Examples
 	// Suppressed is set when the family ignores the rule; Reason says why.
 	Suppressed bool   `json:"suppressed,omitempty"`
 	Reason     string `json:"reason,omitempty"`

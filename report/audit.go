@@ -167,6 +167,12 @@ type auditView struct {
 	// byDB splits the families by database; empty unless several
 	// databases were audited.
 	byDB grid
+	// channels, channelGroups and channelNote are the channel audit:
+	// per declaration, unregistered channel groups, and its summary line
+	// (empty when the channels were not audited).
+	channels      grid
+	channelGroups grid
+	channelNote   string
 	// topBytes and topElements list the largest keys, types the
 	// per-type sizes and ttl the TTL histograms, overall and per family.
 	topBytes grid
@@ -350,11 +356,12 @@ func newAuditView(r *audit.Report) *auditView {
 			example.text = strings.Join(parts, ", ")
 		}
 		v.findings.rows = append(v.findings.rows, []cell{
-			{text: f.Severity.Label()}, {text: render.Printable(f.Rule)}, {text: render.OrDash(render.Printable(f.Family))},
+			{text: f.Severity.Label()}, {text: render.Printable(f.Rule)}, {text: render.OrDash(render.Printable(findingSubject(f)))},
 			{text: count}, {text: render.Printable(f.Message)}, example,
 		})
 	}
 
+	v.channelView(r.Channels)
 	s := r.Scan
 	v.scan = fmt.Sprintf("scan: %d %s, %d %s, %s keys/s, %s, %d vanished, %d duplicates, %d skipped, %d sampled",
 		s.Nodes, diag.Plural(int64(s.Nodes), "node"), s.Keys, diag.Plural(s.Keys, "key"), strconv.FormatFloat(finite(s.KeysPerSec), 'f', 0, 64),
@@ -519,6 +526,7 @@ type section struct {
 	title string
 	g     grid
 	note  string
+	id    string // the HTML id's part after "stats-"; from the title when empty
 }
 
 // statSections returns the statistics tables that have rows, and the
@@ -531,6 +539,8 @@ func (v *auditView) statSections() []section {
 		{title: v.topElementsTitle, g: v.topElements, note: v.topElementsNote},
 		{title: "types", g: v.types},
 		{title: "TTL histogram", g: v.ttl},
+		{title: v.channelNote, g: v.channels, note: v.channelNote, id: "channels"},
+		{title: "unregistered channels", g: v.channelGroups},
 	} {
 		if len(s.g.rows) > 0 {
 			s.note = ""
@@ -685,4 +695,48 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+// findingSubject is what a finding is about: its family, or the channel
+// (declaration or prefix group) of a channel audit finding.
+func findingSubject(f *audit.Finding) string {
+	if f.Channel != "" {
+		return "channel " + f.Channel
+	}
+	return f.Family
+}
+
+// channelView fills the channel sections from the report's channel audit.
+func (v *auditView) channelView(c *audit.ChannelsReport) {
+	if c == nil {
+		return
+	}
+	note := fmt.Sprintf("channels: %d %s read, %d pattern %s", c.Nodes, diag.Plural(int64(c.Nodes), "node"),
+		c.PatternSubscriptions, diag.Plural(c.PatternSubscriptions, "subscription"))
+	if len(c.NotChecked) > 0 {
+		var nc []string
+		for _, n := range c.NotChecked {
+			nc = append(nc, render.Printable(render.Redact(n)))
+		}
+		note += "; NOT CHECKED on " + strings.Join(nc, "; ")
+	}
+	for _, m := range c.Misplaced {
+		note += "; " + render.Printable(m)
+	}
+	v.channels.head = []string{"channel", "mode", "owner", "live", "subscribers", "nodes"}
+	v.channels.right = []bool{false, false, false, true, true, true}
+	for _, d := range c.Declared {
+		v.channels.rows = append(v.channels.rows, []cell{
+			{text: render.Printable(d.Name)}, {text: render.Printable(d.Mode)}, {text: render.OrDash(render.Printable(d.Owner))},
+			{text: strconv.Itoa(d.Live)}, {text: count(d.Subscribers)}, {text: strconv.Itoa(d.Nodes)},
+		})
+	}
+	v.channelGroups.head = []string{"prefix", "channels", "subscribers", "examples"}
+	v.channelGroups.right = []bool{false, true, true, false}
+	for _, g := range c.Unregistered {
+		v.channelGroups.rows = append(v.channelGroups.rows, []cell{
+			{keys: []string{g.Prefix}}, {text: strconv.Itoa(g.Channels)}, {text: count(g.Subscribers)}, {keys: g.Examples},
+		})
+	}
+	v.channelNote = note
 }

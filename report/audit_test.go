@@ -45,6 +45,40 @@ func emptyReport() *audit.Report {
 	}
 }
 
+// channelsReport is emptyReport with a channel audit: declarations,
+// unregistered channel groups (one with a hostile name), findings of the
+// channel rules, and a node whose PUBSUB was refused, which makes it
+// partial.
+func channelsReport() *audit.Report {
+	r := emptyReport()
+	r.Partial = true
+	r.PartialReason = "channel audit: 1 of 3 nodes not read (10.0.0.7:7002: NOPERM)"
+	r.Channels = &audit.ChannelsReport{
+		Nodes:                3,
+		PatternSubscriptions: 2,
+		Declared: []*audit.ChannelDeclReport{
+			{Name: "chat-room", Mode: "classic", Owner: "chat", Position: "keys.yaml:20:5", Live: 2, Subscribers: 7, Nodes: 3},
+			{Name: "orders", Mode: "sharded", Owner: "shop", Position: "keys.yaml:26:5"},
+		},
+		Unregistered: []*audit.ChannelGroup{
+			{Prefix: "tmp:", Channels: 2, Subscribers: 3, Examples: []string{"tmp:a", "tmp:<b>\n|x"}},
+		},
+		Misplaced:  []string{"10.0.0.5:7000: 1 sharded subscribers of \"orders:{x}:1\", whose slot 77 it does not serve"},
+		NotChecked: []string{"10.0.0.7:7002: NOPERM this user has no permissions to run the 'pubsub|channels' command (the channel audit needs +pubsub and +cluster|info in the ACL)"},
+	}
+	r.Findings = []*audit.Finding{
+		{Rule: "channel-unregistered", Severity: diag.Error, Channel: "tmp:", Position: "keys.yaml:1:1", Pos: diag.Pos{File: "keys.yaml", Line: 1, Col: 1}, Count: 2, Message: `2 live channels under "tmp:" match no channel in the registry`,
+			Examples: []audit.Example{{Key: "tmp:a"}, {Key: "tmp:<b>\n|x"}}},
+		{Rule: "channel-classic-on-cluster", Severity: diag.Warn, Channel: "chat-room", Position: "keys.yaml:20:5", Pos: diag.Pos{File: "keys.yaml", Line: 20, Col: 5}, Count: 2,
+			Message:  `channel "chat-room": 2 classic channels on a cluster of 3 nodes: every PUBLISH to them is sent to every node over the cluster bus`,
+			Examples: []audit.Example{{Key: "chat:room:1"}}},
+		{Rule: "channel-no-subscribers", Severity: diag.Info, Channel: "orders", Position: "keys.yaml:26:5", Pos: diag.Pos{File: "keys.yaml", Line: 26, Col: 5}, Count: 1,
+			Message: `channel "orders" has no subscriber on any of the 3 nodes`, Examples: []audit.Example{{Key: "orders:{shop}:*"}}},
+	}
+	r.Totals.Errors, r.Totals.Warnings, r.Totals.Infos = 2, 2, 1
+	return r
+}
+
 var auditCases = []struct {
 	name   string
 	report func() *audit.Report
@@ -52,6 +86,7 @@ var auditCases = []struct {
 	{"full", rendertest.SampleReport},
 	{"partial", partialReport},
 	{"empty", emptyReport},
+	{"channels", channelsReport},
 }
 
 // renderAudit runs Audit and returns stdout, the summary and the step summary.
@@ -267,7 +302,19 @@ func TestAuditPrometheus(t *testing.T) {
 					t.Errorf("no sample of %s", name)
 				}
 			}
-			if tc.name == "empty" {
+			if tc.name == "channels" {
+				for _, want := range []string{
+					`keyreg_channel_findings{rule="channel-unregistered",channel="tmp:",severity="error"} 2`,
+					`keyreg_channel_subscribers{channel="chat-room",mode="classic"} 7`,
+					`keyreg_unregistered_channels{prefix="tmp:"} 2`,
+					`keyreg_channel_nodes_not_checked 1`,
+				} {
+					if !strings.Contains(out, want+"\n") {
+						t.Errorf("output lacks %s", want)
+					}
+				}
+			}
+			if tc.name == "empty" || tc.name == "channels" {
 				return
 			}
 			for _, want := range []string{
@@ -452,11 +499,12 @@ func TestAuditPartialBanner(t *testing.T) {
 // through keyreg_audit_partial, the text summary line, and the banner of
 // the human formats.
 func TestAuditPartialEveryFormat(t *testing.T) {
+	reason := "" // the partial reason of the case under test
 	says := map[Format]func(out, summary, step string) bool{
-		Table:    func(out, _, _ string) bool { return strings.Contains(out, "PARTIAL AUDIT: --max-keys 12500 reached") },
+		Table:    func(out, _, _ string) bool { return strings.Contains(out, "PARTIAL AUDIT: "+reason) },
 		Markdown: func(out, _, _ string) bool { return strings.Contains(out, "> [!WARNING]\n> PARTIAL AUDIT") },
 		HTML: func(out, _, _ string) bool {
-			return strings.Contains(out, `<p class="partial" role="alert">PARTIAL AUDIT: --max-keys 12500 reached`)
+			return strings.Contains(out, `<p class="partial" role="alert">PARTIAL AUDIT: `+html.EscapeString(reason))
 		},
 		GitHub: func(out, _, step string) bool {
 			return strings.HasPrefix(out, "::warning title=partial audit::PARTIAL AUDIT") && strings.Contains(step, "PARTIAL AUDIT")
@@ -467,7 +515,7 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 		JSON:       func(out, _, _ string) bool { return strings.Contains(out, `"partial": true,`) },
 		Prometheus: func(out, _, _ string) bool { return strings.Contains(out, "\nkeyreg_audit_partial 1\n") },
 		JUnit: func(out, _, _ string) bool {
-			return strings.Contains(out, `<error message="PARTIAL AUDIT: --max-keys 12500 reached`)
+			return strings.Contains(out, `<error message="PARTIAL AUDIT: `+html.EscapeString(reason))
 		},
 		GitLab: func(out, _, _ string) bool { return strings.Contains(out, `"check_name": "partial-audit"`) },
 		SARIF: func(out, _, _ string) bool {
@@ -478,13 +526,14 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 			if get(doc, "runs", 0, "invocations", 0, "executionSuccessful") == nil {
 				t.Errorf("sarif: no invocations[0].executionSuccessful:\n%s", out)
 			}
-			return !ok && level == "error" && strings.Contains(text, "PARTIAL AUDIT: --max-keys 12500 reached")
+			return !ok && level == "error" && strings.Contains(text, "PARTIAL AUDIT: "+reason)
 		},
 	}
 	for _, f := range AuditFormats {
 		for _, tc := range auditCases {
 			for _, base := range []bool{false, true} {
 				r := tc.report()
+				reason = r.PartialReason
 				var out, sum, step bytes.Buffer
 				o := Options{Summary: &sum, StepSummary: &step}
 				var c *audit.Comparison
@@ -494,7 +543,7 @@ func TestAuditPartialEveryFormat(t *testing.T) {
 				if err := AuditBaseline(&out, f, r, c, o); err != nil {
 					t.Fatal(err)
 				}
-				if got, want := says[f](out.String(), sum.String(), step.String()), tc.name == "partial"; got != want {
+				if got, want := says[f](out.String(), sum.String(), step.String()), r.Partial; got != want {
 					t.Errorf("%s/%s (baseline %v): says partial = %v, want %v\n%s", tc.name, f, base, got, want, out.String())
 				}
 			}
@@ -690,6 +739,7 @@ func TestAuditDocs(t *testing.T) {
 		{emptyReport(), audit.Compare(emptyReport(), audit.NewBaseline(rendertest.SampleReport()))},
 		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(rendertest.SampleReport()))},
 		{mergedReport(t), nil},
+		{channelsReport(), nil},
 	} {
 		var b bytes.Buffer
 		if err := AuditBaseline(&b, JSON, rc.r, rc.c, Options{}); err != nil {

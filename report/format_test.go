@@ -20,7 +20,7 @@ var goldenCases = map[Document]struct {
 	cases  []string
 }{
 	DocDiagnostics: {"", []string{"mixed", "empty"}},
-	DocAudit:       {"audit.", []string{"full", "partial", "empty"}},
+	DocAudit:       {"audit.", []string{"full", "partial", "empty", "channels"}},
 	DocExplain:     {"explain.", []string{"matched", "unmatched", "lock", "stream"}},
 	DocRules:       {"rules.", []string{"list"}},
 	DocPresets:     {"presets.", []string{"list"}},
@@ -34,7 +34,7 @@ func init() {
 		extraGoldens[c+".text-summary.golden"] = true
 		extraGoldens[c+".github-step-summary.golden"] = true
 	}
-	for _, c := range []string{"full", "partial", "empty"} {
+	for _, c := range []string{"full", "partial", "empty", "channels"} {
 		extraGoldens["audit."+c+".text-summary.golden"] = true
 		extraGoldens["audit."+c+".github-step-summary.golden"] = true
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"strconv"
 	"strings"
@@ -82,7 +83,7 @@ func sectionID(title string) string {
 func htmlGrids(secs []section) []htmlGrid {
 	var out []htmlGrid
 	for _, sec := range secs {
-		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + sectionID(sec.title), Head: sec.g.head, Right: sec.g.right, Note: upperFirst(sec.note)}
+		g := htmlGrid{Title: upperFirst(strings.ReplaceAll(sec.title, "ttl", "TTL")), ID: "stats-" + cmp.Or(sec.id, sectionID(sec.title)), Head: sec.g.head, Right: sec.g.right, Note: upperFirst(sec.note)}
 		for _, row := range sec.g.rows {
 			var cells []htmlCell
 			for i, c := range row {

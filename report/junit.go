@@ -46,6 +46,7 @@ type Checked struct {
 const (
 	junitUnregistered = "(unregistered keys)"
 	junitScan         = "(scan)"
+	junitChannels     = "(channels)"
 )
 
 // junitSuite is one testsuite being built: its testcases by rule, in the
@@ -142,6 +143,9 @@ func writeJUnit(w io.Writer, l diag.List, o Options) error {
 func writeAuditJUnit(out *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Options) error {
 	var keyRules []string
 	for _, ri := range o.Rules {
+		if r, ok := rules.Lookup(ri.ID); ok && r.Phase == rules.PhaseChannels {
+			continue // in the channels suite
+		}
 		if ri.Kind == string(rules.KindKey) && ri.ID != rules.UnregisteredKey.ID {
 			keyRules = append(keyRules, ri.ID)
 		}
@@ -167,7 +171,28 @@ func writeAuditJUnit(out *bytes.Buffer, r *audit.Report, c *audit.Comparison, o 
 	if c != nil {
 		shown = c.Filter(r)
 	}
-	b.add(prepare(auditDiagnostics(shown)), junitUnregistered)
+	// The channel audit has a suite of its own, a testcase per rule.
+	var keyDiags, chanDiags diag.List
+	for _, d := range prepare(auditDiagnostics(shown)) {
+		if cr, ok := rules.Lookup(d.Rule); ok && cr.Phase == rules.PhaseChannels {
+			chanDiags = append(chanDiags, d)
+		} else {
+			keyDiags = append(keyDiags, d)
+		}
+	}
+	b.add(keyDiags, junitUnregistered)
+	if r.Channels != nil {
+		cs := b.suite(junitChannels)
+		for _, cr := range rules.ChannelAuditRules() {
+			cs.testcase(cr.ID)
+		}
+		for _, d := range chanDiags {
+			d.Family = junitChannels
+			b.add(diag.List{d}, junitChannels)
+		}
+	} else {
+		b.add(chanDiags, junitUnregistered)
+	}
 	scan := b.suite(junitScan).testcase("complete")
 	if r.Partial {
 		scan.errMsg = render.PartialBanner(r)

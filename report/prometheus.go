@@ -67,8 +67,15 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 	}
 
 	findings := promMetric{name: "keyreg_findings", help: "Keys an active audit finding fired on, by rule, family and severity."}
+	chFindings := promMetric{name: "keyreg_channel_findings", help: "Live channels an active channel audit finding fired on, by rule, channel (or prefix) and severity."}
 	for _, f := range r.Findings {
 		if f == nil || f.Suppressed || f.Severity <= diag.Off {
+			continue
+		}
+		if f.Channel != "" {
+			chFindings.samples = append(chFindings.samples, promSample{
+				[][2]string{{"rule", f.Rule}, {"channel", f.Channel}, {"severity", f.Severity.String()}}, float64(f.Count),
+			})
 			continue
 		}
 		findings.samples = append(findings.samples, promSample{
@@ -99,7 +106,7 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		partial = 1
 	}
 	metrics := []promMetric{
-		keys, withTTL, memory, findings, unreg, unregTTL, unregMem,
+		keys, withTTL, memory, findings, chFindings, unreg, unregTTL, unregMem,
 		single("keyreg_unregistered_other_keys", "Keys that match no family and fell outside the largest prefix groups.", float64(r.Unregistered.Other)),
 		single("keyreg_audit_keys_scanned", "Distinct keys the last audit examined.", float64(r.Scan.Keys)),
 		single("keyreg_audit_unregistered_keys", "Keys that match no family.", float64(r.Unregistered.Keys)),
@@ -112,6 +119,21 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		notChecked.samples = append(notChecked.samples, promSample{[][2]string{{"rule", id}}, 1})
 	}
 	metrics = append(metrics, notChecked)
+	if ch := r.Channels; ch != nil {
+		subs := promMetric{name: "keyreg_channel_subscribers", help: "Subscribers of the live channels of each channel declaration, summed over every node."}
+		live := promMetric{name: "keyreg_channel_live", help: "Live channels (classic and sharded) of each channel declaration."}
+		for _, d := range ch.Declared {
+			l := [][2]string{{"channel", d.Name}, {"mode", d.Mode}}
+			subs.samples = append(subs.samples, promSample{l, float64(d.Subscribers)})
+			live.samples = append(live.samples, promSample{l, float64(d.Live)})
+		}
+		unregCh := promMetric{name: "keyreg_unregistered_channels", help: "Live channels of no channel declaration, by prefix."}
+		for _, g := range ch.Unregistered {
+			unregCh.samples = append(unregCh.samples, promSample{[][2]string{{"prefix", g.Prefix}}, float64(g.Channels)})
+		}
+		metrics = append(metrics, subs, live, unregCh,
+			single("keyreg_channel_nodes_not_checked", "Nodes whose PUBSUB the last audit could not read.", float64(len(ch.NotChecked))))
+	}
 	if c != nil {
 		metrics = append(metrics,
 			single("keyreg_baseline_new_findings", "Baseline entries (rule and family, or unregistered prefix) the last audit found that the baseline lacks.", float64(len(c.New))),

@@ -262,7 +262,7 @@ var breakingRules = []*Rule{
 // All returns every rule, load rules first, then lint, key and breaking
 // rules, in a stable order.
 func All() []*Rule {
-	return slices.Concat(loadRules, lintRules, keyRules, breakingRules)
+	return slices.Concat(loadRules, lintRules, keyRules, channelAuditRules, breakingRules)
 }
 
 // KeyRules returns the key rules, in the order the audit applies them.

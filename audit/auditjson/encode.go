@@ -48,6 +48,9 @@ type Document struct {
 	TTLMemory []ttlMemoryJSON `json:"ttl_memory_histogram"`
 	// Baseline is present only when the audit was compared with a baseline.
 	Baseline *Baseline `json:"baseline,omitempty"`
+	// Channels is the channel audit (keyreg audit --channels); absent
+	// when the channels were not audited.
+	Channels *audit.ChannelsReport `json:"channels,omitempty"`
 }
 
 // Baseline sums up the comparison with a baseline: fingerprints
@@ -237,6 +240,7 @@ type auditFindingJSON struct {
 	Rule       string             `json:"rule"`
 	Severity   string             `json:"severity"`
 	Family     string             `json:"family"`
+	Channel    string             `json:"channel,omitempty"` // a channel audit finding's declaration or prefix group
 	Position   string             `json:"position"`
 	Path       string             `json:"path,omitempty"`
 	Line       int                `json:"line,omitempty"`
@@ -399,7 +403,7 @@ func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
 			continue
 		}
 		jf := auditFindingJSON{
-			Rule: f.Rule, Severity: f.Severity.String(), Family: f.Family,
+			Rule: f.Rule, Severity: f.Severity.String(), Family: f.Family, Channel: validUTF8(f.Channel),
 			Position: position(f.Position, f.Pos.File, f.Pos.String()),
 			Count:    f.Count, Of: f.Of, Message: f.Message,
 			Examples:   make([]auditExampleJSON, 0, len(f.Examples)),
@@ -421,6 +425,7 @@ func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
 		doc.Findings = append(doc.Findings, jf)
 	}
 	statsDoc(&doc, r, memory)
+	doc.Channels = channelsDoc(r.Channels)
 	if c != nil {
 		doc.Baseline = NewBaseline(c)
 	}
@@ -565,4 +570,38 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+// channelsDoc copies the channel audit for the document: names made valid
+// UTF-8, the reasons of unread nodes redacted, every list [] not null.
+func channelsDoc(c *audit.ChannelsReport) *audit.ChannelsReport {
+	if c == nil {
+		return nil
+	}
+	out := &audit.ChannelsReport{Nodes: c.Nodes, PatternSubscriptions: c.PatternSubscriptions,
+		Declared: []*audit.ChannelDeclReport{}, Unregistered: []*audit.ChannelGroup{}}
+	for _, d := range c.Declared {
+		if d != nil {
+			cp := *d
+			cp.Pos = diag.Pos{}
+			out.Declared = append(out.Declared, &cp)
+		}
+	}
+	for _, g := range c.Unregistered {
+		if g == nil {
+			continue
+		}
+		cp := &audit.ChannelGroup{Prefix: validUTF8(g.Prefix), Channels: g.Channels, Subscribers: g.Subscribers, Examples: []string{}}
+		for _, e := range g.Examples {
+			cp.Examples = append(cp.Examples, validUTF8(e))
+		}
+		out.Unregistered = append(out.Unregistered, cp)
+	}
+	for _, n := range c.NotChecked {
+		out.NotChecked = append(out.NotChecked, redact(n))
+	}
+	for _, m := range c.Misplaced {
+		out.Misplaced = append(out.Misplaced, validUTF8(m))
+	}
+	return out
 }

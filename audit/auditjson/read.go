@@ -239,7 +239,7 @@ func (doc *Document) Report() (*audit.Report, error) {
 			bad = cmpErr(bad, fmt.Errorf("finding %q: %w", f.Rule, err))
 		}
 		af := &audit.Finding{
-			Rule: f.Rule, Severity: sev, Family: f.Family, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
+			Rule: f.Rule, Severity: sev, Family: f.Family, Channel: f.Channel, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
 			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
 		}
 		for _, e := range f.Examples {
@@ -285,6 +285,27 @@ func (doc *Document) Report() (*audit.Report, error) {
 			ts.Encodings = append(ts.Encodings, audit.EncodingCount{Encoding: e.Encoding, Keys: e.Keys})
 		}
 		r.Types = append(r.Types, ts)
+	}
+	if c := doc.Channels; c != nil {
+		for _, d := range c.Declared {
+			if d == nil {
+				bad = cmpErr(bad, errors.New("channels: a null declaration"))
+			}
+		}
+		for _, g := range c.Unregistered {
+			if g == nil {
+				bad = cmpErr(bad, errors.New("channels: a null unregistered group"))
+			} else if g.Examples == nil {
+				g.Examples = []string{}
+			}
+		}
+		if c.Declared == nil {
+			c.Declared = []*audit.ChannelDeclReport{}
+		}
+		if c.Unregistered == nil {
+			c.Unregistered = []*audit.ChannelGroup{}
+		}
+		r.Channels = c
 	}
 	if bad != nil {
 		return nil, bad

@@ -21,17 +21,19 @@ import (
 )
 
 type auditOptions struct {
-	registry   string
-	scan       scanSourceFlags
-	memory     bool
-	sample     int
-	maxValue   int64
-	showValues bool
-	output     outputOptions
-	paths      pathOptions
-	top        int
-	failOn     string
-	baseline   baselineOptions
+	registry    string
+	scan        scanSourceFlags
+	memory      bool
+	sample      int
+	maxValue    int64
+	showValues  bool
+	output      outputOptions
+	paths       pathOptions
+	top         int
+	failOn      string
+	baseline    baselineOptions
+	channels    bool
+	channelsSet bool // --channels given, true or false
 }
 
 // baselineOptions are the --baseline and --write-baseline flags.
@@ -91,6 +93,12 @@ counted for the exit code; findings of the baseline that are gone are listed
 as resolved. --write-baseline records the findings of this audit (rule,
 family and, for unregistered keys, the inferred prefix; no key name or value).
 
+When keys.yaml declares channels: (or with --channels), the audit also reads
+the Pub/Sub state of every node (PUBSUB CHANNELS, NUMSUB, NUMPAT,
+SHARDCHANNELS, SHARDNUMSUB) and checks it against them; its findings count like
+key findings. A node whose PUBSUB cannot be read makes the audit partial (exit
+3). --channels=false skips it; a snapshot has no Pub/Sub state.
+
 --match takes a Redis glob, as SCAN MATCH does: --match 'v1:*' audits the
 keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
 in several formats from one scan; each file is written to a temporary file
@@ -120,6 +128,7 @@ written after the scan).`,
 			if err := applyTarget(c, &target, &o); err != nil {
 				return err
 			}
+			o.channelsSet = c.Flags().Changed("channels")
 			return a.runAudit(c.Context(), o)
 		},
 	}
@@ -142,6 +151,7 @@ written after the scan).`,
 	f.StringVar(&o.failOn, "fail-on", "error", "exit 1 on findings of this severity or above: error, warn, info or never")
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
+	f.BoolVar(&o.channels, "channels", false, "also audit the Pub/Sub channels of every node against the registry's channels: (default: on when the registry declares channels; --channels=false skips)")
 	return c
 }
 
@@ -188,6 +198,16 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	ao.Registry, ao.Target, ao.Mode = reg.File, src.target, src.mode
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory, ao.Top = o.scan.match != "", o.memory, top
+	if o.channels || (!o.channelsSet && len(reg.Channels) > 0) {
+		if src.live == nil {
+			if o.channelsSet {
+				return usageError(errors.New("--channels needs a live Redis: a snapshot holds no Pub/Sub state"), "drop --channels, or audit the live server")
+			}
+			ao.ChannelsNote = "channels not audited: a snapshot holds no Pub/Sub state (audit the live server for them)"
+		} else {
+			ao.Channels = src.live.Channels
+		}
+	}
 	return a.auditBaseline(ctx, src.Source, reg, ao, outs, threshold, base, o.baseline.write, o.scan.match)
 }
 

@@ -142,7 +142,9 @@ func FindingRows(fs []*audit.Finding, family string) []FindingRow {
 		// A finding on keys of no family links the audit page's section of
 		// them.
 		row.Anchor, row.Family = "unregistered", "unregistered keys"
-		if f.Family != "" {
+		if f.Channel != "" {
+			row.Anchor, row.Family = "stats-channels", "channel "+Printable(f.Channel)
+		} else if f.Family != "" {
 			row.Anchor, row.Family = FamilyAnchor(f.Family), Printable(f.Family)
 		}
 		if f.Of > 0 {
