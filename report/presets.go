@@ -300,6 +300,7 @@ const presetsIntro = "A preset declares the keys a framework writes in one entry
 	"  `subscribe_glob`, `encoding`). They expand into the registry's `channels:` with the same naming\n" +
 	"  (`celery-events`, `socket-io-room-chat`), the same `each:` parameters and the same overrides by\n" +
 	"  name under `families:`; a `${param}` in a `subscribe_glob` is escaped as a glob literal.\n" +
+	"  `keyreg presets show` prints them after the families, to paste under `channels:`.\n" +
 	"- **Twice.** Two teams' apps of one framework (two Celery apps, two BullMQ prefixes) are two entries;\n" +
 	"  the second needs `name: <prefix>`, which replaces the preset's name in its families' names\n" +
 	"  (`name: ops-celery` gives `ops-celery-queue`).\n\n" +
