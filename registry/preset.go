@@ -67,6 +67,10 @@ type Preset struct {
 	Coexists []string
 	Params   []PresetParam
 	Parts    []PresetPart
+	// Channels are the Pub/Sub channels the library publishes on, written
+	// as families are (under channels:), with a channel's mode and
+	// subscribe_glob; they expand into the registry's channels.
+	Channels []PresetPart
 }
 
 // PresetParam is one parameter of a preset.
@@ -231,35 +235,17 @@ func parsePreset(data []byte) (*Preset, error) {
 				}
 				p.Params = append(p.Params, param)
 			}
-		case "families":
+		case "families", "channels":
 			for _, fn := range v.Content {
-				part := PresetPart{node: fn}
-				for fk, fv := range pairs(fn) {
-					switch fk.Value {
-					case "part":
-						part.Name = fv.Value
-					case "each":
-						err = fv.Decode(&part.Each)
-					case "notes":
-						part.Notes = fv.Value
-					case "probe":
-						var pr struct {
-							Pattern string   `yaml:"pattern"`
-							Ignore  []string `yaml:"ignore"`
-						}
-						err = fv.Decode(&pr)
-						part.Probe, part.ProbeIgnore = pr.Pattern, pr.Ignore
-					}
+				part, perr := p.parsePart(fn)
+				if perr != nil {
+					return nil, perr
 				}
-				if err != nil {
-					return nil, err
+				if k.Value == "channels" {
+					p.Channels = append(p.Channels, part)
+				} else {
+					p.Parts = append(p.Parts, part)
 				}
-				for _, e := range part.Each {
-					if q, ok := p.Param(e); !ok || (q.Kind != ParamStrings && q.Kind != ParamInts) {
-						return nil, fmt.Errorf("part %s: each names %q, not a list parameter", part.Name, e)
-					}
-				}
-				p.Parts = append(p.Parts, part)
 			}
 		default:
 			return nil, fmt.Errorf("unknown field %q", k.Value)
@@ -271,10 +257,42 @@ func parsePreset(data []byte) (*Preset, error) {
 	if p.FamilyPrefix == "" {
 		p.FamilyPrefix = p.Name
 	}
-	if p.Name == "" || p.Library == "" || len(p.Parts) == 0 {
-		return nil, errors.New("name, library and families are required")
+	if p.Name == "" || p.Library == "" || len(p.Parts)+len(p.Channels) == 0 {
+		return nil, errors.New("name, library and families or channels are required")
 	}
 	return p, nil
+}
+
+// parsePart reads one part (of families: or channels:) of a preset.
+func (p *Preset) parsePart(fn *yaml.Node) (PresetPart, error) {
+	part := PresetPart{node: fn}
+	var err error
+	for fk, fv := range pairs(fn) {
+		switch fk.Value {
+		case "part":
+			part.Name = fv.Value
+		case "each":
+			err = fv.Decode(&part.Each)
+		case "notes":
+			part.Notes = fv.Value
+		case "probe":
+			var pr struct {
+				Pattern string   `yaml:"pattern"`
+				Ignore  []string `yaml:"ignore"`
+			}
+			err = fv.Decode(&pr)
+			part.Probe, part.ProbeIgnore = pr.Pattern, pr.Ignore
+		}
+		if err != nil {
+			return part, err
+		}
+	}
+	for _, e := range part.Each {
+		if q, ok := p.Param(e); !ok || (q.Kind != ParamStrings && q.Kind != ParamInts) {
+			return part, fmt.Errorf("part %s: each names %q, not a list parameter", part.Name, e)
+		}
+	}
+	return part, nil
 }
 
 // paramValues reads the value of a parameter from n, checking its kind
@@ -509,8 +527,13 @@ type expansion struct {
 // values (defaults for those missing), as the names Load gives them under
 // the name prefix.
 func (p *Preset) expansions(values map[string][]string, prefix string) []expansion {
+	return p.expansionsOf(p.Parts, values, prefix)
+}
+
+// expansionsOf lists the expansions of parts (p.Parts or p.Channels).
+func (p *Preset) expansionsOf(parts []PresetPart, values map[string][]string, prefix string) []expansion {
 	var out []expansion
-	for _, part := range p.Parts {
+	for _, part := range parts {
 		base := prefix + "-" + part.Name
 		combos := []map[string]string{{}}
 		for _, e := range part.Each {
@@ -588,17 +611,22 @@ func slug(v string, index int) string {
 func (l *loader) expand(r *Registry, u *presetUse) {
 	p := u.preset
 	exps := p.expansions(u.values, u.prefix)
+	chans := p.expansionsOf(p.Channels, u.values, u.prefix)
+	if len(chans) > MaxPresetFamilies {
+		l.errorf(u.pos, RuleSchemaInvalid, "", "preset %s expands into %d channels with these parameters, more than the limit of %d", p.Name, len(chans), MaxPresetFamilies)
+		return
+	}
 	if len(exps) > MaxPresetFamilies {
 		l.errorf(u.pos, RuleSchemaInvalid, "", "preset %s expands into %d families with these parameters, more than the limit of %d", p.Name, len(exps), MaxPresetFamilies)
 		return
 	}
-	if l.presetFamilies += len(exps); l.presetFamilies > MaxPresetFamiliesTotal {
+	if l.presetFamilies += len(exps) + len(chans); l.presetFamilies > MaxPresetFamiliesTotal {
 		l.errorf(u.pos, RuleSchemaInvalid, "", "the presets: entries up to this one expand into %d families, more than the limit of %d", l.presetFamilies, MaxPresetFamiliesTotal)
 		return
 	}
 	known := map[string]bool{}
 	var names []string
-	for _, e := range exps {
+	for _, e := range append(slices.Clip(exps), chans...) {
 		for _, n := range []string{e.part, e.name} {
 			if !known[n] {
 				known[n] = true
@@ -630,6 +658,21 @@ func (l *loader) expand(r *Registry, u *presetUse) {
 		}
 		r.byName[f.Name] = f
 		r.Families = append(r.Families, f)
+	}
+	for _, part := range p.Channels {
+		parts[u.prefix+"-"+part.Name] = part
+	}
+	for _, e := range chans {
+		n := l.instantiate(u, parts[e.part], e)
+		c, dup := l.channel(r, n, "")
+		f := &c.Family
+		f.Preset, f.PresetPart, f.presetEntry = p.Name, e.part, u.index
+		if dup != nil {
+			l.errorf(u.pos, RuleDuplicateName, f.Name, "preset %s expands into channel %q, which is already declared at line %d", p.Name, f.Name, dup.Pos.Line)
+			continue
+		}
+		r.channelByName[f.Name] = c
+		r.Channels = append(r.Channels, c)
 	}
 }
 
@@ -669,7 +712,7 @@ func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.N
 		case "part", "each", "notes", "probe":
 			continue
 		}
-		set(k.Value, at(l.substitute(v, u, e, k.Value == "pattern")))
+		set(k.Value, at(l.substitute(v, u, e, escaperFor(k.Value))))
 	}
 	set("owner", u.owner)
 	set("managed_by", str(u.preset.Library))
@@ -692,10 +735,24 @@ func (l *loader) instantiate(u *presetUse, part PresetPart, e expansion) *yaml.N
 	return m
 }
 
+// escaperFor returns how a parameter value is written into a template
+// field: as a pattern literal in pattern, a glob literal in a channel's
+// subscribe_glob (a namespace "/a*b" must not become a wildcard), as it is
+// elsewhere.
+func escaperFor(field string) func(string) string {
+	switch field {
+	case "pattern":
+		return EscapeLiteral
+	case "subscribe_glob":
+		return EscapeGlob
+	}
+	return func(v string) string { return v }
+}
+
 // substitute copies a template node, replacing ${param} in its scalars
 // with the parameter's value: escaped as a pattern literal when pattern
 // is set, or the ints parameter's Any text when it is unset.
-func (l *loader) substitute(n *yaml.Node, u *presetUse, e expansion, pattern bool) *yaml.Node {
+func (l *loader) substitute(n *yaml.Node, u *presetUse, e expansion, esc func(string) string) *yaml.Node {
 	c := *n
 	c.Line, c.Column = u.pos.Line, u.pos.Col
 	if n.Kind == yaml.ScalarNode {
@@ -712,16 +769,13 @@ func (l *loader) substitute(n *yaml.Node, u *presetUse, e expansion, pattern boo
 			if q, _ := u.preset.Param(name); v != "" {
 				v += q.Suffix
 			}
-			if pattern {
-				return EscapeLiteral(v)
-			}
-			return v
+			return esc(v)
 		})
 		return &c
 	}
 	c.Content = make([]*yaml.Node, len(n.Content))
 	for i, x := range n.Content {
-		c.Content[i] = l.substitute(x, u, e, pattern)
+		c.Content[i] = l.substitute(x, u, e, esc)
 	}
 	return &c
 }

@@ -334,6 +334,27 @@ func TestEjectRoundTrip(t *testing.T) {
 		if len(back.Families) != len(reg.Families) {
 			t.Fatalf("%s: %d families back, want %d", p.Name, len(back.Families), len(reg.Families))
 		}
+		if len(reg.Channels) > 0 {
+			cout, err := MarshalChannels(reg.Channels)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back2, err := Parse(fstest.MapFS{}, "keys.yaml", []byte(src+"channels:\n"+indent(string(cout))))
+			if err != nil {
+				t.Fatalf("%s: ejected channels do not load: %v\n%s", p.Name, err, cout)
+			}
+			if len(back2.Channels) != len(reg.Channels) {
+				t.Fatalf("%s: %d channels back, want %d", p.Name, len(back2.Channels), len(reg.Channels))
+			}
+			for i, c := range reg.Channels {
+				d := back2.Channels[i]
+				a := fmt.Sprintf("%s %s %s %s %s %s", c.Name, c.Pattern.Source, c.Mode, c.SubscribeGlob, c.Encoding, c.Description)
+				b := fmt.Sprintf("%s %s %s %s %s %s", d.Name, d.Pattern.Source, d.Mode, d.SubscribeGlob, d.Encoding, d.Description)
+				if a != b || d.FromPreset() {
+					t.Errorf("%s: ejected channel differs:\n got %s\nwant %s", p.Name, b, a)
+				}
+			}
+		}
 		for i, f := range reg.Families {
 			g := back.Families[i]
 			a := fmt.Sprintf("%s %s %s %s %s %s %v", f.Name, f.Pattern.Source, f.Type, f.Encoding, f.TTL, f.Description, f.Schema != nil)

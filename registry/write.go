@@ -28,6 +28,35 @@ func MarshalFamilies(fams []*Family) ([]byte, error) {
 	return encode(seq)
 }
 
+// MarshalChannels writes channels as the YAML of a channels: list in
+// keys.yaml, as MarshalFamilies writes families: `keyreg presets show`
+// prints a preset's channels with it.
+func MarshalChannels(chans []*Channel) ([]byte, error) {
+	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	for _, c := range chans {
+		m := familyNode(&c.Family)
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "managed_by" { // not a channel field
+				m.Content = append(m.Content[:i], m.Content[i+2:]...)
+				break
+			}
+		}
+		m.Content = append(m.Content, str("mode"), str(c.Mode))
+		if c.SubscribeGlob != "" {
+			m.Content = append(m.Content, str("subscribe_glob"), str(c.SubscribeGlob))
+		}
+		if len(c.With) > 0 {
+			l := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+			for _, w := range c.With {
+				l.Content = append(l.Content, str(w.Name))
+			}
+			m.Content = append(m.Content, str("with"), l)
+		}
+		seq.Content = append(seq.Content, m)
+	}
+	return encode(seq)
+}
+
 func familyNode(f *Family) *yaml.Node {
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(k string, v *yaml.Node) { m.Content = append(m.Content, str(k), v) }

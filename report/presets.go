@@ -23,6 +23,21 @@ type PresetInfo struct {
 	Notes    string             `json:"notes,omitempty"`
 	Params   []PresetParamInfo  `json:"params"`
 	Families []PresetFamilyInfo `json:"families"`
+	// Channels are the Pub/Sub channels the preset declares (none for most).
+	Channels []PresetChannelInfo `json:"channels,omitempty"`
+}
+
+// PresetChannelInfo is one channel a preset expands into.
+type PresetChannelInfo struct {
+	Name          string   `json:"name"`
+	Part          string   `json:"part"`
+	Each          []string `json:"each,omitempty"`
+	Pattern       string   `json:"pattern"`
+	Mode          string   `json:"mode"`
+	SubscribeGlob string   `json:"subscribe_glob,omitempty"`
+	Encoding      string   `json:"encoding"`
+	Description   string   `json:"description"`
+	Notes         string   `json:"notes,omitempty"`
 }
 
 // PresetParamInfo is one parameter of a preset.
@@ -75,6 +90,18 @@ func PresetInfos() ([]PresetInfo, error) {
 				Description: f.Description, Notes: strings.TrimSpace(part.Notes),
 			})
 		}
+		chanParts := map[string]registry.PresetPart{}
+		for _, part := range p.Channels {
+			chanParts[p.FamilyPrefix+"-"+part.Name] = part
+		}
+		for _, c := range reg.Channels {
+			part := chanParts[c.PresetPart]
+			info.Channels = append(info.Channels, PresetChannelInfo{
+				Name: c.Name, Part: c.PresetPart, Each: part.Each, Pattern: c.Pattern.Source, Mode: c.Mode,
+				SubscribeGlob: c.SubscribeGlob, Encoding: strings.ReplaceAll(c.Encoding, "|", " or "),
+				Description: c.Description, Notes: strings.TrimSpace(part.Notes),
+			})
+		}
 		out = append(out, info)
 	}
 	return out, nil
@@ -124,6 +151,9 @@ func writePresetsText(w io.Writer, presets []PresetInfo) error {
 		for _, f := range p.Families {
 			fmt.Fprintf(tw, "  %s\t%q\t%s\t%s\tttl %s\n", f.Name, f.Pattern, f.Type, f.Encoding, f.TTL)
 		}
+		for _, c := range p.Channels {
+			fmt.Fprintf(tw, "  channel %s\t%q\t%s\t%s\t%s\n", c.Name, c.Pattern, c.Mode, c.Encoding, c.SubscribeGlob)
+		}
 	}
 	return tw.Flush()
 }
@@ -166,8 +196,10 @@ func writePresetsMarkdown(w io.Writer, presets []PresetInfo) error {
 		if len(p.Params) == 0 {
 			b.WriteString("| (none) | | | |\n")
 		}
-		b.WriteString("\nFamilies with the default parameters:\n\n")
-		b.WriteString("| Family | Pattern | Type | Encoding | TTL | What it holds |\n| --- | --- | --- | --- | --- | --- |\n")
+		if len(p.Families) > 0 {
+			b.WriteString("\nFamilies with the default parameters:\n\n")
+			b.WriteString("| Family | Pattern | Type | Encoding | TTL | What it holds |\n| --- | --- | --- | --- | --- | --- |\n")
+		}
 		for _, f := range p.Families {
 			what := render.MD(f.Description, render.MDDoc)
 			if f.Notes != "" {
@@ -177,6 +209,24 @@ func writePresetsMarkdown(w io.Writer, presets []PresetInfo) error {
 				what += fmt.Sprintf(" One family per value of %s (override all of them as `%s`).", codeList(f.Each), f.Part)
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", f.Name, render.MDCode(f.Pattern), f.Type, f.Encoding, f.TTL, what)
+		}
+		if len(p.Channels) > 0 {
+			b.WriteString("\nChannels with the default parameters:\n\n")
+			b.WriteString("| Channel | Pattern | Mode | Subscribers use | Encoding | What it carries |\n| --- | --- | --- | --- | --- | --- |\n")
+		}
+		for _, c := range p.Channels {
+			what := render.MD(c.Description, render.MDDoc)
+			if c.Notes != "" {
+				what += " " + render.MD(c.Notes, render.MDDoc)
+			}
+			if len(c.Each) > 0 {
+				what += fmt.Sprintf(" One channel per value of %s (override all of them as `%s`).", codeList(c.Each), c.Part)
+			}
+			sub := map[string]string{registry.ModeClassic: "SUBSCRIBE", registry.ModeSharded: "SSUBSCRIBE"}[c.Mode]
+			if c.SubscribeGlob != "" {
+				sub = "PSUBSCRIBE " + render.MDCode(c.SubscribeGlob)
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c.Name, render.MDCode(c.Pattern), c.Mode, sub, c.Encoding, what)
 		}
 		b.WriteString("\nRead from:\n\n")
 		for _, s := range p.Sources {
@@ -245,6 +295,12 @@ const presetsIntro = "A preset declares the keys a framework writes in one entry
 	"  suggestion.\n" +
 	"- **Limits.** A preset needs the separator `:`, a list parameter holds at most 64 values of at most 256\n" +
 	"  bytes, one entry expands into at most 1,024 families, and all entries into at most 10,000.\n" +
+	"- **Channels.** A preset may also declare the Pub/Sub channels its library publishes on, under\n" +
+	"  `channels:` in its definition, written as channels are in keys.yaml (`pattern`, `mode`,\n" +
+	"  `subscribe_glob`, `encoding`). They expand into the registry's `channels:` with the same naming\n" +
+	"  (`celery-events`, `socket-io-room-chat`), the same `each:` parameters and the same overrides by\n" +
+	"  name under `families:`; a `${param}` in a `subscribe_glob` is escaped as a glob literal.\n" +
+	"  `keyreg presets show` prints them after the families, to paste under `channels:`.\n" +
 	"- **Twice.** Two teams' apps of one framework (two Celery apps, two BullMQ prefixes) are two entries;\n" +
 	"  the second needs `name: <prefix>`, which replaces the preset's name in its families' names\n" +
 	"  (`name: ops-celery` gives `ops-celery-queue`).\n\n" +

@@ -28,6 +28,11 @@ var ChannelGlobMismatch = &Rule{
 				if o == c || o.Pattern == nil {
 					continue
 				}
+				if o.Glob != nil && o.SubscribeGlob == c.SubscribeGlob {
+					// One PSUBSCRIBE reaches both channels (socket.io's
+					// broadcasts and room broadcasts): declared together.
+					continue
+				}
 				if ex, ok := c.Glob.Catches(o.Pattern, sep); ok {
 					p.ReportChannel(c, c.PosOf("subscribe_glob"), "subscribe_glob %q also matches %q, a channel of %q (pattern %q): its subscribers receive another channel's messages", c.SubscribeGlob, ex, o.Name, o.Pattern.Source)
 				}

@@ -60,6 +60,9 @@ list of keys.yaml. Pasted under families: in place of the presets: entry, they
 declare the same keys by hand ("ejecting" from the preset): edit them freely
 from there on.
 
+A preset that declares Pub/Sub channels (celery, socket.io) prints them after
+its families, as the list to paste under channels:.
+
 --with sets a parameter as keys.yaml's with: would, its value in YAML:
 --with queues=[celery,reports] --with result_expires=2d. A value that opens
 a list, a mapping or a quoted string must be valid YAML ([a}b] is an error,
@@ -110,6 +113,14 @@ not a queue of that name); other text is taken as a string.`,
 				fmt.Fprintf(a.stdout, " with %s", strings.Join(with, " "))
 			}
 			fmt.Fprintf(a.stdout, " (keyreg version %s).\n# Paste under families: in place of the presets: entry to eject from the preset.\n", toolVersion())
+			if _, err = a.stdout.Write(out); err != nil || len(reg.Channels) == 0 {
+				return err
+			}
+			out, err = registry.MarshalChannels(reg.Channels)
+			if err != nil {
+				return runtimeError(err, "")
+			}
+			fmt.Fprintf(a.stdout, "# Channels that preset %s expands into. Paste under channels:\n", argv[0])
 			_, err = a.stdout.Write(out)
 			return err
 		},

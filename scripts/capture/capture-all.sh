@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Re-run every capture, then restore each file into a scratch server as a check.
 source "$(dirname "$0")/common.sh"
-for lib in celery celery-prefixed rq django bullmq bull connect-redis rate-limiter-flexible socket.io-streams sidekiq; do
+for lib in celery celery-prefixed rq django bullmq bull connect-redis rate-limiter-flexible socket.io-streams socket.io sidekiq; do
 	bash "$CAPTURE_DIR/capture-$lib.sh"
 done
 start_redis
