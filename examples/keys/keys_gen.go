@@ -752,15 +752,22 @@ func keyregTryLock(ctx context.Context, c redis.Scripter, family, key, fenceKey 
 
 // keyregLockWait retries try while the lock is held, sleeping a random
 // time between half the current wait and the wait, which doubles from
-// RetryMin to RetryMax, until ctx ends.
+// RetryMin to RetryMax, until ctx ends. When ctx ends during a try that
+// follows one that found the lock held, the error still says the lock
+// was held.
 func keyregLockWait(ctx context.Context, opts LockOptions, try func() error) error {
 	wait, most := cmp.Or(opts.RetryMin, 10*time.Millisecond), cmp.Or(opts.RetryMax, time.Second)
 	most = max(most, wait)
+	var held error
 	for {
 		err := try()
+		if held != nil && err != nil && !errors.Is(err, ErrLockHeld) && ctx.Err() != nil {
+			return fmt.Errorf("%w (%w)", held, context.Cause(ctx))
+		}
 		if !errors.Is(err, ErrLockHeld) {
 			return err
 		}
+		held = err
 		d := wait/2 + mathrand.N(wait/2+1)
 		t := time.NewTimer(d)
 		select {

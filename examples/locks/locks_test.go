@@ -434,3 +434,29 @@ func TestAudit(t *testing.T) {
 		t.Errorf("audit saw %d registered and %d unregistered keys, want 4 and 0", rep.Totals.Registered, rep.Totals.Unregistered)
 	}
 }
+
+// TestLockWaitDeadlineDuringTry: when the deadline passes during a try
+// that follows one that found the lock held (the try then fails with the
+// context's error, not ErrLockHeld), Acquire still says the lock was
+// held. On a loaded machine this is how a 30 ms Acquire of a held lock
+// ends, and it returned a bare deadline error before.
+func TestLockWaitDeadlineDuringTry(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	tries := 0
+	err := keyregLockWait(ctx, LockOptions{RetryMin: time.Millisecond}, func() error {
+		tries++
+		if tries == 1 {
+			return ErrLockHeld
+		}
+		cancel(context.DeadlineExceeded)
+		return ctx.Err()
+	})
+	if !errors.Is(err, ErrLockHeld) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline during the second try: %v, want ErrLockHeld and DeadlineExceeded", err)
+	}
+	// Without a held lock first, the try's own error is returned as it is.
+	boom := errors.New("boom")
+	if err := keyregLockWait(context.Background(), LockOptions{}, func() error { return boom }); err != boom {
+		t.Errorf("a failed first try: %v, want it as it is", err)
+	}
+}
