@@ -121,23 +121,29 @@ func writeExplanationText(w io.Writer, e *explain.Explanation) error {
 		row("managed by", "%s", f.ManagedBy)
 	}
 	if d := f.Deprecated; d != nil {
-		var parts []string
-		if d.Since != "" {
-			parts = append(parts, "since "+d.Since)
-		}
-		if d.Sunset != "" {
-			parts = append(parts, "sunset "+d.Sunset)
-		}
-		if d.ReplacedBy != "" {
-			parts = append(parts, "replaced by "+d.ReplacedBy)
-		}
-		if d.Reason != "" {
-			parts = append(parts, d.Reason)
-		}
-		row("deprecated", "%s", strings.Join(parts, "; "))
+		row("deprecated", "%s", deprecationLine(d))
 	}
 	writeLive(row, e.Live)
 	return tw.Flush()
+}
+
+// deprecationLine renders a family's or a channel's deprecation:
+// "since D; sunset D; replaced by X; reason", each part when set.
+func deprecationLine(d *explain.Deprecation) string {
+	var parts []string
+	if d.Since != "" {
+		parts = append(parts, "since "+d.Since)
+	}
+	if d.Sunset != "" {
+		parts = append(parts, "sunset "+d.Sunset)
+	}
+	if d.ReplacedBy != "" {
+		parts = append(parts, "replaced by "+d.ReplacedBy)
+	}
+	if d.Reason != "" {
+		parts = append(parts, d.Reason)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func writeLive(row func(k, format string, args ...any), l *explain.LiveFacts) {

@@ -49,19 +49,6 @@ func writeChannelText(row func(k, format string, args ...any), e *explain.Explan
 		row("schema", "%s%s", where, schemaLine(s))
 	}
 	if d := c.Deprecated; d != nil {
-		var parts []string
-		if d.Since != "" {
-			parts = append(parts, "since "+d.Since)
-		}
-		if d.Sunset != "" {
-			parts = append(parts, "sunset "+d.Sunset)
-		}
-		if d.ReplacedBy != "" {
-			parts = append(parts, "replaced by "+d.ReplacedBy)
-		}
-		if d.Reason != "" {
-			parts = append(parts, d.Reason)
-		}
-		row("deprecated", "%s", strings.Join(parts, "; "))
+		row("deprecated", "%s", deprecationLine(d))
 	}
 }
