@@ -154,6 +154,21 @@ type Documenter interface {
 	Builders(req *Request) (map[string]string, error)
 }
 
+// A ChannelDocumenter is a backend that can name what it writes for each
+// Pub/Sub channel, for documentation such as the catalogue.
+type ChannelDocumenter interface {
+	// ChannelFuncs returns, by channel name, for every channel of req (in
+	// scope or not), the signatures of its builder, publisher and
+	// subscriber as the language writes them. The names are those
+	// Generate writes.
+	ChannelFuncs(req *Request) (map[string]ChannelFuncs, error)
+}
+
+// ChannelFuncs are the signatures a backend writes for one channel.
+type ChannelFuncs struct {
+	Build, Publish, Subscribe string
+}
+
 // NewRequest builds and validates the request for reg and scope. It fails
 // when a family has no valid pattern or a placeholder of an unknown type,
 // and on the errors of Scope.
