@@ -323,14 +323,7 @@ func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 			cf.Findings = render.FindingRows(o.Audit.Findings, f.Name)
 		}
 		c.Families = append(c.Families, cf)
-		co, ok := owners[f.Owner]
-		if !ok {
-			// A family of an undeclared owner (lint reports it) still
-			// shows under its owner's name.
-			co = &catOwner{Name: render.Printable(f.Owner), Anchor: render.OwnerAnchor(f.Owner), File: files[f.Owner]}
-			owners[f.Owner] = co
-			c.Owners = append(c.Owners, co)
-		}
+		co := c.owner(f.Owner, owners, files)
 		cf.OwnerAnchor, cf.OwnerFile = co.Anchor, co.File
 		co.Families = append(co.Families, cf)
 		if cf.Deprecation != nil {
@@ -431,6 +424,18 @@ func newCatFamily(reg *registry.Registry, f *registry.Family, o Options) *catFam
 	return cf
 }
 
+// owner returns the owner named name; a family or channel of an
+// undeclared owner (lint reports it) still shows under its owner's name.
+func (c *htmlCatalogue) owner(name string, owners map[string]*catOwner, files map[string]string) *catOwner {
+	co, ok := owners[name]
+	if !ok {
+		co = &catOwner{Name: render.Printable(name), Anchor: render.OwnerAnchor(name), File: files[name]}
+		owners[name] = co
+		c.Owners = append(c.Owners, co)
+	}
+	return co
+}
+
 // addChannels adds the registry's Pub/Sub channels: each with its owner,
 // its deprecation, what the languages generate for it, and, with an audit
 // that read the channels, its live channels, subscribers and findings.
@@ -476,12 +481,7 @@ func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners ma
 		}
 		cf.Search = render.SearchText(ch.Name, cf.Pattern, ch.Description, ch.Owner, "channel", ch.Mode)
 		c.Channels = append(c.Channels, cc)
-		co, ok := owners[ch.Owner]
-		if !ok {
-			co = &catOwner{Name: render.Printable(ch.Owner), Anchor: render.OwnerAnchor(ch.Owner), File: files[ch.Owner]}
-			owners[ch.Owner] = co
-			c.Owners = append(c.Owners, co)
-		}
+		co := c.owner(ch.Owner, owners, files)
 		cf.OwnerAnchor, cf.OwnerFile = co.Anchor, co.File
 		co.Channels = append(co.Channels, cc)
 		if d := cf.Deprecation; d != nil {

@@ -196,27 +196,13 @@ func writeMDChannel(b *bytes.Buffer, c *htmlCatalogue, ch *catChannel) {
 		fact("preset", render.MD(ch.Preset, render.MDData))
 	}
 	if d := ch.Deprecation; d != nil {
-		var parts []string
-		if d.Since != "" {
-			parts = append(parts, "since "+d.Since)
+		r := render.MD(d.ReplacedBy, render.MDData)
+		if rc := chanByName(c, d.ReplacedBy); rc != nil {
+			r = chanLink(rc, ch.OwnerFile)
+		} else if strings.HasPrefix(d.ReplacedAnchor, "family-") {
+			r = famLink(c, d.ReplacedBy, ch.OwnerFile)
 		}
-		if d.Sunset != "" {
-			parts = append(parts, "sunset "+d.Sunset)
-		}
-		s := render.MD(strings.Join(parts, ", "), render.MDData)
-		if d.ReplacedBy != "" {
-			r := render.MD(d.ReplacedBy, render.MDData)
-			if rc := chanByName(c, d.ReplacedBy); rc != nil {
-				r = chanLink(rc, ch.OwnerFile)
-			} else if strings.HasPrefix(d.ReplacedAnchor, "family-") {
-				r = famLink(c, d.ReplacedBy, ch.OwnerFile)
-			}
-			s += "; replaced by " + r
-		}
-		if d.Reason != "" {
-			s += "; " + render.MD(d.Reason, render.MDData)
-		}
-		fact("deprecated", s)
+		fact("deprecated", mdDeprecation(d, r))
 	}
 	if ch.Position != "" {
 		fact("keys.yaml", render.MD(ch.Position, render.MDData))
@@ -298,21 +284,7 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		fact("managed by", render.MD(f.ManagedBy, render.MDData))
 	}
 	if d := f.Deprecation; d != nil {
-		var parts []string
-		if d.Since != "" {
-			parts = append(parts, "since "+d.Since)
-		}
-		if d.Sunset != "" {
-			parts = append(parts, "sunset "+d.Sunset)
-		}
-		s := render.MD(strings.Join(parts, ", "), render.MDData)
-		if d.ReplacedBy != "" {
-			s += "; replaced by " + famLink(c, d.ReplacedBy, f.OwnerFile)
-		}
-		if d.Reason != "" {
-			s += "; " + render.MD(d.Reason, render.MDData)
-		}
-		fact("deprecated", s)
+		fact("deprecated", mdDeprecation(d, famLink(c, d.ReplacedBy, f.OwnerFile)))
 	}
 	if f.Position != "" {
 		pos := render.MD(f.Position, render.MDData)
@@ -341,6 +313,26 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		b.WriteString("\n")
 	}
 	writeMDSchema(b, "Payload schema", f.Schema)
+}
+
+// mdDeprecation is a deprecation's fact: since, sunset, the replacement
+// (replaced, a link or text) and the reason.
+func mdDeprecation(d *catDeprecation, replaced string) string {
+	var parts []string
+	if d.Since != "" {
+		parts = append(parts, "since "+d.Since)
+	}
+	if d.Sunset != "" {
+		parts = append(parts, "sunset "+d.Sunset)
+	}
+	s := render.MD(strings.Join(parts, ", "), render.MDData)
+	if d.ReplacedBy != "" {
+		s += "; replaced by " + replaced
+	}
+	if d.Reason != "" {
+		s += "; " + render.MD(d.Reason, render.MDData)
+	}
+	return s
 }
 
 // writeMDSchema writes a schema's property table and raw text.
