@@ -98,9 +98,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	if len(classic) > MaxChannels {
 		classic, nc.Truncated = classic[:MaxChannels], true
 	}
-	if nc.Classic, err = counts(ctx, classic, func(names []string) (map[string]int64, error) {
-		return cl.PubSubNumSub(ctx, names...).Result()
-	}); err != nil {
+	if nc.Classic, err = counts(ctx, cl, classic, redis.Pipeliner.PubSubNumSub); err != nil {
 		return fmt.Errorf("PUBSUB NUMSUB: %w", err)
 	}
 	if nc.NumPat, err = cl.PubSubNumPat(ctx).Result(); err != nil {
@@ -116,9 +114,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	if len(sharded) > MaxChannels {
 		sharded, nc.Truncated = sharded[:MaxChannels], true
 	}
-	if nc.Sharded, err = counts(ctx, sharded, func(names []string) (map[string]int64, error) {
-		return cl.PubSubShardNumSub(ctx, names...).Result()
-	}); err != nil {
+	if nc.Sharded, err = counts(ctx, cl, sharded, redis.Pipeliner.PubSubShardNumSub); err != nil {
 		return fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
 	}
 	for i := range nc.Sharded {
@@ -127,19 +123,27 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	return nil
 }
 
-func counts(ctx context.Context, names []string, numsub func([]string) (map[string]int64, error)) ([]source.ChannelCount, error) {
+// counts asks numsub (NUMSUB or SHARDNUMSUB) for the subscribers of
+// names, numsubBatch names a call, all the calls in one pipeline: one round
+// trip however many channels a node has (at most MaxChannels).
+func counts(ctx context.Context, cl *redis.Client, names []string, numsub func(redis.Pipeliner, context.Context, ...string) *redis.MapStringIntCmd) ([]source.ChannelCount, error) {
 	sort.Strings(names)
 	out := make([]source.ChannelCount, 0, len(names))
-	for i := 0; i < len(names); i += numsubBatch {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	if len(names) == 0 {
+		return out, nil
+	}
+	var cmds []*redis.MapStringIntCmd
+	if _, err := cl.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := 0; i < len(names); i += numsubBatch {
+			cmds = append(cmds, numsub(p, ctx, names[i:min(i+numsubBatch, len(names))]...))
 		}
-		batch := names[i:min(i+numsubBatch, len(names))]
-		m, err := numsub(batch)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range batch {
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i, cmd := range cmds {
+		m := cmd.Val()
+		for _, n := range names[i*numsubBatch : min((i+1)*numsubBatch, len(names))] {
 			out = append(out, source.ChannelCount{Name: n, Subscribers: m[n]})
 		}
 	}
