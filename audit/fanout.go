@@ -260,8 +260,12 @@ func fanOutMessage(fr *FanOutReport) string {
 		return "; fan-out: " + fr.Reason
 	}
 	e := fr.Estimate
-	return fmt.Sprintf("; fan-out of all classic PUBLISH over the audit's %s: %s messages/s published, %s bus messages/s across %d nodes, at least %s of cluster bus traffic (estimate)",
-		seconds(time.Duration(fr.WindowSeconds*float64(time.Second))), Rate(e.PublishedPerSecond), Rate(e.BusMessagesPerSecond), e.Nodes, ByteRate(e.BusBytesPerSecondMin))
+	over := "summed over the merged reports"
+	if fr.WindowStart != "" {
+		over = "over the audit's " + seconds(time.Duration(fr.WindowSeconds*float64(time.Second)))
+	}
+	return fmt.Sprintf("; fan-out of all classic PUBLISH %s: %s messages/s published, %s bus messages/s across %d nodes, at least %s of cluster bus traffic (estimate)",
+		over, Rate(e.PublishedPerSecond), Rate(e.BusMessagesPerSecond), e.Nodes, ByteRate(e.BusBytesPerSecondMin))
 }
 
 // Rate formats a per-second rate: "0", "0.4", "12", "1.2k", "3.4M".
