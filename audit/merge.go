@@ -94,8 +94,8 @@ type Merger struct {
 	// targets of the inputs that have an estimate.
 	fanOut     *FanOutReport
 	fanTargets []string
-	findings map[findingKey]*mergedFinding
-	order    []findingKey
+	findings   map[findingKey]*mergedFinding
+	order      []findingKey
 }
 
 type findingKey struct{ rule, family, channel string }

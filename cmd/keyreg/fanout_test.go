@@ -256,3 +256,27 @@ func TestAuditFanOut(t *testing.T) {
 		}
 	}
 }
+
+// --fanout-window is checked before Redis is touched: a negative or too
+// long window, or one given where no channel audit runs, is a usage error.
+func TestAuditFanOutUsage(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(fanOutKeysYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rdb := "../../snapshot/testdata/servers/redis-7.4.1.rdb"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--fanout-window", "-1s", "--rdb", rdb}, "--fanout-window -1s is not between 0 and 5m0s"},
+		{[]string{"--fanout-window", "6m", "--rdb", rdb}, "is not between 0 and 5m0s"},
+		{[]string{"--fanout-window", "1s", "--rdb", rdb}, "--fanout-window needs the channel audit of a live Redis"},
+	} {
+		code, _, stderr := cli(t, append([]string{"audit", "--registry", reg}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", c.args, code, c.want, stderr)
+		}
+	}
+}
