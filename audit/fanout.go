@@ -257,7 +257,10 @@ func fanOutMessage(fr *FanOutReport) string {
 		return ""
 	}
 	if fr.Estimate == nil {
-		return "; fan-out: " + fr.Reason
+		if strings.HasPrefix(fr.Reason, "fan-out ") {
+			return "; " + fr.Reason
+		}
+		return "; fan-out " + fr.Reason
 	}
 	e := fr.Estimate
 	over := "summed over the merged reports"

@@ -756,7 +756,12 @@ func (v *auditView) fanOutView(f *audit.FanOutReport) {
 	}
 	e := f.Estimate
 	if e == nil {
-		v.fanOutNote = "classic Pub/Sub fan-out: " + render.Printable(render.Redact(f.Reason))
+		reason := render.Printable(render.Redact(f.Reason))
+		if rest, ok := strings.CutPrefix(reason, "fan-out "); ok {
+			v.fanOutNote = "classic Pub/Sub fan-out " + rest // "fan-out unknown: ..."
+		} else {
+			v.fanOutNote = "classic Pub/Sub fan-out: " + reason
+		}
 		return
 	}
 	window := "merged"
