@@ -77,6 +77,10 @@ type Options struct {
 	// its second reading; elsewhere it never waits, and an audit shorter
 	// than the window has no estimate. 0 skips the estimate.
 	FanOutWindow time.Duration
+	// FanOutWaiting, when set, is called before the audit waits out the
+	// rest of FanOutWindow, with how long it will wait, so that a user
+	// watching is told why the audit pauses.
+	FanOutWaiting func(time.Duration)
 	// ChannelsNote, when set, is a report note saying why the channels
 	// declared in the registry were not audited (a snapshot has no
 	// Pub/Sub state).

@@ -94,6 +94,7 @@ type fanOutPlan struct {
 	started time.Time
 	window  time.Duration // the minimum window; 0 skips
 	read    func(context.Context) ([]source.NodeChannels, error)
+	waiting func(time.Duration) // Options.FanOutWaiting
 }
 
 // firstReading takes the audit's first counter reading, when o asks for
@@ -102,7 +103,7 @@ func firstReading(ctx context.Context, o Options) *fanOutPlan {
 	if o.Channels == nil || o.ChannelCounters == nil {
 		return nil
 	}
-	p := &fanOutPlan{window: min(max(o.FanOutWindow, 0), MaxFanOutWindow), read: o.ChannelCounters}
+	p := &fanOutPlan{window: min(max(o.FanOutWindow, 0), MaxFanOutWindow), read: o.ChannelCounters, waiting: o.FanOutWaiting}
 	if p.window == 0 {
 		return p
 	}
@@ -143,6 +144,9 @@ func fanOut(ctx context.Context, p *fanOutPlan, nodes []source.NodeChannels, rea
 			return &FanOutReport{Status: FanOutSkipped, Reason: fmt.Sprintf("not estimated: no classic channel is subscribed, and the audit took %s, under the %s minimum window (not waited out)", seconds(elapsed), seconds(p.window))}
 		}
 		waited = p.window - elapsed
+		if p.waiting != nil {
+			p.waiting(waited)
+		}
 		t := time.NewTimer(waited)
 		select {
 		case <-ctx.Done():

@@ -56,13 +56,17 @@ func TestFanOutStates(t *testing.T) {
 	// Too short with a classic subscriber: the wait is taken, then a third
 	// reading; a cancelled wait gives unknown, not zero.
 	reads := 0
+	var told time.Duration
 	waitPlan := &fanOutPlan{before: before, started: time.Now(), window: 50 * time.Millisecond, read: func(context.Context) ([]source.NodeChannels, error) {
 		reads++
 		return clusterNodes(true, [3]int64{20, 0, 0}, [3]int64{40, 0, 0}), nil
-	}}
+	}, waiting: func(d time.Duration) { told = d }}
 	fr = fanOut(ctx, waitPlan, clusterNodes(true, [3]int64{11, 0, 0}, [3]int64{22, 0, 0}), time.Now())
 	if reads != 1 || fr.Status != FanOutEstimated || fr.Estimate.Published != 10 || fr.WindowSeconds < 0.05 || fr.WaitedSeconds <= 0 {
 		t.Errorf("waited: %d reads, %+v", reads, fr)
+	}
+	if told <= 0 || told > 50*time.Millisecond || told.Seconds() != fr.WaitedSeconds {
+		t.Errorf("told of a wait of %s, waited %vs", told, fr.WaitedSeconds)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()

@@ -227,6 +227,11 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			if src.mode == "cluster" {
 				// Only a cluster has a bus to estimate; elsewhere no counter is read.
 				ao.ChannelCounters, ao.FanOutWindow = src.live.ChannelCounters, o.fanOut
+				if isTerminal(a.stderr) {
+					ao.FanOutWaiting = func(d time.Duration) {
+						fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: waiting %s for the Pub/Sub fan-out estimate (--fanout-window %s; 0 skips it)\n", d.Round(time.Millisecond), o.fanOut)
+					}
+				}
 			}
 		}
 	}
