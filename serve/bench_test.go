@@ -35,7 +35,7 @@ func BenchmarkScrape(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := e.publishTo(e.targets[0], p); err != nil {
+			if err := e.publishTo(e.targets[0], p, nil); err != nil {
 				b.Fatal(err)
 			}
 			h := e.Handler()
