@@ -410,3 +410,69 @@ func TestServeChannelsCluster(t *testing.T) {
 		t.Errorf("over %d PUBLISH: served counters rose by %v publishes and %v bus messages, want %d and %d (nodes − 1 = 2 per publish)", published, dCalls, dSent, published, published*2)
 	}
 }
+
+// TestServeChannelsPrometheus: a real Prometheus scraping serve on a real
+// 3-master cluster while a publisher loop runs computes docs/serve.md's
+// fan-out, bus messages/s ÷ publishes/s, as nodes − 1 (within 20%), and
+// reads the subscribers summed across nodes.
+func TestServeChannelsPrometheus(t *testing.T) {
+	prom := testenv.LookPath(t, "prometheus is Debian's prometheus package (scripts/test.sh installs it)", "prometheus")
+	cs := redistest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	holdSubscription(t, ctx, cs.Masters[0].Client(t).Subscribe(ctx, "news"))
+	holdSubscription(t, ctx, cs.Masters[2].Client(t).Subscribe(ctx, "news"))
+	reg := writeChannelsRegistry(t)
+	srv := startServe(t, nil, "--url", cs.URL(), "--cluster", "--registry", reg, "--interval", "1s")
+	srv.ready(t)
+
+	// The publisher: classic PUBLISH round-robin on the three masters,
+	// every 10ms, until the test ends.
+	pubCtx, stopPub := context.WithCancel(ctx)
+	pubDone := make(chan struct{})
+	clients := []*redis.Client{cs.Masters[0].Client(t), cs.Masters[1].Client(t), cs.Masters[2].Client(t)}
+	go func() {
+		defer close(pubDone)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-pubCtx.Done():
+				return
+			case <-tick.C:
+			}
+			_ = clients[i%3].Publish(pubCtx, "news", "m").Err()
+		}
+	}()
+	defer func() { stopPub(); <-pubDone }()
+
+	_, query := startPrometheus(t, prom, srv.addr, "")
+	var subs string
+	waitFor(t, "Prometheus to scrape keyreg_channel_subscribers", func() bool {
+		v, ok := query(`sum(keyreg_channel_subscribers{channel="news",job="keyreg"})`)
+		subs = v
+		return ok
+	})
+	if subs != "2" {
+		t.Errorf(`Prometheus has sum(keyreg_channel_subscribers{channel="news"}) = %s, want 2 (one per node)`, subs)
+	}
+	const fanout = `sum(rate(keyreg_channel_bus_publish_sent_total{job="keyreg"}[20s])) / sum(rate(keyreg_channel_publish_calls_total{job="keyreg"}[20s]))`
+	var ratio float64
+	// Several audits (1s apart) must have moved the counters: wait for
+	// 5 publishes/s at least, then for the ratio.
+	waitFor(t, "publishes/s in Prometheus", func() bool {
+		v, ok := query(`sum(rate(keyreg_channel_publish_calls_total{job="keyreg"}[20s]))`)
+		f, err := strconv.ParseFloat(v, 64)
+		return ok && err == nil && f > 5
+	})
+	waitFor(t, "the fan-out in Prometheus", func() bool {
+		v, ok := query(fanout)
+		f, err := strconv.ParseFloat(v, 64)
+		ratio = f
+		return ok && err == nil && f > 0
+	})
+	if ratio < 2*0.8 || ratio > 2*1.2 {
+		t.Errorf("%s = %v, want nodes − 1 = 2 within 20%%", fanout, ratio)
+	}
+	t.Logf("fan-out %v", ratio)
+}
