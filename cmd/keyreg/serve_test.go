@@ -768,6 +768,7 @@ func TestServeUsage(t *testing.T) {
 		{"--max-groups", "1001"},
 		{"--max-keys", "10"},
 		{"--rdb", "-"},
+		{"--rdb", "../../snapshot/testdata/servers/redis-7.4.1.rdb", "--channels"}, // a snapshot has no Pub/Sub state
 		{"--sample", "-1"},
 		{"--web-config-file", "/nonexistent/web.yml"},
 		{"--registry", badRegistry},
