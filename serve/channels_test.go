@@ -1,17 +1,22 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/keyreg/keyreg/audit"
+	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/source"
 	dto "github.com/prometheus/client_model/go"
@@ -235,5 +240,99 @@ func TestServeDocsListMetrics(t *testing.T) {
 		if !slices.Contains(served, name) {
 			t.Errorf("docs/serve.md documents %s, which keyreg serve does not serve", name)
 		}
+	}
+}
+
+// fakeKeys is an audit source of no key whose scan fails when fail is set.
+type fakeKeys struct{ fail *bool }
+
+func (f fakeKeys) ScanKeys(ctx context.Context, _ source.Planner, _ func([]source.KeyInfo) error) (source.Stats, error) {
+	if *f.fail {
+		return source.Stats{Partial: true}, errors.New("node 10.0.0.1:6379: connection reset")
+	}
+	return source.Stats{Nodes: 1}, nil
+}
+
+func (fakeKeys) SampleEach(context.Context, []source.KeyInfo, int, int64, func([]int, []payload.Sample, []error)) {
+}
+
+func (fakeKeys) Touch() source.TouchState { return source.TouchState{} }
+
+// TestChannelsPublishedOnTheirOwn drives the cycles one by one: a failed
+// key audit still publishes a complete channel read; an incomplete read
+// keeps the last complete one's figures (with its age) while the key
+// figures are fresh; a registry that no longer declares channels drops
+// the channel series.
+func TestChannelsPublishedOnTheirOwn(t *testing.T) {
+	reg := channelsRegistry(t)
+	cur := reg
+	keysFail := true
+	var nodesErr error
+	subs := int64(2)
+	e, err := New(Options{
+		Load: func() (*registry.Registry, error) { return cur, nil },
+		Targets: []Target{{Open: func(context.Context) (*Source, error) {
+			return &Source{Source: fakeKeys{&keysFail}, Target: "fake", Mode: "standalone", Channels: func(context.Context) ([]source.NodeChannels, error) {
+				return []source.NodeChannels{{Node: "10.0.0.1:6379", Primary: true, Err: nodesErr,
+					Classic: []source.ChannelCount{{Name: "news", Subscribers: subs}}, PublishCalls: 3, BusPublishSent: -1, BusPublishReceived: -1}}, nil
+			}}, nil
+		}}},
+		Interval: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := e.Handler()
+	scrape := func() string {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+		return w.Body.String()
+	}
+	has := func(body string, lines ...string) {
+		t.Helper()
+		for _, l := range lines {
+			if !strings.Contains(body, "\n"+l+"\n") {
+				t.Errorf("/metrics lacks %q:\n%s", l, body)
+			}
+		}
+	}
+	tg := e.targets[0]
+	ctx := context.Background()
+
+	e.auditOnce(ctx, tg) // keys fail, channels complete
+	body := scrape()
+	has(body, "keyreg_audit_success 0", "keyreg_channel_audit_success 1", "keyreg_channel_audit_partial 0",
+		`keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 2`, `keyreg_channel_publish_calls_total{node="10.0.0.1:6379"} 3`)
+	if strings.Contains(body, "keyreg_family_keys") || tg.last.Load() != nil {
+		t.Error("a failed key audit was published")
+	}
+
+	keysFail, nodesErr, subs = false, errors.New("NOPERM no permissions to run the 'pubsub|channels' command"), 5
+	tg.st.mu.Lock()
+	okAt := tg.st.ch.lastSuccess
+	tg.st.mu.Unlock()
+	e.auditOnce(ctx, tg) // keys complete, channels refused
+	body = scrape()
+	has(body, "keyreg_audit_success 1", "keyreg_channel_audit_success 0", "keyreg_channel_audit_partial 1", "keyreg_channel_nodes_not_checked 1",
+		`keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 2`, // the complete read's, not 5 nor gone
+		fmt.Sprintf("keyreg_channel_audit_last_success_timestamp_seconds %s", strconv.FormatFloat(unixSeconds(okAt), 'g', -1, 64)))
+	if p := tg.last.Load(); p == nil || !slices.ContainsFunc(p.report.Scan.Notes, func(n string) bool { return strings.Contains(n, "channels not in this report") && strings.Contains(n, "NOPERM") }) {
+		t.Error("the published report does not say its channels are missing")
+	} else if p.report.Channels != nil {
+		t.Error("the report of an incomplete channel read has a channel section")
+	}
+
+	nodesErr = nil
+	e.auditOnce(ctx, tg) // both complete: the report has the channel section
+	if p := tg.last.Load(); p == nil || p.report.Channels == nil || !bytes.Contains(p.json, []byte(`"channels": {`)) {
+		t.Error("the report of a complete channel read lacks the channel section")
+	}
+	has(scrape(), `keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 5`, "keyreg_channel_audit_success 1")
+
+	cur = &registry.Registry{File: "keys.yaml"} // the channels removed from keys.yaml
+	e.reg.Store(cur)
+	e.auditOnce(ctx, tg)
+	if body := scrape(); strings.Contains(body, "keyreg_channel_") || !strings.Contains(body, "\nkeyreg_audit_success 1\n") {
+		t.Errorf("with no channel declared, channel series are still served:\n%s", body)
 	}
 }
