@@ -316,7 +316,9 @@ func TestChannelsPublishedOnTheirOwn(t *testing.T) {
 	has(body, "keyreg_audit_success 1", "keyreg_channel_audit_success 0", "keyreg_channel_audit_partial 1", "keyreg_channel_nodes_not_checked 1",
 		`keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 2`, // the complete read's, not 5 nor gone
 		fmt.Sprintf("keyreg_channel_audit_last_success_timestamp_seconds %s", strconv.FormatFloat(unixSeconds(okAt), 'g', -1, 64)))
-	if p := tg.last.Load(); p == nil || !slices.ContainsFunc(p.report.Scan.Notes, func(n string) bool { return strings.Contains(n, "channels not in this report") && strings.Contains(n, "NOPERM") }) {
+	if p := tg.last.Load(); p == nil || !slices.ContainsFunc(p.report.Scan.Notes, func(n string) bool {
+		return strings.Contains(n, "channels not in this report") && strings.Contains(n, "NOPERM")
+	}) {
 		t.Error("the published report does not say its channels are missing")
 	} else if p.report.Channels != nil {
 		t.Error("the report of an incomplete channel read has a channel section")
