@@ -263,8 +263,10 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 		return
 	}
 	// The channels are published on their own: a refused PUBSUB leaves
-	// the key figures fresh, and a failed key audit the channel ones.
-	chSnap := e.channelsOutcome(t, reg, rd)
+	// the key figures fresh, and a failed key audit the channel ones. Their
+	// status changes once their figures are out, whatever the keys did.
+	chSnap := e.channelSnapshot(t, reg, rd)
+	defer t.channelsDone(rd)
 	if err == nil && rep.Partial {
 		err = errors.New(rep.PartialReason)
 	}
@@ -332,31 +334,39 @@ func (e *Exporter) runAudit(ctx context.Context, t *target, reg *registry.Regist
 	return rep, rd, err
 }
 
-// channelsOutcome records a cycle's channel read in t's status and
-// returns the channel metrics to publish: a complete read's, an empty
-// snapshot that drops the last read's series when the cycle read no
-// channels, or nil to keep what is published (an incomplete read, whose
-// figures would read as channels gone; its status says so).
-func (e *Exporter) channelsOutcome(t *target, reg *registry.Registry, rd *channelRead) *snapshot {
+// channelSnapshot is the channel metrics a cycle publishes: a complete
+// read's, an empty snapshot that drops the last read's series when the
+// cycle read no channels, or nil to keep what is published (an incomplete
+// read, whose figures would read as channels gone; its status says so).
+// It is built without t's status lock, which every scrape takes.
+func (e *Exporter) channelSnapshot(t *target, reg *registry.Registry, rd *channelRead) *snapshot {
+	switch {
+	case rd == nil && t.chLast.Load() != nil:
+		return &snapshot{}
+	case rd == nil:
+		return nil
+	case rd.err != nil:
+		t.log.Error("channel read incomplete; the channel figures stay those of the last complete read",
+			"nodes_not_checked", rd.notChecked(), "err", secret.Redact(rd.err.Error()))
+		return nil
+	}
+	t.log.Info("channels read", "nodes", rd.cr.Nodes, "live", len(rd.cr.Channels), "findings", len(rd.cr.Findings))
+	return newChannelSnapshot(reg, rd.cr, rd.nodes, e.o.MaxGroups)
+}
+
+// channelsDone records a cycle's channel read (nil: none) in t's status.
+func (t *target) channelsDone(rd *channelRead) {
 	st := &t.st
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if rd == nil {
 		st.ch = chanStatus{}
-		if t.chLast.Load() != nil {
-			return &snapshot{}
-		}
-		return nil
+		return
 	}
 	st.ch.attempted, st.ch.success, st.ch.notChecked = true, rd.err == nil, rd.notChecked()
-	if rd.err != nil {
-		t.log.Error("channel read incomplete; the channel figures stay those of the last complete read",
-			"nodes_not_checked", st.ch.notChecked, "err", secret.Redact(rd.err.Error()))
-		return nil
+	if rd.err == nil {
+		st.ch.lastSuccess = time.Now()
 	}
-	st.ch.lastSuccess = time.Now()
-	t.log.Info("channels read", "nodes", rd.cr.Nodes, "live", len(rd.cr.Channels), "findings", len(rd.cr.Findings))
-	return newChannelSnapshot(reg, rd.cr, rd.nodes, e.o.MaxGroups)
 }
 
 // publish renders what the endpoints serve of a complete audit.
