@@ -338,3 +338,52 @@ func TestChannelsPublishedOnTheirOwn(t *testing.T) {
 		t.Errorf("with no channel declared, channel series are still served:\n%s", body)
 	}
 }
+
+// TestScrapeDuringChannelRead: a scrape while a channel read is held
+// mid-way answers at once, with the previous figures and the audit
+// running, and never calls the source.
+func TestScrapeDuringChannelRead(t *testing.T) {
+	reg := channelsRegistry(t)
+	fail := false
+	entered, release := make(chan struct{}), make(chan struct{})
+	calls := 0
+	e, err := New(Options{
+		Load: func() (*registry.Registry, error) { return reg, nil },
+		Targets: []Target{{Open: func(context.Context) (*Source, error) {
+			return &Source{Source: fakeKeys{&fail}, Channels: func(ctx context.Context) ([]source.NodeChannels, error) {
+				calls++
+				if calls == 2 {
+					close(entered)
+					<-release
+				}
+				return []source.NodeChannels{{Node: "n:1", Primary: true, Classic: []source.ChannelCount{{Name: "news", Subscribers: int64(calls)}}}}, nil
+			}}, nil
+		}}},
+		Interval: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := e.Handler()
+	scrape := func() string {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+		return w.Body.String()
+	}
+	ctx := context.Background()
+	e.auditOnce(ctx, e.targets[0])
+	done := make(chan struct{})
+	go func() { e.auditOnce(ctx, e.targets[0]); close(done) }()
+	<-entered
+	body := scrape()
+	for _, l := range []string{"keyreg_audit_running 1", `keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 1`, "keyreg_channel_audit_success 1"} {
+		if !strings.Contains(body, "\n"+l+"\n") {
+			t.Errorf("scrape during the channel read lacks %q", l)
+		}
+	}
+	close(release)
+	<-done
+	if body := scrape(); !strings.Contains(body, `keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 2`) || calls != 2 {
+		t.Errorf("after the read: %d calls,\n%s", calls, body)
+	}
+}
