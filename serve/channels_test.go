@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"regexp"
@@ -385,5 +386,43 @@ func TestScrapeDuringChannelRead(t *testing.T) {
 	<-done
 	if body := scrape(); !strings.Contains(body, `keyreg_channel_subscribers{channel="news",mode="classic",owner="identity"} 2`) || calls != 2 {
 		t.Errorf("after the read: %d calls,\n%s", calls, body)
+	}
+}
+
+// TestChannelsTwoTargets: two targets' key and channel snapshots encode
+// together, each series under its target label, and one target's channel
+// read leaves the other's figures alone.
+func TestChannelsTwoTargets(t *testing.T) {
+	reg := channelsRegistry(t)
+	e := &Exporter{o: Options{Interval: DefaultInterval, MaxGroups: DefaultMaxGroups}, log: slog.New(slog.DiscardHandler)}
+	e.expo.Store(&exposition{})
+	for _, name := range []string{"a", "b"} {
+		tg := &target{Target: Target{Name: name}}
+		tg.st.audits = map[string]int64{}
+		e.targets = append(e.targets, tg)
+	}
+	read := func(subs int64) *snapshot {
+		nodes := []source.NodeChannels{{Node: "n:1", Primary: true, Classic: []source.ChannelCount{{Name: "news", Subscribers: subs}}, PublishCalls: subs}}
+		return newChannelSnapshot(reg, audit.Channels(reg, nodes), nodes, DefaultMaxGroups)
+	}
+	rep := &audit.Report{Families: []*audit.FamilyReport{{Name: "session", Owner: "web", Keys: 3}}}
+	for i, tg := range e.targets {
+		if err := e.publishTo(tg, &published{metrics: newSnapshot(rep, 20)}, read(int64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.publishTo(e.targets[0], nil, read(9)); err != nil { // a's next read only
+		t.Fatal(err)
+	}
+	text := string(e.expo.Load().text)
+	for _, l := range []string{
+		`keyreg_channel_subscribers{channel="news",mode="classic",owner="identity",target="a"} 9`,
+		`keyreg_channel_subscribers{channel="news",mode="classic",owner="identity",target="b"} 2`,
+		`keyreg_channel_publish_calls_total{node="n:1",target="b"} 2`,
+		`keyreg_family_keys{family="session",owner="web",target="a"} 3`,
+	} {
+		if !strings.Contains(text, l+"\n") {
+			t.Errorf("exposition lacks %s:\n%s", l, text)
+		}
 	}
 }
