@@ -194,24 +194,34 @@ func TestServeChannels(t *testing.T) {
 		t.Errorf("/report.json (%d) lacks the channel section:\n%.2000s", code, body)
 	}
 
-	code, _, body := httpGet(t, "http://"+srv.addr+"/metrics", "")
-	if code != 200 {
-		t.Fatal(code)
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(body)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
+	promtoolBoth(t, promtool, srv.addr)
 
 	off := startServe(t, nil, "--url", s.URL(), "--registry", reg, "--interval", "1h", "--channels=false")
 	off.ready(t)
-	_, _, body = httpGet(t, "http://"+off.addr+"/metrics", "")
+	_, _, body := httpGet(t, "http://"+off.addr+"/metrics", "")
 	if bytes.Contains(body, []byte("keyreg_channel_")) || bytes.Contains(body, []byte("keyreg_unregistered_channel")) {
 		t.Errorf("--channels=false serves channel series:\n%s", body)
 	}
 	if !bytes.Contains(body, []byte("\nkeyreg_audit_success 1\n")) {
 		t.Error("--channels=false: no complete audit")
+	}
+}
+
+// promtoolBoth lints the exposition of the serve at addr in the text
+// format and in OpenMetrics, as TestServeMatchesAudit does.
+func promtoolBoth(t *testing.T, promtool, addr string) {
+	t.Helper()
+	for _, accept := range []string{"", openMetrics} {
+		_, ctype, body := httpGet(t, "http://"+addr+"/metrics", accept)
+		if accept != "" {
+			checkOpenMetricsFamilies(t, body)
+		}
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(body)
+		out, err := cmd.CombinedOutput()
+		if err != nil && (accept == "" || !onlyCounterHelp(out, body)) {
+			t.Errorf("promtool check metrics (%s): %v\n%s", ctype, err, out)
+		}
 	}
 }
 
@@ -315,6 +325,7 @@ func TestServeChannelsACL(t *testing.T) {
 // own, whose bus/publish ratio is nodes − 1, as docs/serve.md's PromQL
 // says.
 func TestServeChannelsCluster(t *testing.T) {
+	promtool := testenv.LookPath(t, "promtool is in Debian's prometheus package (scripts/test.sh installs it)", "promtool")
 	cs := redistest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -390,6 +401,7 @@ func TestServeChannelsCluster(t *testing.T) {
 	if got := value(fams, "keyreg_channel_audit_success"); got != 1 {
 		t.Errorf("keyreg_channel_audit_success = %v, want 1", got)
 	}
+	promtoolBoth(t, promtool, srv.addr)
 
 	// The counters are each node's own: equal to what the node says now
 	// (nothing publishes any more), and their ratio is nodes − 1.
