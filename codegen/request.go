@@ -25,16 +25,16 @@ const RequestVersion = 1
 //
 // Families holds every family of the registry, in name order, because a
 // backend chooses its names over the whole registry so that they do not
-// depend on the scope; InScope marks those to generate. Digest covers
-// the families in scope.
+// depend on the scope; InScope marks those to generate. Channels are
+// held the same way. Digest covers the families and channels in scope.
 type Request struct {
 	Version   int       `json:"version"`
 	Digest    string    `json:"registry_digest"` // "sha256:<hex>", as Digest of the families in scope
 	Separator string    `json:"separator"`       // one byte
 	Scope     ScopeDoc  `json:"scope"`
 	Families  []*Family `json:"families"`
-	// Channels are the registry's Pub/Sub channels, in name order. They
-	// are not in Digest and the scope does not narrow them.
+	// Channels are the registry's Pub/Sub channels, in name order;
+	// InScope marks those to generate.
 	Channels []*Channel `json:"channels,omitempty"`
 	reg      *registry.Registry
 }
@@ -44,6 +44,7 @@ type ScopeDoc struct {
 	Families       []string `json:"families"`
 	Owners         []string `json:"owners"`
 	IncludePresets bool     `json:"include_presets"`
+	Channels       []string `json:"channels,omitempty"`
 }
 
 // Family is one family of a Request.
@@ -71,6 +72,8 @@ type Family struct {
 // sharded channel with SPUBLISH only, never PUBLISH.
 type Channel struct {
 	Name          string          `json:"name"`
+	InScope       bool            `json:"in_scope"`
+	Preset        string          `json:"preset,omitempty"` // the preset it comes from; "" for a channel declared by hand
 	Description   string          `json:"description,omitempty"`
 	Owner         string          `json:"owner"`
 	Pattern       Pattern         `json:"pattern"`
@@ -151,6 +154,21 @@ type Documenter interface {
 	Builders(req *Request) (map[string]string, error)
 }
 
+// A ChannelDocumenter is a backend that can name what it writes for each
+// Pub/Sub channel, for documentation such as the catalogue.
+type ChannelDocumenter interface {
+	// ChannelFuncs returns, by channel name, for every channel of req (in
+	// scope or not), the signatures of its builder, publisher and
+	// subscriber as the language writes them. The names are those
+	// Generate writes.
+	ChannelFuncs(req *Request) (map[string]ChannelFuncs, error)
+}
+
+// ChannelFuncs are the signatures a backend writes for one channel.
+type ChannelFuncs struct {
+	Build, Publish, Subscribe string
+}
+
 // NewRequest builds and validates the request for reg and scope. It fails
 // when a family has no valid pattern or a placeholder of an unknown type,
 // and on the errors of Scope.
@@ -159,6 +177,10 @@ func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 		return nil, errors.New("no registry")
 	}
 	in, err := scope.selected(reg)
+	if err != nil {
+		return nil, err
+	}
+	inChan, err := scope.channelsSelected(reg)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +195,7 @@ func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 			Families:       nonNil(scope.Families),
 			Owners:         nonNil(scope.Owners),
 			IncludePresets: scope.IncludePresets,
+			Channels:       scope.Channels,
 		},
 		Families: make([]*Family, 0, len(reg.Families)),
 		reg:      reg,
@@ -191,7 +214,7 @@ func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 		}
 		req.Families = append(req.Families, rf)
 	}
-	req.Digest = digest(reg.Separator, defs)
+	var chanDefs []*registry.Channel
 	chans := slices.Clone(reg.Channels)
 	slices.SortFunc(chans, func(a, b *registry.Channel) int { return strings.Compare(a.Name, b.Name) })
 	for _, c := range chans {
@@ -201,13 +224,17 @@ func NewRequest(reg *registry.Registry, scope Scope) (*Request, error) {
 		if err != nil {
 			return nil, fmt.Errorf("channel %q: %w", c.Name, err)
 		}
-		rc := &Channel{Name: c.Name, Description: c.Description, Owner: c.Owner, Pattern: rf.Pattern, Mode: c.Mode,
+		rc := &Channel{Name: c.Name, InScope: inChan[c.Name], Preset: c.Preset, Description: c.Description, Owner: c.Owner, Pattern: rf.Pattern, Mode: c.Mode,
 			SubscribeGlob: c.SubscribeGlob, Encoding: c.Encoding, Schema: rf.Schema, Deprecated: rf.Deprecated}
+		if rc.InScope {
+			chanDefs = append(chanDefs, c)
+		}
 		for _, w := range c.With {
 			rc.With = append(rc.With, w.Name)
 		}
 		req.Channels = append(req.Channels, rc)
 	}
+	req.Digest = digest(reg.Separator, defs, chanDefs)
 	return req, nil
 }
 

@@ -23,6 +23,11 @@ type Scope struct {
 	// IncludePresets adds preset families: those of Owners, or all of
 	// them when no Owners are given.
 	IncludePresets bool
+	// Channels are Pub/Sub channels by name. Channels follow the rules of
+	// families otherwise: the zero Scope takes every channel declared by
+	// hand, Owners their channels, IncludePresets preset channels; naming
+	// families or channels takes only those named (and Owners').
+	Channels []string
 }
 
 // selected returns the names of the families of reg in scope, with the
@@ -49,11 +54,23 @@ func (s Scope) selected(reg *registry.Registry) (map[string]bool, error) {
 	for _, o := range reg.Owners {
 		owners[o.Name] = true
 	}
+	for _, c := range reg.Channels {
+		owners[c.Owner] = true
+	}
 	for _, o := range s.Owners {
 		if o == "" || !owners[o] {
 			return nil, fmt.Errorf("owner %q is not in the registry%s", o, nearest(o, slices.Collect(maps.Keys(owners))))
 		}
 		n, presets := 0, 0
+		for _, c := range reg.Channels {
+			switch {
+			case c.Owner != o:
+			case c.Preset != "" && !s.IncludePresets:
+				presets++
+			default:
+				n++ // channelsSelected takes it
+			}
+		}
 		for _, f := range reg.Families {
 			if f.Owner != o {
 				continue
@@ -69,24 +86,66 @@ func (s Scope) selected(reg *registry.Registry) (map[string]bool, error) {
 			if presets > 0 {
 				return nil, fmt.Errorf("owner %q: its %s from presets, which are generated only when included", o, pluralVerb(presets, "family comes", "families come"))
 			}
-			return nil, fmt.Errorf("owner %q owns no family", o)
+			return nil, fmt.Errorf("owner %q owns no family or channel", o)
 		}
 	}
 	if len(s.Owners) == 0 {
 		// Without owners: the families declared by hand unless families
-		// are named, and every preset family when presets are included.
+		// or channels are named, and every preset family when presets are
+		// included.
+		named := len(s.Families) > 0 || len(s.Channels) > 0
 		for _, f := range reg.Families {
-			if f.Preset == "" && len(s.Families) == 0 || f.Preset != "" && s.IncludePresets {
+			if f.Preset == "" && !named || f.Preset != "" && s.IncludePresets {
 				in[f.Name] = true
 			}
 		}
-		if len(in) == 0 && len(reg.Families) > 0 {
+		if len(in) == 0 && len(reg.Families) > 0 && !named && !hasHandChannel(reg) {
 			return nil, fmt.Errorf("every family of the registry comes from a preset, and preset families are generated only when included or named")
 		}
 	}
 	for _, f := range reg.Families {
 		if in[f.Name] && f.Kind == registry.KindLock && f.FencingFamily != nil {
 			in[f.FencingFamily.Name] = true
+		}
+	}
+	return in, nil
+}
+
+// hasHandChannel reports whether reg declares a channel by hand: a
+// registry of channels and preset families has something to generate.
+func hasHandChannel(reg *registry.Registry) bool {
+	return slices.ContainsFunc(reg.Channels, func(c *registry.Channel) bool { return c.Preset == "" })
+}
+
+// channelsSelected returns the names of the channels of reg in scope,
+// by the rules of Scope. It fails on a channel name the registry does not
+// have; selected has checked the owners.
+func (s Scope) channelsSelected(reg *registry.Registry) (map[string]bool, error) {
+	in := map[string]bool{}
+	for _, name := range s.Channels {
+		if _, ok := reg.Channel(name); !ok {
+			names := make([]string, 0, len(reg.Channels))
+			for _, c := range reg.Channels {
+				names = append(names, c.Name)
+			}
+			return nil, fmt.Errorf("channel %q is not in the registry%s", name, nearest(name, names))
+		}
+		in[name] = true
+	}
+	owners := map[string]bool{}
+	for _, o := range s.Owners {
+		owners[o] = true
+	}
+	named := len(s.Families) > 0 || len(s.Channels) > 0
+	for _, c := range reg.Channels {
+		preset := c.Preset != ""
+		switch {
+		case len(s.Owners) > 0:
+			if owners[c.Owner] && (!preset || s.IncludePresets) {
+				in[c.Name] = true
+			}
+		case !preset && !named, preset && s.IncludePresets:
+			in[c.Name] = true
 		}
 	}
 	return in, nil

@@ -170,9 +170,11 @@ families (celery, bullmq, …) are the framework's internals, which the
 library writes. --family names families (a preset family named is
 included), --owner takes every family of an owner, and --include-presets
 adds preset families: all of them, or those of --owner's owners. A lock's
-fence comes with the lock. Names do not depend on the scope: a family's
-identifiers are the same whatever else is generated. The registry digest
-covers the families generated only.
+fence comes with the lock. Pub/Sub channels follow the same rules, and
+--channel names channels; --family without --channel leaves them out.
+Names do not depend on the scope: a family's identifiers are the same
+whatever else is generated. The registry digest covers the families and
+channels generated only.
 
 With --check nothing is written: the output is generated in memory and
 compared with --out. A stale or missing file prints a unified diff of the
@@ -231,6 +233,7 @@ func (a *app) genLangCmd(l language) *cobra.Command {
 	c.Flags().StringSliceVar(&o.scope.Families, "family", nil, "generate these families (repeatable, comma-separated; default: every family declared by hand)")
 	c.Flags().StringSliceVar(&o.scope.Owners, "owner", nil, "generate the families of these owners (repeatable, comma-separated)")
 	c.Flags().BoolVar(&o.scope.IncludePresets, "include-presets", false, "generate preset families too (of --owner's owners, or all of them)")
+	c.Flags().StringSliceVar(&o.scope.Channels, "channel", nil, "generate these Pub/Sub channels (repeatable, comma-separated; default: every channel declared by hand, unless --family names families)")
 	return c
 }
 
@@ -365,6 +368,9 @@ func (o genOptions) scopeFlags() string {
 	}
 	if o.scope.IncludePresets {
 		b.WriteString(" --include-presets")
+	}
+	if len(o.scope.Channels) > 0 {
+		b.WriteString(" --channel " + strings.Join(o.scope.Channels, ","))
 	}
 	return b.String()
 }

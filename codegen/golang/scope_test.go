@@ -120,7 +120,7 @@ func TestScopeErrors(t *testing.T) {
 		{codegen.Scope{Families: []string{"sesion"}}, `family "sesion" is not in the registry (did you mean "session"?)`},
 		{codegen.Scope{Families: []string{"nothing-like-it"}}, `family "nothing-like-it" is not in the registry`},
 		{codegen.Scope{Owners: []string{"chekout"}}, `owner "chekout" is not in the registry (did you mean "checkout"?)`},
-		{codegen.Scope{Owners: []string{"idle"}}, `owner "idle" owns no family`},
+		{codegen.Scope{Owners: []string{"idle"}}, `owner "idle" owns no family or channel`},
 		{codegen.Scope{Owners: []string{""}}, `owner "" is not in the registry`},
 	} {
 		_, err := Generate(reg, Options{Package: "keys", Scope: c.scope})
