@@ -488,3 +488,56 @@ func TestServeChannelsPrometheus(t *testing.T) {
 	}
 	t.Logf("fan-out %v", ratio)
 }
+
+// TestServeChannelsCardinality: 10,000 live unregistered channels, each
+// under a prefix of its own, and hostile names (invalid UTF-8, quotes, a
+// newline, 2,000 bytes) give at most --max-groups + 1 prefix series that
+// sum to every one of them, and an exposition promtool accepts.
+func TestServeChannelsCardinality(t *testing.T) {
+	promtool := testenv.LookPath(t, "promtool is in Debian's prometheus package (scripts/test.sh installs it)", "promtool")
+	s := redistest.Standalone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ps := s.Client(t).Subscribe(ctx)
+	t.Cleanup(func() { ps.Close() })
+	names := []string{"\xff\xfe:bad", `q"uote\:x`, "new\nline:x", strings.Repeat("L", 2000), "other"}
+	for i := range 10_000 {
+		names = append(names, "p"+strconv.Itoa(i)+":x")
+	}
+	for i := 0; i < len(names); i += 1000 {
+		if err := ps.Subscribe(ctx, names[i:min(i+1000, len(names))]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := s.Client(t)
+	waitFor(t, "the subscriptions", func() bool {
+		live, err := c.PubSubChannels(ctx, "*").Result()
+		return err == nil && len(live) == len(names)
+	})
+	reg := writeChannelsRegistry(t)
+	srv := startServe(t, nil, "--url", s.URL(), "--registry", reg, "--interval", "1h", "--max-groups", "20")
+	srv.ready(t)
+	fams := srv.scrape(t)
+	unreg := channelSeries(fams, "keyreg_unregistered_channels")
+	var sum float64
+	for _, v := range unreg {
+		sum += v
+	}
+	if len(unreg) > 21 || sum != float64(len(names)) {
+		t.Errorf("%d keyreg_unregistered_channels series summing to %v, want at most 21 summing to %d", len(unreg), sum, len(names))
+	}
+	var unregFindings float64
+	n := 0
+	for _, m := range fams["keyreg_channel_findings"].GetMetric() {
+		n++
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "rule" && l.GetValue() == "channel-unregistered" {
+				unregFindings += m.GetGauge().GetValue()
+			}
+		}
+	}
+	if unregFindings != float64(len(names)) || n > 21+4 {
+		t.Errorf("channel-unregistered findings sum to %v in %d series, want %d in at most 25", unregFindings, n, len(names))
+	}
+	promtoolBoth(t, promtool, srv.addr)
+}
