@@ -45,6 +45,11 @@ func (v *view) write(b *bytes.Buffer, client string) {
 			used[pr.Type] = true
 		}
 	}
+	for _, c := range v.chans {
+		for _, pr := range c.Params {
+			used[pr.Type] = true
+		}
+	}
 	b.WriteString("\n")
 	for _, t := range []registry.PlaceholderType{registry.Word, registry.UUID, registry.Hex, registry.ULID, registry.Any} {
 		if used[t] {
@@ -56,6 +61,12 @@ func (v *view) write(b *bytes.Buffer, client string) {
 		if client != ClientNone {
 			v.writeAccess(b, f)
 		}
+	}
+	if client != ClientNone {
+		v.writePubSubRuntime(b, client)
+	}
+	for _, c := range v.chans {
+		v.writeChannel(b, c, client)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,6 +90,9 @@ type view struct {
 	sep  byte
 	all  []*famView // every family of the request, for names
 	fams []*famView // those in scope
+	// allChans are every channel of the request, for names; chans those
+	// in scope.
+	allChans, chans []*chanView
 }
 
 type famView struct {
@@ -99,6 +103,7 @@ type famView struct {
 	Params  []*param
 	Regex   string // the parse expression, "" when keyregMatch parses
 	Recheck bool   // Build parses its result to refuse ambiguous values
+	channel bool   // the names of a channel (chanView), not a family
 }
 
 type param struct {
@@ -113,6 +118,7 @@ type param struct {
 var reservedTop = []string{
 	"InvalidKeyError", "TTLError", "SchemaError", "LockHeldError", "LockLostError", "TTLPolicy",
 	"ttlAllows", "REGISTRY_DIGEST", "SEPARATOR", "LockOptions", "StreamEntry", "ZMember", "KeyregClient",
+	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener",
 }
 
 // derived lists the module-level names of a family.
@@ -184,9 +190,22 @@ func newView(req *codegen.Request) (*view, error) {
 		fv.Recheck = ambiguous(rf.Pattern)
 		v.all = append(v.all, fv)
 	}
+	// Channels after every family, by the same namer: a family and a
+	// channel never collide, and a channel's names do not depend on the
+	// scope either.
+	if err := v.addChannels(req, names); err != nil {
+		return nil, err
+	}
 	// Arguments last: they avoid every module-level name.
-	for _, fv := range v.all {
+	views := slices.Clone(v.all)
+	for _, c := range v.allChans {
+		views = append(views, c.famView)
+	}
+	for _, fv := range views {
 		args := newNamer(scopeNames...)
+		if fv.channel {
+			args.take(chanScopeNames...)
+		}
 		for n := range names.used {
 			args.take(n)
 		}
@@ -198,8 +217,13 @@ func newView(req *codegen.Request) (*view, error) {
 			p.Arg = args.unique(a)
 		}
 		fv.Regex = parseRegex(fv.reg.Pattern, v.sep)
-		if fv.InScope {
+		if fv.InScope && !fv.channel {
 			v.fams = append(v.fams, fv)
+		}
+	}
+	for _, c := range v.allChans {
+		if c.InScope {
+			v.chans = append(v.chans, c)
 		}
 	}
 	return v, nil
