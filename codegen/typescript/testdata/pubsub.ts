@@ -214,11 +214,18 @@ const main = async () => {
       await until(`${tc.name}: error ${i}`, () => errs.length >= i + 1);
       if (!(errs[i] instanceof cls) || errs[i]!.message.includes(data || "\u0000")) fail(`${tc.name}: error ${errs[i]}`);
     }
+    // Another subscription to the same channel on the same connection,
+    // ended (twice): the first one stays subscribed.
+    const extra: unknown[] = [];
+    const unsubscribeExtra = await tc.subscribe(c, (d) => extra.push(d), (e) => extra.push(e));
+    await unsubscribeExtra();
+    await unsubscribeExtra();
     await tc.publish(c, tc.valid[1]);
     await until(`${tc.name}: the second delivery`, () => got.length >= 2);
     if (!same(got[1]!.message, tc.valid[1]) || got.length !== 2 || errs.length !== tc.rawBad.length) {
       fail(`${tc.name}: got ${got.length} deliveries, ${errs.length} errors`);
     }
+    if (extra.length !== 0) fail(`${tc.name}: an ended subscription got ${extra.length} messages`);
     await unsubscribe();
     report[tc.name] = { deliveries: got.length, errors: errs.length, receivers: n };
   }
