@@ -3,7 +3,10 @@
 // builder (buildCartItems, which throws RangeError on a refused value) and
 // parser (parseCartItems), the family's pattern, SCAN glob, owner, Redis
 // type and TTL policy as constants, a template-literal type of its keys,
-// and the key's interface. The module needs no runtime dependency; with a
+// and the key's interface; per Pub/Sub channel its constants, name builder
+// and parser (the key code path), message type, and with a client a
+// publisher (SPUBLISH only for a sharded channel) and a subscriber
+// (channels.go). The module needs no runtime dependency; with a
 // client (node-redis, the "redis" package, or ioredis) it imports only
 // that client's types.
 //
