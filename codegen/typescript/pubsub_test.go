@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,10 +43,11 @@ func TestPubSub(t *testing.T) {
 	ctx := context.Background()
 
 	// A room whose slot a master other than Addrs[0] serves, by the
-	// server's own CLUSTER KEYSLOT and CLUSTER SLOTS.
+	// server's own CLUSTER KEYSLOT and CLUSTER SHARDS (CLUSTER SLOTS's
+	// successor).
 	seed := redis.NewClient(&redis.Options{Addr: cluster.Addrs[0]})
 	defer seed.Close()
-	slots, err := seed.ClusterSlots(ctx).Result()
+	shards, err := seed.ClusterShards(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,9 +57,17 @@ func TestPubSub(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range slots {
-			if int64(s.Start) <= slot && slot <= int64(s.End) && s.Nodes[0].Addr != cluster.Addrs[0] {
-				room, owner = r, s.Nodes[0].Addr
+		for _, sh := range shards {
+			for _, n := range sh.Nodes {
+				addr := net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+				if n.Role != "master" || addr == cluster.Addrs[0] {
+					continue
+				}
+				for _, sr := range sh.Slots {
+					if sr.Start <= slot && slot <= sr.End {
+						room, owner = r, addr
+					}
+				}
 			}
 		}
 	}
