@@ -1,7 +1,8 @@
 
 // ---- Pub/Sub: node-redis ----
 
-type KeyregListener = (message: string | Buffer, channel: string | Buffer) => unknown;
+/** A node-redis Pub/Sub listener. */
+export type KeyregListener = (message: string | Buffer, channel: string | Buffer) => unknown;
 
 /**
  * What subscribers need of node-redis: a client used for nothing but
