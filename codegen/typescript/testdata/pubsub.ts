@@ -64,7 +64,14 @@ async function connect(): Promise<Conn> {
   if (cluster) {
     const pub = new Cluster([{ host, port: Number(port) }]);
     const sub = new Cluster([{ host, port: Number(port) }], { shardedSubscribers: true });
-    await new Promise<void>((resolve) => sub.once("subscribersReady", () => resolve()));
+    // The sharded subscribers connect after the slots are known.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("timed out waiting for the sharded subscribers")), 10_000);
+      sub.once("subscribersReady", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     const p: ioredisMod.KeyregClient = pub, s: ioredisMod.KeyregSubscriber = sub;
     return {
       pub: p as never, sub: s as never,
