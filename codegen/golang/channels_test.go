@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyreg/keyreg/codegen"
 )
 
 // chanYAML has a channel of every mode: classic with a JSON Schema,
@@ -403,5 +405,122 @@ func TestShardedNeverPublish(t *testing.T) {
 		if slices.Contains(calls, "Publish") {
 			t.Errorf("%s calls Publish in a file whose only channel is sharded", name)
 		}
+	}
+}
+
+// chanProbeYAML has a channel of every mode with placeholder names no
+// template uses, and a family named like a channel, whose names the
+// channel must not take.
+const chanProbeYAML = `version: 1
+owners:
+  o: {contact: o@example.com}
+families:
+  - {name: probe-channel, pattern: "v1:pc:{zq_a:int}", owner: o, type: string, encoding: text, ttl: persistent}
+  - {name: probe, pattern: "v1:p:{zq_a:int}", owner: o, type: string, encoding: json, ttl: persistent, schema: {type: object, properties: {a: {type: string}}}}
+channels:
+  - {name: probe, pattern: "c1:p:{zq_a:word}:{zq_b:int}", owner: o, mode: classic, encoding: json, schema: {type: object, properties: {n: {type: integer}}}}
+  - {name: probe-shard, pattern: "c1:s:{{zq_a:word}}:{zq_c:int}", owner: o, mode: sharded, encoding: int}
+  - {name: probe-any, pattern: "c1:a:{zq_a:word}-{zq_b:word}", owner: o, mode: pattern, subscribe_glob: "c1:a:*", encoding: float}
+`
+
+// TestChannelScopeNames derives from the generated code the names the
+// channel functions with placeholder arguments use besides those
+// arguments, and checks that no channel argument takes one of them.
+func TestChannelScopeNames(t *testing.T) {
+	out, err := Generate(parseRegistry(t, chanProbeYAML), Options{Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scopes := 0
+	for _, names := range funcNames(parseGenerated(t, out)) {
+		if !slices.ContainsFunc(names, func(n string) bool { return probeArgs[n] }) {
+			continue
+		}
+		scopes++
+		for _, n := range names {
+			if probeArgs[n] || n == "_" {
+				continue
+			}
+			if ph := snake(n); localName(ph, channelArgScope()) == n {
+				t.Errorf("a generated channel function uses %q, but a placeholder {%s} gets that argument name: add it to channelScopeNames", n, ph)
+			}
+		}
+	}
+	// Build, MustBuild of 2 families and 3 channels, Parse of the 2 int
+	// families and the 2 channels with int values, Publish of 3 channels
+	// and Subscribe of the 2 that take values.
+	if want := 2*5 + 4 + 3 + 2; scopes != want {
+		t.Errorf("%d functions with placeholder arguments, want %d: the probe no longer covers them", scopes, want)
+	}
+}
+
+// TestChannelNames checks that a channel's identifiers never take a
+// family's, that they do not depend on the scope, and that ChannelFuncs
+// names what Generate writes.
+func TestChannelNames(t *testing.T) {
+	reg := parseRegistry(t, chanProbeYAML)
+	all, err := Generate(reg, Options{Package: "keys"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(all)
+	for _, decl := range []string{
+		"func BuildProbe2Channel(", // the family probe-channel has BuildProbeChannel
+		"func BuildProbeChannel(zqA int64)",
+		"func PublishProbe2(ctx context.Context, c redis.Cmdable, zqA string, zqB int64, msg Probe2Message)",
+		"func SubscribeProbeShard(ctx context.Context, c redis.UniversalClient, zqA string, zqC int64) (*ProbeShardSubscription, error)",
+		"func SubscribeProbeAny(ctx context.Context, c redis.UniversalClient) (*ProbeAnySubscription, error)",
+		"type ProbeShardMessage = int64",
+		"type ProbeAnyMessage = float64",
+		"type Probe2Message struct",
+		"ProbeAnyChannelSubscribeGlob = \"c1:a:*\"",
+		"ProbeShardChannelMode = \"sharded\"",
+	} {
+		if !strings.Contains(src, decl) {
+			t.Errorf("the output has no %q", decl)
+		}
+	}
+	// One channel alone gets the same names.
+	out, err := Generate(reg, Options{Package: "keys", Scope: codegen.Scope{Channels: []string{"probe-shard"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := string(out)
+	if !strings.Contains(only, "func SubscribeProbeShard(ctx context.Context, c redis.UniversalClient, zqA string, zqC int64)") || strings.Contains(only, "PublishProbe2") {
+		t.Error("the scope changed the channel's names or kept another channel")
+	}
+	req, err := codegen.NewRequest(reg, codegen.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := Generator{Package: "keys"}.ChannelFuncs(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]codegen.ChannelFuncs{
+		"probe": {
+			Build:     "keys.BuildProbe2Channel(zqA string, zqB int64) (string, error)",
+			Publish:   "keys.PublishProbe2(ctx context.Context, c redis.Cmdable, zqA string, zqB int64, msg keys.Probe2Message) (int64, error)",
+			Subscribe: "keys.SubscribeProbe2(ctx context.Context, c redis.UniversalClient, zqA string, zqB int64) (*keys.Probe2Subscription, error)",
+		},
+		"probe-any": {
+			Build:     "keys.BuildProbeAnyChannel(zqA string, zqB string) (string, error)",
+			Publish:   "keys.PublishProbeAny(ctx context.Context, c redis.Cmdable, zqA string, zqB string, msg keys.ProbeAnyMessage) (int64, error)",
+			Subscribe: "keys.SubscribeProbeAny(ctx context.Context, c redis.UniversalClient) (*keys.ProbeAnySubscription, error)",
+		},
+	}
+	for name, w := range want {
+		if got := fs[name]; got != w {
+			t.Errorf("ChannelFuncs[%q] = %+v\nwant %+v", name, got, w)
+		}
+		for _, sig := range []string{w.Build, w.Publish, w.Subscribe} {
+			decl := "func " + strings.ReplaceAll(strings.TrimPrefix(sig, "keys."), "keys.", "")
+			if !strings.Contains(src, decl) {
+				t.Errorf("the output has no %q", decl)
+			}
+		}
+	}
+	if len(fs) != 3 {
+		t.Errorf("ChannelFuncs has %d channels, want 3", len(fs))
 	}
 }
