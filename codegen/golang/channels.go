@@ -130,6 +130,14 @@ func channelViews(reg *registry.Registry, v *fileView, names *namer) error {
 		g := &typeGen{names: names, family: c.Name, of: "channel", base: cv.Message}
 		valueType(fv, f, g, cv.Message, cv.Message)
 		fv.types = g.decls
+		switch {
+		case fv.Codec == "bytes" && f.Encoding == "msgpack":
+			fv.ValueDoc = "Messages are msgpack; Publish" + id + " and Receive pass their bytes through undecoded and unchecked."
+		case fv.Codec == "bytes":
+			fv.ValueDoc = "Publish" + id + " and Receive pass the bytes of messages through undecoded and unchecked."
+		default:
+			fv.ValueDoc = strings.Replace(fv.ValueDoc, "The family declares no schema, so values are", "The channel declares no schema, so messages are", 1)
+		}
 		fv.Schema, fv.SchemaVar = checkedSchema(fv, f), "keyregSchema"+fv.Ident
 		if fv.Schema == "" {
 			fv.SchemaVar = ""
@@ -161,7 +169,11 @@ func (cv *chanView) docs() {
 	if cv.Schema != "" {
 		pub += ", checks it against the channel's schema"
 	}
-	pub += " and publishes it to the " + cv.Name + " channel named by the values, with "
+	named := " channel named by the values"
+	if len(cv.Params) == 0 {
+		named = " channel"
+	}
+	pub += " and publishes it to the " + cv.Name + named + ", with "
 	if cv.Sharded {
 		pub += "SPUBLISH: the channel is sharded, and nothing in this file publishes it with PUBLISH. " +
 			"It returns the number of subscribers that received it on the shard of the channel's slot."
@@ -185,9 +197,9 @@ func (cv *chanView) docs() {
 	case cv.PatternMode:
 		sub += "s, with PSUBSCRIBE of " + cv.Ident + "SubscribeGlob."
 	case cv.Sharded:
-		sub += " named by the values, with SSUBSCRIBE (on a cluster, on the node that serves the channel's slot)."
+		sub += strings.TrimPrefix(named, " channel") + ", with SSUBSCRIBE (on a cluster, on the node that serves the channel's slot)."
 	default:
-		sub += " named by the values, with SUBSCRIBE."
+		sub += strings.TrimPrefix(named, " channel") + ", with SUBSCRIBE."
 	}
 	sub += " It returns once the server has confirmed the subscription, so a message published after it returns is received."
 	if !cv.PatternMode && len(cv.Params) > 0 {
