@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -523,4 +524,50 @@ func TestChannelNames(t *testing.T) {
 	if len(fs) != 3 {
 		t.Errorf("ChannelFuncs has %d channels, want 3", len(fs))
 	}
+}
+
+// TestChannelScopeCompiles generates scoped files of channels and
+// families and vets them: one channel alone, a pattern channel alone, a
+// family without its channels (no Pub/Sub runtime), and a deprecated
+// channel whose replacement is out of scope, which its doc must not name
+// by a Go type the file lacks.
+func TestChannelScopeCompiles(t *testing.T) {
+	reg := parseRegistry(t, chanProbeYAML+`  - {name: probe-old, pattern: "c1:old:{zq_a:word}", owner: o, encoding: text, deprecated: {replaced_by: probe-shard}}
+`)
+	dir := mkTempPackageDir(t)
+	for i, scope := range []codegen.Scope{
+		{Channels: []string{"probe-shard"}},
+		{Channels: []string{"probe-any"}},
+		{Families: []string{"probe"}},
+		{Channels: []string{"probe-old"}},
+		{Channels: []string{"probe-old", "probe-shard"}},
+	} {
+		for _, client := range []string{ClientGoRedis, ClientNone} {
+			out, err := Generate(reg, Options{Package: "keys", Scope: scope, Client: client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(out)
+			if has := strings.Contains(src, "func keyregSubscribed("); has != (client == ClientGoRedis && len(scope.Channels) > 0) {
+				t.Errorf("%+v, %s: Pub/Sub runtime %v", scope, client, has)
+			}
+			if slices.Contains(scope.Channels, "probe-old") {
+				named := strings.Contains(src, "Use ProbeShardChannel (channel probe-shard).")
+				if in := slices.Contains(scope.Channels, "probe-shard"); named != in {
+					t.Errorf("%+v: the deprecation names ProbeShardChannel: %v, want %v", scope, named, in)
+				}
+				if !named && !strings.Contains(src, "Replaced by probe-shard.") {
+					t.Errorf("%+v: the deprecation does not name probe-shard", scope)
+				}
+			}
+			pkg := filepath.Join(dir, client+strconv.Itoa(i))
+			if err := os.Mkdir(pkg, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(pkg, goldenOut), out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	goVet(t, "./"+filepath.ToSlash(dir)+"/...")
 }
