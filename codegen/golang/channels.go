@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -82,7 +83,7 @@ func channelViews(reg *registry.Registry, v *fileView, names *namer) error {
 			}
 		}
 		switch c.Mode {
-		case registry.ModeClassic, registry.ModeSharded:
+		case "", registry.ModeClassic, registry.ModeSharded: // "": not declared, as registry.Load reads it
 		case registry.ModePattern:
 			if c.SubscribeGlob == "" {
 				return fmt.Errorf("channel %q has mode pattern but no subscribe_glob", c.Name)
@@ -118,9 +119,10 @@ func channelViews(reg *registry.Registry, v *fileView, names *namer) error {
 			Encoding:   strconv.Quote(f.Encoding),
 		}
 		patternParams(fv, f.Pattern, channelArgScope())
+		mode := cmp.Or(c.Mode, registry.ModeClassic)
 		cv := &chanView{
-			famView: fv, Base: id, Mode: strconv.Quote(c.Mode), ModeRaw: c.Mode,
-			Sharded: c.Mode == registry.ModeSharded, PatternMode: c.Mode == registry.ModePattern,
+			famView: fv, Base: id, Mode: strconv.Quote(mode), ModeRaw: mode,
+			Sharded: mode == registry.ModeSharded, PatternMode: mode == registry.ModePattern,
 			Message: id + "Message", channel: c,
 		}
 		if cv.PatternMode {

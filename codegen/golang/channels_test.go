@@ -241,6 +241,26 @@ func TestStandalone(t *testing.T) {
 	srv := redistest.Standalone(t)
 	c := srv.Client(t)
 	roundTrip(t, c, []*redis.Client{c}, false)
+
+	// Subscribe returns only once the server confirmed: against a server
+	// that answers nothing it fails when ctx ends, rather than returning
+	// a subscription that may miss the next message.
+	t.Run("subscribe waits for the confirmation", func(t *testing.T) {
+		srv.Pause(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		sub, err := SubscribeRoomEvents(ctx, c, 9)
+		srv.Resume(t)
+		if err == nil {
+			sub.Close()
+			t.Fatal("SubscribeRoomEvents returned a subscription the paused server never confirmed")
+		}
+		sub, err = SubscribeRoomEvents(context.Background(), c, 9)
+		if err != nil {
+			t.Fatalf("after Resume: %v", err)
+		}
+		sub.Close()
+	})
 }
 
 func TestCluster(t *testing.T) {
