@@ -255,9 +255,7 @@ func (v *visitor) key(e ast.Expr) *keyArg {
 				p.Parts = append(p.Parts, registry.Part{Lit: sp.lit})
 			}
 		}
-		v.l.mu.Lock()
-		fams = v.l.index.Families(p)
-		v.l.mu.Unlock()
+		fams = v.l.families(text, p)
 	}
 	if len(fams) == 0 {
 		head := s.parts[0].lit

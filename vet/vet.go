@@ -89,9 +89,30 @@ var Analyzer = New(&Config{Registry: "keys.yaml"})
 type loaded struct {
 	reg      *registry.Registry
 	builders map[string]golang.Builder
-	mu       sync.Mutex // guards index, which is not safe for concurrent use
+	mu       sync.Mutex // guards index, which is not safe for concurrent use, and shapes
 	index    *registry.ShapeIndex
+	shapes   map[string][]*registry.Family // index's answers by shape text: code repeats its key shapes
 	err      error
+}
+
+// maxShapes bounds the shapes a loaded registry remembers.
+const maxShapes = 1 << 14
+
+// families returns the families the shape p, rendered as text, can match.
+func (l *loaded) families(text string, p *registry.Pattern) []*registry.Family {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if fams, ok := l.shapes[text]; ok {
+		return fams
+	}
+	fams := l.index.Families(p)
+	if l.shapes == nil {
+		l.shapes = map[string][]*registry.Family{}
+	}
+	if len(l.shapes) < maxShapes {
+		l.shapes[text] = fams
+	}
+	return fams
 }
 
 var (
@@ -121,18 +142,21 @@ func run(c *Config, pass *analysis.Pass) (any, error) {
 		return nil, fmt.Errorf("keyreg: %w", l.err)
 	}
 	v := &visitor{c: c, pass: pass, l: l, stats: &Stats{}, assigns: map[*types.Var][]assign{}}
-	for _, f := range pass.Files {
-		v.collectAssigns(f)
+	// One walk of each file finds the assignments and the calls; the calls
+	// are checked after it, when every assignment is known.
+	calls := make([][]*ast.CallExpr, len(pass.Files))
+	for i, f := range pass.Files {
+		calls[i] = v.collect(f)
 	}
-	for _, f := range pass.Files {
+	for i, f := range pass.Files {
+		if len(calls[i]) == 0 {
+			continue
+		}
 		v.file = f
 		v.ignores = ignores(pass.Fset, f)
-		ast.Inspect(f, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				v.call(call)
-			}
-			return true
-		})
+		for _, call := range calls[i] {
+			v.call(call)
+		}
 	}
 	if c.Stats && len(pass.Files) > 0 {
 		st := v.stats
@@ -157,12 +181,20 @@ type visitor struct {
 	assigns map[*types.Var][]assign
 }
 
-// collectAssigns records every assignment of every local variable, so that
-// a variable assigned once can be followed to its value.
-func (v *visitor) collectAssigns(f *ast.File) {
+// collect records every assignment of every local variable, so that a
+// variable assigned once can be followed to its value, and returns the
+// calls of f, in source order, whose callee is a method of go-redis v9.
+func (v *visitor) collect(f *ast.File) []*ast.CallExpr {
 	info := v.pass.TypesInfo
+	var calls []*ast.CallExpr
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.CallExpr:
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal && s.Obj().Pkg() != nil && s.Obj().Pkg().Path() == redisPkg {
+					calls = append(calls, n)
+				}
+			}
 		case *ast.AssignStmt:
 			for i, lhs := range n.Lhs {
 				id, ok := lhs.(*ast.Ident)
@@ -210,6 +242,7 @@ func (v *visitor) collectAssigns(f *ast.File) {
 		}
 		return true
 	})
+	return calls
 }
 
 // keyParams are the names go-redis v9 gives a key parameter of type string.

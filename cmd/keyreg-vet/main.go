@@ -15,5 +15,6 @@ import (
 )
 
 func main() {
+	vet.StartHeap()
 	singlechecker.Main(vet.New(&vet.Config{Registry: "keys.yaml", Stats: os.Getenv(vet.ToolEnv) == "1"}))
 }

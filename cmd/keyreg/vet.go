@@ -126,5 +126,6 @@ func vetTool() {
 	if os.Getenv(vet.ToolEnv) != "1" {
 		return
 	}
+	vet.StartHeap()
 	singlechecker.Main(vet.New(&vet.Config{Registry: "keys.yaml", Stats: true}))
 }
