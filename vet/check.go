@@ -14,7 +14,7 @@ import (
 // Severity is the severity keyreg vet gives a rule's findings.
 func Severity(rule string) diag.Severity {
 	switch rule {
-	case RuleDeprecated:
+	case RuleDeprecated, RuleChannelDeprecated:
 		return diag.Warn
 	case RuleHandbuilt:
 		return diag.Info

@@ -220,9 +220,13 @@ func generatedPkg(p *types.Package) bool {
 
 // key checks one key argument and returns it with the family it matches.
 func (v *visitor) key(e ast.Expr) *keyArg {
+	return v.keyShape(e, v.shapeOf(e, 0))
+}
+
+// keyShape checks a key of shape s, reported at e.
+func (v *visitor) keyShape(e ast.Expr, s shape) *keyArg {
 	v.stats.Keys++
 	k := &keyArg{expr: e}
-	s := v.shapeOf(e, 0)
 	if s.generated {
 		v.stats.Generated++
 		return k
@@ -247,15 +251,7 @@ func (v *visitor) key(e ast.Expr) *keyArg {
 			fams = []*registry.Family{f}
 		}
 	} else {
-		p := &registry.Pattern{Source: text, Sep: reg.Separator}
-		for i, sp := range s.parts {
-			if sp.hole {
-				p.Parts = append(p.Parts, registry.Part{Name: "_" + strconv.Itoa(i), Type: sp.typ, Typed: true})
-			} else {
-				p.Parts = append(p.Parts, registry.Part{Lit: sp.lit})
-			}
-		}
-		fams = v.l.families(text, p)
+		fams = v.l.families(text, s.pattern(text, reg.Separator))
 	}
 	if len(fams) == 0 {
 		head := s.parts[0].lit
@@ -288,6 +284,19 @@ func (v *visitor) key(e ast.Expr) *keyArg {
 		v.handbuilt(e, s, fams[0])
 	}
 	return k
+}
+
+// pattern is the shape as a registry pattern, of source text.
+func (s *shape) pattern(text string, sep byte) *registry.Pattern {
+	p := &registry.Pattern{Source: text, Sep: sep}
+	for i, sp := range s.parts {
+		if sp.hole {
+			p.Parts = append(p.Parts, registry.Part{Name: "_" + strconv.Itoa(i), Type: sp.typ, Typed: true})
+		} else {
+			p.Parts = append(p.Parts, registry.Part{Lit: sp.lit})
+		}
+	}
+	return p
 }
 
 // prefixFamily is the family with the longest literal prefix that key's

@@ -32,10 +32,18 @@ const (
 	RuleDeprecated    = "key-deprecated"
 	RuleTTLPolicy     = "key-ttl-policy"
 	RuleHandbuilt     = "key-handbuilt"
+	// The channel rules, for the channels of Publish, SPublish, Subscribe
+	// and SSubscribe, checked against the registry's channels: (a
+	// namespace of its own); the first two are the IDs the channel audit
+	// gives the same findings on a live server.
+	RuleChannelUnregistered = "channel-unregistered"
+	RuleChannelModeMismatch = "channel-mode-mismatch"
+	RuleChannelDeprecated   = "channel-deprecated"
 )
 
 // Rules lists the rule IDs in the order docs/vet.md describes them.
-var Rules = []string{RuleUnregistered, RuleShapeMismatch, RuleDeprecated, RuleTTLPolicy, RuleHandbuilt}
+var Rules = []string{RuleUnregistered, RuleShapeMismatch, RuleDeprecated, RuleTTLPolicy, RuleHandbuilt,
+	RuleChannelUnregistered, RuleChannelModeMismatch, RuleChannelDeprecated}
 
 const redisPkg = "github.com/redis/go-redis/v9"
 
@@ -92,7 +100,9 @@ type loaded struct {
 	mu       sync.Mutex // guards index, which is not safe for concurrent use, and shapes
 	index    *registry.ShapeIndex
 	shapes   map[string][]*registry.Family // index's answers by shape text: code repeats its key shapes
-	err      error
+	// chanIndex is the ShapeIndex of the channels, built on first use.
+	chanIndex *registry.ShapeIndex
+	err       error
 }
 
 // maxShapes bounds the shapes a loaded registry remembers.
@@ -268,6 +278,33 @@ func (v *visitor) call(call *ast.CallExpr) {
 		return
 	}
 	params := sig.Params()
+	if sig.Variadic() {
+		// Methods whose keys their parameter names do not show.
+		last := params.Len() - 1
+		switch fn.Name() {
+		case "MSet", "MSetNX", "MSetEX":
+			if last < len(call.Args) {
+				v.pairs(call.Args[last:], call.Ellipsis != token.NoPos)
+			}
+			return
+		case "Do", "DoRaw":
+			if last == 1 && len(call.Args) > 1 {
+				v.do(call, call.Args[1:])
+			}
+			return
+		case "Subscribe", "SSubscribe":
+			if params.At(last).Name() == "channels" && last < len(call.Args) && call.Ellipsis == token.NoPos {
+				for _, a := range call.Args[last:] {
+					v.channel(a, strings.ToUpper(fn.Name()), fn.Name() == "SSubscribe")
+				}
+			}
+			return
+		}
+	}
+	if (fn.Name() == "Publish" || fn.Name() == "SPublish") && params.At(1).Name() == "channel" && len(call.Args) > 1 {
+		v.channel(call.Args[1], strings.ToUpper(fn.Name()), fn.Name() == "SPublish")
+		return
+	}
 	var first *keyArg
 	var ttl ast.Expr
 	for i := 1; i < params.Len(); i++ {
@@ -292,6 +329,8 @@ func (v *visitor) call(call *ast.CallExpr) {
 			}
 		case name == "expiration" && i < len(call.Args):
 			ttl = call.Args[i]
+		case i < len(call.Args) && !variadic:
+			v.argsStruct(call.Args[i])
 		}
 	}
 	if first != nil && ttl != nil && ttlCommands[fn.Name()] {

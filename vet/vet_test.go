@@ -27,3 +27,24 @@ func TestAnalyzer(t *testing.T) {
 		t.Errorf("stats %+v, want 1 unknown and 3 generated", st)
 	}
 }
+
+// TestCoverage runs the analyzer over testdata/mod/cover: the keys of MSet,
+// Do and go-redis's argument structs, and the Pub/Sub channels checked
+// against keys-cover.yaml's channels.
+func TestCoverage(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir, err := filepath.Abs("testdata/mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := vet.New(&vet.Config{Registry: filepath.Join(dir, "keys-cover.yaml")})
+	res := analysistest.Run(t, dir, a, "./cover")
+	if len(res) != 1 {
+		t.Fatalf("%d results, want 1", len(res))
+	}
+	// The unknown: MSet of a map variable, Do of an unknown and of a
+	// computed command.
+	if st := res[0].Result.(*vet.Stats); st.Unknown != 3 {
+		t.Errorf("stats %+v, want 3 unknown", st)
+	}
+}

@@ -28,9 +28,11 @@ func (a *app) vetCmd() *cobra.Command {
 		Long: `Vet finds the key arguments of go-redis v9 commands in Go packages (default
 ./...), derives their shape statically and checks it against the registry:
 key-unregistered, key-shape-mismatch, key-deprecated, key-ttl-policy and
-key-handbuilt (info, with the generated builder as a suggested fix). Keys
-whose shape cannot be derived are counted on stderr, not reported, unless
---strict. docs/vet.md has the checks, their limits and the go vet and
+key-handbuilt (info, with the generated builder as a suggested fix). The
+channels of Publish, SPublish, Subscribe and SSubscribe are checked against
+the registry's channels: channel-unregistered, channel-mode-mismatch and
+channel-deprecated. Keys whose shape cannot be derived are counted on
+stderr, not reported, unless --strict. docs/vet.md has the checks, their limits and the go vet and
 golangci-lint setups.
 
 ` + report.FormatHelp(report.DocDiagnostics, 76) + `
