@@ -70,6 +70,9 @@ func (v *visitor) literal(e ast.Expr, depth int) *ast.CompositeLit {
 func (v *visitor) argsStruct(e ast.Expr) {
 	lit := v.literal(e, 0)
 	if lit == nil {
+		if carriesKeys(v.pass.TypesInfo.TypeOf(e)) {
+			v.unknownKey(e) // a parameter, a field: its keys are set elsewhere
+		}
 		return
 	}
 	t := v.pass.TypesInfo.TypeOf(lit)
@@ -127,6 +130,22 @@ func (v *visitor) argsStruct(e ast.Expr) {
 		}
 		v.keys(elts)
 	}
+}
+
+// carriesKeys reports whether t is one of the argument structs that carry
+// keys, a pointer to one or a slice of them.
+func carriesKeys(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		t = u.Elem()
+	case *types.Slice:
+		t = u.Elem()
+	}
+	name, ok := redisNamed(t)
+	return ok && argsFields[name] != nil
 }
 
 // redisNamed returns the name of t when it is a named type of go-redis v9.

@@ -48,3 +48,15 @@ func TestCoverage(t *testing.T) {
 		t.Errorf("stats %+v, want 3 unknown", st)
 	}
 }
+
+// TestCoverageStrict: with Strict, the keys the new sources know are there
+// but cannot read are reported, and so is a channel of unknown shape.
+func TestCoverageStrict(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	dir, err := filepath.Abs("testdata/mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := vet.New(&vet.Config{Registry: filepath.Join(dir, "keys-cover.yaml"), Strict: true})
+	analysistest.Run(t, dir, a, "./strict")
+}
