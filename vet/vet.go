@@ -209,6 +209,11 @@ func (v *visitor) collect(f *ast.File) []*ast.CallExpr {
 			for i, lhs := range n.Lhs {
 				id, ok := lhs.(*ast.Ident)
 				if !ok {
+					// x.f = …, x.f[i] = …: the value of x, a struct or a
+					// pointer to one, is not its literal any more.
+					if obj := fieldBase(info, lhs); obj != nil {
+						v.assigns[obj] = append(v.assigns[obj], assign{}, assign{})
+					}
 					continue
 				}
 				obj, _ := info.ObjectOf(id).(*types.Var)
@@ -253,6 +258,27 @@ func (v *visitor) collect(f *ast.File) []*ast.CallExpr {
 		return true
 	})
 	return calls
+}
+
+// fieldBase returns the variable whose field (or an element of it) the
+// assignment target e writes, or nil.
+func fieldBase(info *types.Info, e ast.Expr) *types.Var {
+	for depth := 0; depth < maxDepth; depth++ {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.Ident:
+			obj, _ := info.ObjectOf(x).(*types.Var)
+			return obj
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // keyParams are the names go-redis v9 gives a key parameter of type string.

@@ -49,6 +49,9 @@ func structs(ctx context.Context, rdb *redis.Client, shard int) {
 	rdb.XAdd(ctx, &redis.XAddArgs{Stream: "v9:stream", Values: map[string]any{"k": "v"}}) // want `key "v9:stream" matches no family`
 	args := &redis.XAddArgs{Stream: "v1:evnts:1"}                                         // want `key "v1:evnts:1" matches no family`
 	rdb.XAdd(ctx, args)
+	later := &redis.XAddArgs{Stream: "v9:replaced"}
+	later.Stream = "v1:events:" + strconv.Itoa(shard)
+	rdb.XAdd(ctx, later)                                                                                      // unknown: its Stream is set after the literal
 	rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{"v1:events:1", "v9:s2", "0", "v9:not-a-key"}})          // want `key "v9:s2" matches no family`
 	rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "v9:g", Consumer: "c", Streams: []string{"v9:rg", ">"}}) // want `key "v9:rg" matches no family`
 	rdb.XAutoClaim(ctx, &redis.XAutoClaimArgs{Stream: "v9:claim", Group: "g", Consumer: "c", Start: "0"})     // want `key "v9:claim" matches no family`
