@@ -5,8 +5,11 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/analysis"
 )
@@ -389,5 +392,88 @@ func (v *visitor) do(call *ast.CallExpr, args []ast.Expr) {
 		}
 		return
 	}
-	v.keys(ks)
+	for i, e := range ks {
+		if i >= maxElts {
+			break
+		}
+		k := v.key(e)
+		if i == 0 && k.family != nil && spec == oneSpec {
+			v.doTTL(name, k, args)
+		}
+	}
+}
+
+// doTTL checks the constant TTL of Do's EXPIRE, PEXPIRE, SETEX, PSETEX
+// and SET (its EX or PX option, or none: no TTL) against the family of
+// its key k. args is the command line, the command first.
+func (v *visitor) doTTL(name string, k *keyArg, args []ast.Expr) {
+	info := v.pass.TypesInfo
+	num := func(e ast.Expr) (int64, bool) {
+		c := info.Types[e].Value
+		if c == nil || c.Kind() != constant.Int {
+			if c != nil && c.Kind() == constant.String { // "10": Redis reads it as a number too
+				n, err := strconv.ParseInt(constant.StringVal(c), 10, 64)
+				return n, err == nil
+			}
+			return 0, false
+		}
+		return constant.Int64Val(c)
+	}
+	unit := func(n int64, u time.Duration) (time.Duration, bool) {
+		if n < 0 || n > int64(math.MaxInt64/u) {
+			return 0, false
+		}
+		return time.Duration(n) * u, true
+	}
+	var at ast.Expr
+	var d time.Duration
+	ok, expire := false, false
+	switch name {
+	case "EXPIRE", "PEXPIRE", "SETEX", "PSETEX":
+		if len(args) < 3 {
+			return
+		}
+		u := time.Second
+		if name[0] == 'P' {
+			u = time.Millisecond
+		}
+		if n, isNum := num(args[2]); isNum {
+			d, ok = unit(n, u)
+		}
+		at, expire = args[2], strings.HasSuffix(name, "EXPIRE")
+	case "SET":
+		// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT|PXAT|KEEPTTL]: every
+		// option a constant, or nothing is known.
+		at, ok = args[0], true
+		for i := 3; i < len(args); i++ {
+			c := info.Types[args[i]].Value
+			if c == nil || c.Kind() != constant.String {
+				return
+			}
+			switch opt := strings.ToUpper(constant.StringVal(c)); opt {
+			case "EX", "PX":
+				if i+1 >= len(args) {
+					return
+				}
+				n, isNum := num(args[i+1])
+				if !isNum {
+					return
+				}
+				u := time.Second
+				if opt == "PX" {
+					u = time.Millisecond
+				}
+				if d, ok = unit(n, u); !ok {
+					return
+				}
+				at = args[i+1]
+				i++
+			case "EXAT", "PXAT", "KEEPTTL":
+				return // a point in time, or the key's own TTL: not checked
+			}
+		}
+	}
+	if ok {
+		v.ttlPolicy(name, k.family, d, expire, at)
+	}
 }

@@ -345,8 +345,14 @@ func (v *visitor) ttl(cmd string, k *keyArg, e ast.Expr) {
 	if !ok {
 		return
 	}
-	d := time.Duration(n)
 	expire := strings.HasPrefix(cmd, "Expire") || cmd == "PExpire"
+	v.ttlPolicy(cmd, f, time.Duration(n), expire, e)
+}
+
+// ttlPolicy checks the TTL d that cmd gives a key of family f, reported
+// at e; expire is for the commands that only set a TTL (EXPIRE), for
+// which 0 is not "no TTL".
+func (v *visitor) ttlPolicy(cmd string, f *registry.Family, d time.Duration, expire bool, e ast.Expr) {
 	var msg string
 	switch f.TTL.Kind {
 	case registry.TTLMax:

@@ -76,3 +76,18 @@ func channels(ctx context.Context, rdb *redis.Client, ps *redis.PubSub, room int
 	rdb.Do(ctx, "spublish", "v9:do-channel", "m")        // want `channel "v9:do-channel" of SPUBLISH matches no channel`
 	rdb.Get(ctx, "v1:news:a")                            // want `key "v1:news:a" matches no family`
 }
+
+func doTTL(ctx context.Context, rdb *redis.Client, opt string) {
+	const sess = "v1:user:session:0b7f4d6e-8f0a-4a52-9c1e-2f0d5f3b9a10"
+	rdb.Do(ctx, "SET", sess, "v")                      // want `SET without a TTL on family user-session, whose policy is max 24h \(key-ttl-policy\)`
+	rdb.Do(ctx, "set", sess, "v", "EX", 172800)        // want `SET with a TTL of 48h0m0s on family user-session`
+	rdb.Do(ctx, "SET", sess, "v", "nx", "PX", 3600000) // 1h: within the policy
+	rdb.Do(ctx, "SET", sess, "v", "KEEPTTL")           // the key's own TTL: not checked
+	rdb.Do(ctx, "SET", sess, "v", opt, 10)             // an option not constant: not checked
+	rdb.Do(ctx, "EXPIRE", sess, 90000)                 // want `EXPIRE with a TTL of 25h0m0s on family user-session`
+	rdb.Do(ctx, "EXPIRE", sess, "90000", "NX")         // want `EXPIRE with a TTL of 25h0m0s`
+	rdb.Do(ctx, "PEXPIRE", "v1:user:7:profile", 1000)  // want `PEXPIRE with a TTL of 1s on family user-profile, whose keys must not expire`
+	rdb.Do(ctx, "SETEX", sess, 60, "v")                // 1m: within the policy
+	rdb.Do(ctx, "PSETEX", sess, 90000000, "v")         // want `PSETEX with a TTL of 25h0m0s on family user-session`
+	rdb.Do(ctx, "SETEX", sess, int64(1)<<62, "v")      // seconds that overflow a Duration: not checked
+}
