@@ -3,7 +3,6 @@ package vet
 import (
 	"fmt"
 	"go/ast"
-	"strconv"
 
 	"github.com/keyreg/keyreg/registry"
 	"golang.org/x/tools/go/analysis"
@@ -65,7 +64,7 @@ func (v *visitor) channel(e ast.Expr, cmd string, sharded bool) {
 	chans := v.l.channels(text, s)
 	if len(chans) == 0 {
 		v.report(analysis.Diagnostic{Pos: e.Pos(), End: e.End(), Category: RuleChannelUnregistered,
-			Message: fmt.Sprintf("channel %s of %s matches no channel of the registry", strconv.Quote(text), cmd)})
+			Message: fmt.Sprintf("channel %s of %s matches no channel of the registry", s.quote(), cmd)})
 		return
 	}
 	deprecated := true
@@ -74,7 +73,7 @@ func (v *visitor) channel(e ast.Expr, cmd string, sharded bool) {
 	}
 	if deprecated {
 		c := chans[0]
-		msg := fmt.Sprintf("channel %s is of the deprecated channel %s", strconv.Quote(text), c.Name)
+		msg := fmt.Sprintf("channel %s is of the deprecated channel %s", s.quote(), c.Name)
 		if c.Deprecated.ReplacedBy != "" {
 			msg += ", replaced by " + c.Deprecated.ReplacedBy
 		}

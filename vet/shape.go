@@ -257,11 +257,11 @@ func (v *visitor) keyShape(e ast.Expr, s shape) *keyArg {
 		head := s.parts[0].lit
 		if f := v.prefixFamily(head); f != nil {
 			v.report(analysis.Diagnostic{Pos: e.Pos(), End: e.End(), Category: RuleShapeMismatch,
-				Message: fmt.Sprintf("key %s has the prefix of family %s but does not fit its pattern %s", strconv.Quote(text), f.Name, f.Pattern.Source)})
+				Message: fmt.Sprintf("key %s has the prefix of family %s but does not fit its pattern %s", s.quote(), f.Name, f.Pattern.Source)})
 			return k
 		}
 		v.report(analysis.Diagnostic{Pos: e.Pos(), End: e.End(), Category: RuleUnregistered,
-			Message: fmt.Sprintf("key %s matches no family of the registry", strconv.Quote(text))})
+			Message: fmt.Sprintf("key %s matches no family of the registry", s.quote())})
 		return k
 	}
 	deprecated := true
@@ -270,7 +270,7 @@ func (v *visitor) keyShape(e ast.Expr, s shape) *keyArg {
 	}
 	if deprecated {
 		f := fams[0]
-		msg := fmt.Sprintf("key %s is of the deprecated family %s", strconv.Quote(text), f.Name)
+		msg := fmt.Sprintf("key %s is of the deprecated family %s", s.quote(), f.Name)
 		if f.Deprecated.ReplacedBy != "" {
 			msg += ", replaced by " + f.Deprecated.ReplacedBy
 		}
@@ -284,6 +284,16 @@ func (v *visitor) keyShape(e ast.Expr, s shape) *keyArg {
 		v.handbuilt(e, s, fams[0])
 	}
 	return k
+}
+
+// quote is the shape as messages show it, quoted: a constant as the key
+// itself, a shape with holes as a pattern ({:int}, braces of the key
+// escaped).
+func (s *shape) quote() string {
+	if len(s.parts) == 1 && !s.parts[0].hole {
+		return strconv.Quote(s.parts[0].lit)
+	}
+	return strconv.Quote(render(s.parts))
 }
 
 // pattern is the shape as a registry pattern, of source text.

@@ -74,6 +74,7 @@ func channels(ctx context.Context, rdb *redis.Client, ps *redis.PubSub, room int
 	ps.Subscribe(ctx, "v9:ps")                           // want `channel "v9:ps" of SUBSCRIBE matches no channel`
 	rdb.Do(ctx, "PUBLISH", "v1:chat:room:{2}", "m")      // want `PUBLISH on channel room-events, declared sharded`
 	rdb.Do(ctx, "spublish", "v9:do-channel", "m")        // want `channel "v9:do-channel" of SPUBLISH matches no channel`
+	rdb.SPublish(ctx, "v1:chat:lobby:{7}", "m")          // want `channel "v1:chat:lobby:\{7\}" of SPUBLISH matches no channel`
 	rdb.Get(ctx, "v1:news:a")                            // want `key "v1:news:a" matches no family`
 }
 
