@@ -285,6 +285,12 @@ func fieldBase(info *types.Info, e ast.Expr) *types.Var {
 var keyParams = map[string]bool{
 	"key": true, "newkey": true, "destKey": true, "sourceKey": true, "destination": true,
 	"source": true, "dest": true, "stream": true, "store": true,
+	"dst": true, "Key": true, // ZRangeStore's; TSIncrBy's, TSDecrBy's, TSDel's
+}
+
+// notKeys are the methods whose parameter keys holds no keys.
+var notKeys = map[string]bool{
+	"ClientKillByFilter": true, // CLIENT KILL's filters: TYPE normal, ADDR …
 }
 
 // ttlCommands are the commands whose "expiration" argument is the key's TTL.
@@ -343,7 +349,7 @@ func (v *visitor) call(call *ast.CallExpr) {
 			if first == nil {
 				first = k
 			}
-		case name == "keys" && i < len(call.Args):
+		case name == "keys" && i < len(call.Args) && !notKeys[fn.Name()]:
 			if variadic && call.Ellipsis == token.NoPos {
 				for _, a := range call.Args[i:] {
 					v.key(a)

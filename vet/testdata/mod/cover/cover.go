@@ -58,6 +58,9 @@ func structs(ctx context.Context, rdb *redis.Client, shard int) {
 	rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: "v9:zr", Start: 0, Stop: -1})                                   // want `key "v9:zr" matches no family`
 	rdb.ZInterStore(ctx, "v9:zdst", &redis.ZStore{Keys: []string{"v9:zk", "v1:events:2"}})                    // want `key "v9:zdst" matches no family` `key "v9:zk" matches no family`
 	rdb.JSONMSetArgs(ctx, []redis.JSONSetArgs{{Key: "v9:json", Path: "$", Value: 1}})                         // want `key "v9:json" matches no family`
+	rdb.ZRangeStore(ctx, "v9:zrs", redis.ZRangeArgs{Key: "v9:zsrc"})                                          // want `key "v9:zrs" matches no family` `key "v9:zsrc" matches no family`
+	rdb.TSIncrBy(ctx, "v9:ts", 1)                                                                             // want `key "v9:ts" matches no family`
+	rdb.ClientKillByFilter(ctx, "TYPE", "normal")                                                             // filters, not keys
 	rdb.ZAdd(ctx, "v9:zadd", redis.Z{Score: 1, Member: "v9:member-not-key"})                                  // want `key "v9:zadd" matches no family`
 }
 
