@@ -134,6 +134,37 @@ with k.subscribe_room(client, tag) as rs:
         ok(d.message == {"kind": "leave", "text": ""}, "the next valid event after the bad ones")
         break
 
+# A slot that moved after the cluster client read the slot map: the
+# publisher and the subscriber follow MOVED to the new owner.
+if MODE == "cluster":
+    cc = typing.cast("redis.cluster.RedisCluster[Any]", client)
+    name = k.build_room_channel(tag)
+    slot = int(owner.execute_command("CLUSTER", "KEYSLOT", name))
+    target = next(m for m in MASTERS if m is not owner)
+    tid = target.execute_command("CLUSTER", "MYID")
+    for m in [target, owner] + [m for m in MASTERS if m is not target and m is not owner]:
+        m.execute_command("CLUSTER", "SETSLOT", slot, "NODE", tid)
+    tport = target.connection_pool.connection_kwargs["port"]
+    cached = cc.get_node_from_key(name)
+    ok(cached is not None and cached.port != tport, "the client's slot map is stale")
+    with k.subscribe_room(cc, tag) as ms:
+        ok(name.encode() in target.execute_command("PUBSUB", "SHARDCHANNELS"), "after MOVED, SSUBSCRIBE is on the new owner")
+        n = k.publish_room(cc, tag, {"kind": "say", "text": "moved"})
+        ok(n == 1, f"SPUBLISH after the move reaches 1 receiver, not {n}")
+        md = delivery(ms)
+        ok(md.message == {"kind": "say", "text": "moved"}, "the event arrives on the new owner")
+    stale: redis.cluster.RedisCluster[Any] = redis.cluster.RedisCluster.from_url(URL)
+    for m in [owner] + [m for m in MASTERS if m is not owner]:
+        m.execute_command("CLUSTER", "SETSLOT", slot, "NODE", owner.execute_command("CLUSTER", "MYID"))
+    c2 = stale.get_node_from_key(name)
+    ok(c2 is not None and c2.port == tport, "a second client's slot map is stale")
+    with k.subscribe_room(client, tag) as ms2:
+        n = k.publish_room(stale, tag, {"kind": "say", "text": "back"})
+        ok(n == 1, f"SPUBLISH through a stale map follows MOVED: {n} receivers")
+        md = delivery(ms2)
+        ok(md.message == {"kind": "say", "text": "back"}, "the event arrives after the slot moved back")
+    stale.close()
+
 # Pattern: PSUBSCRIBE of the glob; a channel the glob matches but the pattern does not raises.
 with k.subscribe_relay(client) as ps:
     raises(k.SchemaError, lambda: k.publish_relay(client, "t", 1, ""), "an empty line is refused")
