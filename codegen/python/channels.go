@@ -63,7 +63,8 @@ func (v *view) addChannels() error {
 		f := &codegen.Family{Name: c.Name, InScope: c.InScope, Description: c.Description, Owner: c.Owner, Pattern: c.Pattern,
 			Type: "string", Encoding: c.Encoding, Schema: c.Schema, Deprecated: c.Deprecated}
 		fv := &famView{f: f, snake: cv.snake + "_channel", upper: strings.ToUpper(cv.snake) + "_CHANNEL", camel: cv.camel + "Channel", key: cv.camel + "Channel", what: "channel"}
-		taken := map[string]bool{}
+		// The publisher's and subscriber's other parameters and locals.
+		taken := map[string]bool{"message": true, "name": true, "data": true, "c": true, "p": true, "sub": true}
 		for _, pt := range c.Pattern.Parts {
 			if !pt.IsPlaceholder() {
 				lit := pt.Literal
