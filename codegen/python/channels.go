@@ -183,13 +183,16 @@ func (v *view) channel(b *strings.Builder, cv *chanView) {
 
 	// Publishers: the command is written here, per channel, so that a
 	// sharded channel's code holds SPUBLISH and nothing else.
-	deprecated := ""
-	if c.Deprecated != nil {
-		deprecated = "\n\n    Deprecated"
-		if c.Deprecated.ReplacedBy != "" {
-			deprecated += ": replaced by " + docText(c.Deprecated.ReplacedBy)
+	// No registry text goes in a docstring: the deprecation's details are a
+	// comment before each function, its docstring says only that it is.
+	deprecated, depComment := "", ""
+	if d := c.Deprecated; d != nil {
+		deprecated = "\n\n    Deprecated: the registry deprecates this channel (see the comment above)."
+		depComment = "# Deprecated"
+		if d.ReplacedBy != "" {
+			depComment += ": replaced by " + comment(d.ReplacedBy)
 		}
-		deprecated += "."
+		depComment += ".\n"
 	}
 	cmd := "PUBLISH"
 	if c.Mode == registry.ModeSharded {
@@ -199,8 +202,8 @@ func (v *view) channel(b *strings.Builder, cv *chanView) {
 		{"", "def", "", "Client[_kr_t.Any] | ClusterClient[_kr_t.Any]"},
 		{"a", "async def", "await ", "AsyncClient[_kr_t.Any]"},
 	} {
-		fmt.Fprintf(b, "\n\n%s %spublish_%s(client: %s%s, message: %s) -> int:\n", fl.def, fl.prefix, cv.snake, fl.client, cv.argsDecl(), cv.msg)
-		fmt.Fprintf(b, "    \"\"\"%s the message to the channel of these values, encoded as %s and\n    checked first: SchemaError, and nothing sent, for one the schema refuses.\n    Returns the number of receivers the server reports.%s\"\"\"\n", cmd, docText(c.Encoding), deprecated)
+		fmt.Fprintf(b, "\n\n%s%s %spublish_%s(client: %s%s, message: %s) -> int:\n", depComment, fl.def, fl.prefix, cv.snake, fl.client, cv.argsDecl(), cv.msg)
+		fmt.Fprintf(b, "    \"\"\"%s the message to the channel of these values, encoded as\n    %s_ENCODING says and checked first: SchemaError, and nothing sent, for one\n    the schema refuses. Returns the number of receivers the server reports.%s\"\"\"\n", cmd, u, deprecated)
 		fmt.Fprintf(b, "    name = build_%s(%s)\n    data = %s(message)\n", fv.snake, cv.argNames(), cd.enc)
 		b.WriteString(indent(fv.check("data", "message", `""`), "    "))
 		if cmd == "SPUBLISH" && fl.prefix == "" {
@@ -244,19 +247,11 @@ func (v *view) channel(b *strings.Builder, cv *chanView) {
 		{"", "def", "", "Client[_kr_t.Any] | ClusterClient[_kr_t.Any]", "Subscription"},
 		{"a", "async def", "await ", "AsyncClient[_kr_t.Any]", "AsyncSubscription"},
 	} {
-		fmt.Fprintf(b, "\n\n%s %ssubscribe_%s(client: %s%s) -> %s%s:\n", fl.def, fl.prefix, cv.snake, fl.client, args, cv.camel, fl.class)
+		fmt.Fprintf(b, "\n\n%s%s %ssubscribe_%s(client: %s%s) -> %s%s:\n", depComment, fl.def, fl.prefix, cv.snake, fl.client, args, cv.camel, fl.class)
 		fmt.Fprintf(b, "    \"\"\"%s to %s, on a connection of its own; returns once the\n    server confirmed it. Each message is decoded and checked: a bad one raises\n    (InvalidKeyError, InvalidMessageError or SchemaError) and the subscription\n    goes on.%s\"\"\"\n", sub, what, deprecated)
 		fmt.Fprintf(b, "    sub = %s(_kr_deliver_%s)\n", cv.camel+fl.class, cv.snake)
 		fmt.Fprintf(b, "    %ssub._kr_open(client, %q, %s)\n    return sub\n", fl.await, sub, target)
 	}
-}
-
-// docText makes s safe in a docstring: pyStr's escapes without the quotes,
-// so every quote and backslash of s is escaped and no line break of s
-// reaches the source.
-func docText(s string) string {
-	q := pyStr(s)
-	return q[1 : len(q)-1]
 }
 
 // ChannelFuncs names every channel's builder, publisher and subscriber as
