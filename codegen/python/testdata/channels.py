@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 import typing
 
 sys.path.insert(0, sys.argv[1])
@@ -14,6 +15,7 @@ sys.path.insert(0, sys.argv[1])
 import redis  # noqa: E402
 import redis.asyncio  # noqa: E402
 import redis.cluster  # noqa: E402
+import redis.exceptions  # noqa: E402
 
 import keys_gen as k  # noqa: E402
 
@@ -190,6 +192,26 @@ bs2.close()
 raises(RuntimeError, lambda: bs2.get_message(0), "a closed subscription refuses get_message")
 
 
+def reconnect() -> None:
+    """The server closes the subscriber's connection: get_message raises
+    redis-py's ConnectionError once, then redis-py reconnects and the
+    subscription sends its SSUBSCRIBE again, so messages arrive again."""
+    with k.subscribe_room(client, "rc") as s:
+        killed = MASTERS[0].execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        ok(int(killed) >= 1, "the subscriber's connection was killed")
+        try:
+            s.get_message(timeout=WAIT)
+            raise SystemExit("FAIL: no error from a closed connection")
+        except redis.exceptions.ConnectionError:
+            ok(True, "a closed connection raises ConnectionError")
+        deadline = time.monotonic() + WAIT
+        got = None
+        while got is None and time.monotonic() < deadline:
+            k.publish_room(client, "rc", {"kind": "say", "text": "again"})
+            got = s.get_message(timeout=0.1)
+        ok(got is not None and got.message == {"kind": "say", "text": "again"}, "after the reconnect, SSUBSCRIBE was sent again")
+
+
 async def async_round_trip() -> None:
     a: k.AsyncClient[Any] = redis.asyncio.Redis.from_url(URL)
     async with await k.asubscribe_room(a, "as") as s:
@@ -219,4 +241,5 @@ async def async_round_trip() -> None:
 
 if MODE == "standalone":
     asyncio.run(async_round_trip())
+    reconnect()
 print(f"ok {checks}")
