@@ -172,7 +172,11 @@ func (v *view) channel(b *strings.Builder, cv *chanView) {
 		fmt.Fprintf(b, "\n\n%s: _kr_t.TypeAlias = %s\n", cv.msg, pyStr(cd.typ))
 		fmt.Fprintf(b, "%s\n", `"""A message of the channel, decoded."""`)
 	}
-	if fv.doc != nil {
+	// The check is written for every schema, as a family's; publish and
+	// receive apply it only where the encoding is checked (not msgpack or
+	// binary, whose bytes pass through).
+	var schemaDoc any
+	if c.InScope && len(c.Schema) > 0 && json.Unmarshal(c.Schema, &schemaDoc) == nil {
 		fmt.Fprintf(b, "\n\n_KR_SCHEMA_%s: _kr_t.Final[_kr_t.Any] = _kr_json.loads(%s)\n", u, pyStr(string(c.Schema)))
 		fmt.Fprintf(b, "\n\ndef check_%s_message(message: object) -> None:\n", cv.snake)
 		b.WriteString(`    """Raises SchemaError (a ValueError) naming the JSON pointer, never the
@@ -224,7 +228,8 @@ func (v *view) channel(b *strings.Builder, cv *chanView) {
 		fmt.Fprintf(b, "    message = data\n")
 	} else {
 		fmt.Fprintf(b, "    try:\n        message = %s(data)\n    except (ValueError, RecursionError) as e:\n", cd.dec)
-		fmt.Fprintf(b, "        raise InvalidMessageError(%s + \": a message does not decode as \" + %s) from e\n", chn, pyStr(c.Encoding))
+		// from None: the decoder's own message may quote the payload.
+		fmt.Fprintf(b, "        raise InvalidMessageError(%s + \": a message does not decode as \" + %s + \" (\" + type(e).__name__ + \")\") from None\n", chn, pyStr(c.Encoding))
 	}
 	if fv.doc != nil {
 		fmt.Fprintf(b, "    p = _kr_check(_KR_SCHEMA_%s, _KR_SCHEMA_%s, message, \"#\", 0)\n", u, u)

@@ -108,7 +108,7 @@ func TestChannelFuncs(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, m[name], w)
 		}
 	}
-	if len(m) != len(req.Channels) || len(m) != 5 {
+	if len(m) != len(req.Channels) || len(m) != 6 {
 		t.Errorf("%d channel entries for %d channels", len(m), len(req.Channels))
 	}
 	files, err := Generator{}.Generate(req)
@@ -142,6 +142,14 @@ func TestChannelNames(t *testing.T) {
 		if !strings.Contains(full, want) {
 			t.Errorf("the module has no %q", want)
 		}
+	}
+	// msgpack: bytes through, unchecked, but the check is there for readers.
+	frames := full[strings.Index(full, "\n# Channel frames"):strings.Index(full, "\n# Channel headlines")]
+	if !strings.Contains(frames, "\ndef check_frames_message(message: object) -> None:") || !strings.Contains(frames, "FramesMessage: _kr_t.TypeAlias = \"bytes\"") {
+		t.Error("the msgpack channel has no check or its message is not bytes")
+	}
+	if pub := frames[strings.Index(frames, "\ndef publish_frames("):strings.Index(frames, "\nasync def apublish_frames(")]; strings.Contains(pub, "_kr_check") {
+		t.Errorf("the msgpack channel's publisher checks its bytes:\n%s", pub)
 	}
 	if strings.Contains(full, "HEADLINES_CHANNEL_SUBSCRIBE_GLOB") {
 		t.Error("a classic channel has a subscribe glob")

@@ -128,8 +128,10 @@ with k.subscribe_room(client, tag) as rs:
     raw.execute_command("SPUBLISH", name, b'{"kind":"say"}')
     raw.execute_command("SPUBLISH", name, b'{"kind":')
     raw.execute_command("SPUBLISH", name, b"[" * 100000)
-    raises(k.SchemaError, lambda: rs.get_message(timeout=WAIT), "a message without text fails the schema")
-    raises(k.InvalidMessageError, lambda: rs.get_message(timeout=WAIT), "a message that is not JSON does not decode")
+    se = raises(k.SchemaError, lambda: rs.get_message(timeout=WAIT), "a message without text fails the schema")
+    ok("say" not in str(se) and "text" in str(se), f"the schema error names the property, not the payload: {se}")
+    me = raises(k.InvalidMessageError, lambda: rs.get_message(timeout=WAIT), "a message that is not JSON does not decode")
+    ok("kind" not in str(me) and me.__cause__ is None and me.__suppress_context__, f"the decode error quotes nothing of the payload: {me}")
     raises(k.InvalidMessageError, lambda: rs.get_message(timeout=WAIT), "a message nested too deeply does not decode")
     k.publish_room(client, tag, {"kind": "leave", "text": ""})
     for d in rs:  # iteration
