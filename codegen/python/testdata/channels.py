@@ -214,6 +214,20 @@ def reconnect() -> None:
         ok(got is not None and got.message == {"kind": "say", "text": "again"}, "after the reconnect, SSUBSCRIBE was sent again")
 
 
+def denied() -> None:
+    """A user whose ACL allows the headlines channels only: the room's
+    subscriber and publisher raise the server's NOPERM, the headlines work."""
+    MASTERS[0].execute_command("ACL", "SETUSER", "news", "on", ">pw", "resetchannels", "&v1:headlines:*", "+@all")
+    u: k.Client[Any] = redis.Redis.from_url(URL.replace("redis://", "redis://news:pw@"))
+    raises(redis.exceptions.NoPermissionError, lambda: k.subscribe_room(u, "x"), "SSUBSCRIBE refused by the ACL raises")
+    raises(redis.exceptions.NoPermissionError, lambda: k.publish_room(u, "x", {"kind": "say", "text": "t"}), "SPUBLISH refused by the ACL raises")
+    with k.subscribe_headlines(u, "acl") as s:
+        k.publish_headlines(u, "acl", {"title": "allowed"})
+        d = s.get_message(timeout=WAIT)
+        ok(d is not None and d.message == {"title": "allowed"}, "the allowed channel still works for that user")
+    u.close()
+
+
 async def async_round_trip() -> None:
     a: k.AsyncClient[Any] = redis.asyncio.Redis.from_url(URL)
     async with await k.asubscribe_room(a, "as") as s:
@@ -244,4 +258,5 @@ async def async_round_trip() -> None:
 if MODE == "standalone":
     asyncio.run(async_round_trip())
     reconnect()
+    denied()
 print(f"ok {checks}")
