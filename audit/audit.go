@@ -65,6 +65,22 @@ type Options struct {
 	// key scan is done (scanner.Conn.Channels): the channel audit then
 	// runs in the same run, and its section and findings join the report.
 	Channels func(context.Context) ([]source.NodeChannels, error)
+	// ChannelCounters, when set with Channels, reads only the publish
+	// counters of every node (scanner.Conn.ChannelCounters): the audit
+	// takes a first reading when it starts and compares the channel
+	// phase's with it, for the fan-out estimate of classic Pub/Sub on a
+	// cluster (FanOutReport).
+	ChannelCounters func(context.Context) ([]source.NodeChannels, error)
+	// FanOutWindow is the shortest window the fan-out is estimated over
+	// (at most MaxFanOutWindow): on a cluster with a classic channel
+	// subscribed, an audit shorter than this waits out the rest before
+	// its second reading; elsewhere it never waits, and an audit shorter
+	// than the window has no estimate. 0 skips the estimate.
+	FanOutWindow time.Duration
+	// FanOutWaiting, when set, is called before the audit waits out the
+	// rest of FanOutWindow, with how long it will wait, so that a user
+	// watching is told why the audit pauses.
+	FanOutWaiting func(time.Duration)
 	// ChannelsNote, when set, is a report note saying why the channels
 	// declared in the registry were not audited (a snapshot has no
 	// Pub/Sub state).
@@ -201,6 +217,7 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 		r.o.Sample = 0 // the reads would touch a primary's keys (touch.go)
 	}
 	started := time.Now()
+	fan := firstReading(ctx, o)
 	stats, err := src.ScanKeys(ctx, Plan(reg, o.Memory), func(batch []source.KeyInfo) error { return r.batch(ctx, batch) })
 	if ferr := r.flush(ctx); err == nil {
 		err = ferr
@@ -217,7 +234,7 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 		rep.Scan.Notes = append(rep.Scan.Notes, o.ChannelsNote)
 	}
 	if err == nil && o.Channels != nil {
-		err = runChannels(ctx, rep, reg, o.Channels)
+		err = runChannels(ctx, rep, reg, o.Channels, fan)
 	}
 	if err != nil {
 		rep.Partial = true

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/keyreg/keyreg/diag"
 	"github.com/keyreg/keyreg/registry"
@@ -29,6 +30,9 @@ type ChannelsReport struct {
 	// Misplaced names masters holding sharded subscribers of a slot they
 	// do not serve.
 	Misplaced []string `json:"misplaced,omitempty"`
+	// FanOut is the cluster bus cost of classic Pub/Sub over the audit;
+	// nil in a report that did not consider it.
+	FanOut *FanOutReport `json:"fan_out,omitempty"`
 }
 
 // ChannelDeclReport is one channel declaration as the nodes see it.
@@ -57,13 +61,15 @@ type ChannelGroup struct {
 // runChannels reads the nodes' Pub/Sub state and adds the channel audit
 // to rep. A node that could not be read makes the run fail (partial),
 // never a silent clean.
-func runChannels(ctx context.Context, rep *Report, reg *registry.Registry, read func(context.Context) ([]source.NodeChannels, error)) error {
+func runChannels(ctx context.Context, rep *Report, reg *registry.Registry, read func(context.Context) ([]source.NodeChannels, error), fan *fanOutPlan) error {
+	at := time.Now()
 	nodes, err := read(ctx)
 	if err != nil {
 		rep.Channels = &ChannelsReport{Declared: []*ChannelDeclReport{}, Unregistered: []*ChannelGroup{}, NotChecked: []string{clip(err.Error(), maxDetailBytes, true)}}
 		return fmt.Errorf("channel audit: %w", err)
 	}
 	AddChannels(rep, reg, Channels(reg, nodes))
+	SetFanOut(rep, fanOut(ctx, fan, nodes, at))
 	if n := len(rep.Channels.NotChecked); n > 0 {
 		return fmt.Errorf("channel audit: %d of %d nodes not read: %s", n, rep.Channels.Nodes, rep.Channels.NotChecked[0])
 	}
@@ -140,4 +146,20 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		rep.PartialReason = clip(strings.TrimPrefix(rep.PartialReason+"; "+reason, "; "), maxDetailBytes, true)
 	}
 	settleFindings(rep)
+}
+
+// SetFanOut puts the fan-out estimate fr into rep's channel section, and
+// says it on every channel-classic-on-cluster finding: the estimate is of
+// the whole cluster's classic PUBLISH traffic, which Redis does not count
+// per channel.
+func SetFanOut(rep *Report, fr *FanOutReport) {
+	if rep.Channels == nil || fr == nil {
+		return
+	}
+	rep.Channels.FanOut = fr
+	for _, f := range rep.Findings {
+		if f.Rule == RuleChannelClassicOnCluster && f.Channel != "" {
+			f.Message = clip(f.Message+fanOutMessage(fr), maxDetailBytes, true)
+		}
+	}
 }

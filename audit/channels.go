@@ -266,6 +266,9 @@ func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut
 			fo.Published += n.PublishCalls
 		}
 		fo.BusSent += max(n.BusPublishSent-p.BusPublishSent, 0)
+		if n.BusPublishSent < p.BusPublishSent {
+			fo.BusSent += n.BusPublishSent
+		}
 	}
 	if seconds > 0 {
 		fo.PublishedPerSecond = float64(fo.Published) / seconds

@@ -90,8 +90,12 @@ type Merger struct {
 	chDecl   map[string]*ChannelDeclReport
 	chGroups map[string]*ChannelGroup
 	chInputs int
-	findings map[findingKey]*mergedFinding
-	order    []findingKey
+	// fanOut merges the inputs' fan-out estimates; fanTargets are the
+	// targets of the inputs that have an estimate.
+	fanOut     *FanOutReport
+	fanTargets []string
+	findings   map[findingKey]*mergedFinding
+	order      []findingKey
 }
 
 type findingKey struct{ rule, family, channel string }
@@ -279,6 +283,61 @@ func (mg *Merger) addChannels(r *Report) {
 			m.Misplaced = append(m.Misplaced, n)
 		}
 	}
+	mg.addFanOut(r, c.FanOut)
+}
+
+// addFanOut folds an input's fan-out estimate in. The inputs of a merge are
+// separate deployments (a fleet, the shards of one audit), so their rates
+// add up; but two estimates of the same target are two measures of the
+// same traffic, and adding them would double it: the merged estimate is
+// then unknown. An input with no bus adds nothing; an input whose estimate
+// is skipped or unknown makes the merged one unknown, since its traffic is
+// not in the sum. An input that does not carry fan_out (an older report)
+// is treated as skipped.
+func (mg *Merger) addFanOut(r *Report, f *FanOutReport) {
+	if f == nil {
+		f = &FanOutReport{Status: FanOutSkipped, Reason: "no fan-out in the report"}
+	}
+	m := mg.fanOut
+	if m == nil {
+		m = &FanOutReport{Status: FanOutNoBus, Reason: "not a Redis Cluster: a PUBLISH is not copied to other nodes, there is no cluster bus"}
+		mg.fanOut = m
+	}
+	if m.Status == FanOutUnknown {
+		return
+	}
+	target := secret.Redact(r.Target)
+	switch f.Status {
+	case FanOutNoBus:
+		return
+	case FanOutEstimated:
+		if f.Estimate == nil {
+			break
+		}
+		if slices.Contains(mg.fanTargets, target) {
+			*m = FanOutReport{Status: FanOutUnknown, Reason: clip("fan-out unknown: two reports estimate "+target+"; the same traffic is not added twice", maxDetailBytes, true)}
+			return
+		}
+		if len(mg.fanTargets) < maxMergeTargets {
+			mg.fanTargets = append(mg.fanTargets, target)
+		}
+		e := f.Estimate
+		if m.Status != FanOutEstimated {
+			*m = FanOutReport{Status: FanOutEstimated, WindowSeconds: f.WindowSeconds, Estimate: &FanOutEstimate{BusHeaderBytes: e.BusHeaderBytes}}
+		}
+		me := m.Estimate
+		me.Nodes += e.Nodes
+		me.Published += e.Published
+		me.BusMessages += e.BusMessages
+		me.PublishedPerSecond += e.PublishedPerSecond
+		me.BusMessagesPerSecond += e.BusMessagesPerSecond
+		me.BusBytesPerSecondMin += e.BusBytesPerSecondMin
+		me.BusHeaderBytes = min(me.BusHeaderBytes, e.BusHeaderBytes)
+		m.WindowSeconds = min(m.WindowSeconds, f.WindowSeconds) // the shortest input window
+		m.Reason = fmt.Sprintf("the sum of %d reports' estimates (separate deployments; the window is the shortest of theirs)", len(mg.fanTargets))
+		return
+	}
+	*m = FanOutReport{Status: FanOutUnknown, Reason: clip("fan-out unknown: "+target+": "+f.Reason, maxDetailBytes, true)}
 }
 
 // targets returns the instances r audited: its Targets, else its Target.
@@ -322,7 +381,18 @@ func (mg *Merger) Report() (*Report, error) {
 		slices.SortFunc(c.Unregistered, func(a, b *ChannelGroup) int {
 			return cmp.Or(cmp.Compare(b.Channels, a.Channels), strings.Compare(a.Prefix, b.Prefix))
 		})
+		c.FanOut = mg.fanOut
 		m.Channels = c
+		// A merged finding has the first input's message: its fan-out is
+		// replaced by the merged one.
+		for _, f := range m.Findings {
+			if f.Rule == RuleChannelClassicOnCluster && f.Channel != "" {
+				if i := strings.Index(f.Message, "; fan-out"); i >= 0 {
+					f.Message = f.Message[:i]
+				}
+				f.Message = clip(f.Message+fanOutMessage(c.FanOut), maxDetailBytes, true)
+			}
+		}
 	}
 	return m, nil
 }

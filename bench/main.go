@@ -68,6 +68,7 @@ type config struct {
 	rate          int
 	rateKeys      int
 	seed          uint64
+	subscribers   int // -subscribers: classic and sharded channels held subscribed during the run
 	args          []string
 }
 
@@ -99,11 +100,15 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.rate, "rate", 50000, "--rate of the production-safety case")
 	fs.IntVar(&c.rateKeys, "rate-keys", 500_000, "--max-keys of the production-safety case (0: whole keyspace)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the generated keyspace")
+	fs.IntVar(&c.subscribers, "subscribers", 0, "hold this many classic and this many sharded channels subscribed on the standalone server during the run, for the channel audit to read")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageErr{err}
 	}
 	if fs.NArg() > 0 {
 		return nil, usageErr{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	}
+	if c.subscribers < 0 || c.subscribers > 1_000_000 {
+		return nil, usageErr{errors.New("-subscribers must be between 0 and 1000000")}
 	}
 	if c.n < 1 || c.rounds < 1 || c.rate < 1 {
 		return nil, usageErr{errors.New("-n, -rounds and -rate must be at least 1")}
@@ -224,6 +229,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 		return nil, err
 	}
 	env.seeded = st
+	if cfg.subscribers > 0 {
+		logf("subscribing %d classic and %d sharded channels", cfg.subscribers, cfg.subscribers)
+		done, err := holdSubscribers(ctx, env.main.Addr, cfg.subscribers)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	logf("seeded %d keys (%d commands) in %s (%.0f keys/s)", st.Keys, st.Commands, st.Duration.Round(time.Millisecond), float64(st.Keys)/st.Duration.Seconds())
 	if cfg.cluster {
 		logf("starting a 3-master cluster")

@@ -39,20 +39,30 @@ const (
 // Language is a codegen language whose key builders the catalogue shows,
 // one row per family: Name labels the row ("go" gives "go builder") and
 // Builders holds each family's builder signature by family name, as the
-// backend's codegen.Documenter returns them ([Builders]).
+// backend's codegen.Documenter returns them ([Builders]). Channels holds
+// each channel's builder, publisher and subscriber by channel name, when
+// the backend is a codegen.ChannelDocumenter.
 type Language struct {
 	Name     string
 	Builders map[string]string
+	Channels map[string]codegen.ChannelFuncs
 }
 
-// Builders asks d for the builder signatures of every family of req, for
-// the language named name.
+// Builders asks d for the builder signatures of every family of req, and,
+// when d is a codegen.ChannelDocumenter, for what it writes for every
+// channel, for the language named name.
 func Builders(name string, d codegen.Documenter, req *codegen.Request) (Language, error) {
 	b, err := d.Builders(req)
 	if err != nil {
 		return Language{}, fmt.Errorf("naming the generated %s builders: %w", name, err)
 	}
-	return Language{Name: name, Builders: b}, nil
+	l := Language{Name: name, Builders: b}
+	if cd, ok := d.(codegen.ChannelDocumenter); ok && len(req.Channels) > 0 {
+		if l.Channels, err = cd.ChannelFuncs(req); err != nil {
+			return Language{}, fmt.Errorf("naming the generated %s publishers: %w", name, err)
+		}
+	}
+	return l, nil
 }
 
 // Options configures [Catalogue].
@@ -148,6 +158,7 @@ type htmlCatalogue struct {
 	Owners       []*catOwner
 	Deprecations []catDeprecation
 	Families     []*catFamily
+	Channels     []*catChannel
 }
 
 type catOwner struct {
@@ -158,12 +169,32 @@ type catOwner struct {
 	Description string
 	Prefixes    []string
 	Families    []*catFamily
+	Channels    []*catChannel
 	Live        *render.OwnerRow
 }
 
 type catDeprecation struct {
 	Family, Anchor, Since, Sunset, ReplacedBy, ReplacedAnchor, Reason string
 	Past                                                              bool // the sunset is before the audit, or Options.Now
+	Channel                                                           bool // Family names a Pub/Sub channel
+}
+
+// catChannel is a Pub/Sub channel: the facts it shares with a family, and
+// its own.
+type catChannel struct {
+	*catFamily
+	Mode          string
+	Publish       string // the command publishers use
+	Subscribe     string // the command subscribers use, with the glob of a pattern channel
+	SubscribeGlob string
+	With          []string
+	Funcs         []catChannelFuncs // one per language of Options.Languages that names them
+	Live          *audit.ChannelDeclReport
+}
+
+// catChannelFuncs is what one codegen language writes for a channel.
+type catChannelFuncs struct {
+	Lang, Build, Publish, Subscribe string
 }
 
 type catFamily struct {
@@ -292,19 +323,15 @@ func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 			cf.Findings = render.FindingRows(o.Audit.Findings, f.Name)
 		}
 		c.Families = append(c.Families, cf)
-		co, ok := owners[f.Owner]
-		if !ok {
-			// A family of an undeclared owner (lint reports it) still
-			// shows under its owner's name.
-			co = &catOwner{Name: render.Printable(f.Owner), Anchor: render.OwnerAnchor(f.Owner), File: files[f.Owner]}
-			owners[f.Owner] = co
-			c.Owners = append(c.Owners, co)
-		}
+		co := c.owner(f.Owner, owners, files)
 		cf.OwnerAnchor, cf.OwnerFile = co.Anchor, co.File
 		co.Families = append(co.Families, cf)
 		if cf.Deprecation != nil {
 			c.Deprecations = append(c.Deprecations, *cf.Deprecation)
 		}
+	}
+	if err := c.addChannels(reg, o, owners, files); err != nil {
+		return nil, err
 	}
 	slices.SortStableFunc(c.Deprecations, func(a, b catDeprecation) int {
 		// Sunsets first, soonest first; those without one last.
@@ -325,6 +352,9 @@ func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 		{"owners", strconv.Itoa(len(c.Owners))},
 		{"families", strconv.Itoa(len(c.Families))},
 		{"deprecated", strconv.Itoa(len(c.Deprecations))},
+	}
+	if len(c.Channels) > 0 {
+		c.Summary = slices.Insert(c.Summary, 3, [2]string{"channels", strconv.Itoa(len(c.Channels))})
 	}
 	if r := o.Audit; r != nil {
 		c.Summary = append(c.Summary, [2]string{"audit", render.Printable(r.DisplayTarget()) + cmp.Or(" at "+render.Stamp(r.Started), "")},
@@ -394,6 +424,80 @@ func newCatFamily(reg *registry.Registry, f *registry.Family, o Options) *catFam
 	return cf
 }
 
+// owner returns the owner named name; a family or channel of an
+// undeclared owner (lint reports it) still shows under its owner's name.
+func (c *htmlCatalogue) owner(name string, owners map[string]*catOwner, files map[string]string) *catOwner {
+	co, ok := owners[name]
+	if !ok {
+		co = &catOwner{Name: render.Printable(name), Anchor: render.OwnerAnchor(name), File: files[name]}
+		owners[name] = co
+		c.Owners = append(c.Owners, co)
+	}
+	return co
+}
+
+// addChannels adds the registry's Pub/Sub channels: each with its owner,
+// its deprecation, what the languages generate for it, and, with an audit
+// that read the channels, its live channels, subscribers and findings.
+func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners map[string]*catOwner, files map[string]string) error {
+	live := map[string]*audit.ChannelDeclReport{}
+	if o.Audit != nil && o.Audit.Channels != nil {
+		for _, d := range o.Audit.Channels.Declared {
+			live[d.Name] = d
+		}
+	}
+	for _, ch := range reg.Channels {
+		cf := newCatFamily(reg, &ch.Family, o)
+		cf.Anchor = render.ChannelAnchor(ch.Name)
+		cf.Builders = nil // a family's; a channel's are in Funcs
+		cc := &catChannel{catFamily: cf, Mode: render.Printable(ch.Mode), Publish: "PUBLISH", Subscribe: "SUBSCRIBE",
+			SubscribeGlob: render.Printable(ch.SubscribeGlob), Live: live[ch.Name]}
+		switch ch.Mode {
+		case registry.ModeSharded:
+			cc.Publish, cc.Subscribe = "SPUBLISH", "SSUBSCRIBE"
+		case registry.ModePattern:
+			cc.Subscribe = "PSUBSCRIBE"
+		}
+		for _, w := range ch.With {
+			cc.With = append(cc.With, render.Printable(w.Name))
+		}
+		for _, l := range o.Languages {
+			if fs, ok := l.Channels[ch.Name]; ok {
+				pr := func(s string) string { return render.ClipText(render.Printable(s)) }
+				cc.Funcs = append(cc.Funcs, catChannelFuncs{Lang: pr(l.Name), Build: pr(fs.Build), Publish: pr(fs.Publish), Subscribe: pr(fs.Subscribe)})
+			}
+		}
+		if o.Audit != nil {
+			var fs []*audit.Finding
+			for _, f := range o.Audit.Findings {
+				if f.Channel == ch.Name && f.Rule != audit.RuleChannelUnregistered {
+					fs = append(fs, f)
+				}
+			}
+			for _, fr := range render.FindingRows(fs, "") {
+				fr.Anchor = cf.Anchor
+				cf.Findings = append(cf.Findings, fr)
+			}
+		}
+		cf.Search = render.SearchText(ch.Name, cf.Pattern, ch.Description, ch.Owner, "channel", ch.Mode)
+		c.Channels = append(c.Channels, cc)
+		co := c.owner(ch.Owner, owners, files)
+		cf.OwnerAnchor, cf.OwnerFile = co.Anchor, co.File
+		co.Channels = append(co.Channels, cc)
+		if d := cf.Deprecation; d != nil {
+			d.Channel, d.Anchor = true, cf.Anchor
+			d.ReplacedAnchor = ""
+			if _, ok := reg.Channel(ch.Deprecated.ReplacedBy); ok {
+				d.ReplacedAnchor = render.ChannelAnchor(ch.Deprecated.ReplacedBy)
+			} else if _, ok := reg.Family(ch.Deprecated.ReplacedBy); ok {
+				d.ReplacedAnchor = render.FamilyAnchor(ch.Deprecated.ReplacedBy)
+			}
+			c.Deprecations = append(c.Deprecations, *d)
+		}
+	}
+	return nil
+}
+
 // pathEscape escapes each segment of a slash-separated path for a URL.
 func pathEscape(p string) string {
 	segs := strings.Split(p, "/")
@@ -419,6 +523,12 @@ func ownerFiles(reg *registry.Registry) map[string]string {
 		if !seen[f.Owner] {
 			seen[f.Owner] = true
 			names = append(names, f.Owner)
+		}
+	}
+	for _, c := range reg.Channels {
+		if !seen[c.Owner] {
+			seen[c.Owner] = true
+			names = append(names, c.Owner)
 		}
 	}
 	out := map[string]string{}

@@ -34,7 +34,11 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 	}
 	idx.WriteString("\n## Deprecations\n\n")
 	if len(c.Deprecations) == 0 {
-		idx.WriteString("No family is deprecated.\n\n")
+		if len(c.Channels) > 0 {
+			idx.WriteString("No family or channel is deprecated.\n\n")
+		} else {
+			idx.WriteString("No family is deprecated.\n\n")
+		}
 	} else {
 		idx.WriteString("| family | since | sunset | replaced by | reason |\n| --- | --- | --- | --- | --- |\n")
 		for _, d := range c.Deprecations {
@@ -42,7 +46,11 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 			if d.Past {
 				sunset += " (passed)"
 			}
-			fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |\n", famLink(c, d.Family, ""), render.OrDash(d.Since), sunset,
+			name := famLink(c, d.Family, "")
+			if d.Channel {
+				name = chanLink(chanByName(c, d.Family), "") + " (channel)"
+			}
+			fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |\n", name, render.OrDash(d.Since), sunset,
 				render.MD(render.OrDash(d.ReplacedBy), render.MDData), render.MD(render.OrDash(d.Reason), render.MDData))
 		}
 		idx.WriteString("\n")
@@ -68,6 +76,29 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 		}
 		idx.WriteString("\n")
 	}
+	if len(c.Channels) > 0 {
+		idx.WriteString("\n## Channels\n\n")
+		idx.WriteString("| channel | owner | pattern | mode | encoding |")
+		if c.Live {
+			idx.WriteString(" live channels | subscribers | findings |")
+		}
+		idx.WriteString("\n| --- | --- | --- | --- | --- |")
+		if c.Live {
+			idx.WriteString(" ---: | ---: | ---: |")
+		}
+		idx.WriteString("\n")
+		for _, ch := range c.Channels {
+			fmt.Fprintf(&idx, "| %s | %s | %s | %s | %s |", chanLink(ch, ""), render.MD(ch.Owner, render.MDData), render.MDCode(ch.Pattern), render.MD(ch.Mode, render.MDData), render.MD(ch.Encoding, render.MDData))
+			if c.Live {
+				if l := ch.Live; l != nil {
+					fmt.Fprintf(&idx, " %d | %d | %d |", l.Live, l.Subscribers, len(ch.Findings))
+				} else {
+					fmt.Fprintf(&idx, " - | - | %d |", len(ch.Findings))
+				}
+			}
+			idx.WriteString("\n")
+		}
+	}
 	files := []File{{Name: "index.md", Data: idx.Bytes()}}
 
 	for _, o := range c.Owners {
@@ -89,6 +120,9 @@ func markdownCatalogue(c *htmlCatalogue) []File {
 		for _, f := range o.Families {
 			writeMDFamily(&b, c, f)
 		}
+		for _, ch := range o.Channels {
+			writeMDChannel(&b, c, ch)
+		}
 		files = append(files, File{Name: o.File, Data: b.Bytes()})
 	}
 	return files
@@ -107,6 +141,89 @@ func famLink(c *htmlCatalogue, name, from string) string {
 		}
 	}
 	return render.MD(name, render.MDData)
+}
+
+// chanByName finds a channel of the catalogue by its (printable) name.
+func chanByName(c *htmlCatalogue, name string) *catChannel {
+	for _, ch := range c.Channels {
+		if ch.Name == name {
+			return ch
+		}
+	}
+	return nil
+}
+
+// chanLink links a channel's section in its owner's file; from is the
+// file the link is written in ("" for the index).
+func chanLink(ch *catChannel, from string) string {
+	if ch == nil {
+		return ""
+	}
+	file := ch.OwnerFile
+	if file == from {
+		file = ""
+	}
+	return fmt.Sprintf("[%s](%s#%s)", render.MD(ch.Name, render.MDData), file, mdAnchor("channel "+ch.Name))
+}
+
+// writeMDChannel writes a channel's section of its owner's file.
+func writeMDChannel(b *bytes.Buffer, c *htmlCatalogue, ch *catChannel) {
+	fmt.Fprintf(b, "## channel %s\n\n", render.MD(ch.Name, render.MDData))
+	if ch.Deprecation != nil {
+		b.WriteString("**Deprecated.** ")
+	}
+	if ch.Description != "" {
+		fmt.Fprintf(b, "%s\n\n", render.MD(ch.Description, render.MDBlock))
+	} else if ch.Deprecation != nil {
+		b.WriteString("\n\n")
+	}
+	b.WriteString("| | |\n| --- | --- |\n")
+	fact := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
+	fact("pattern", render.MDCode(ch.Pattern))
+	if ch.Example != "" {
+		fact("example channel", render.MDCode(ch.Example))
+	}
+	sub := ch.Subscribe
+	if ch.SubscribeGlob != "" {
+		sub += " " + ch.SubscribeGlob
+	}
+	fact("mode", render.MD(ch.Mode, render.MDData)+": publish with "+render.MDCode(ch.Publish)+", subscribe with "+render.MDCode(sub))
+	if len(ch.With) > 0 {
+		fact("subscribed with", render.MD(strings.Join(ch.With, ", "), render.MDData))
+	}
+	fact("encoding", render.MD(ch.Encoding, render.MDData))
+	if ch.Preset != "" {
+		fact("preset", render.MD(ch.Preset, render.MDData))
+	}
+	if d := ch.Deprecation; d != nil {
+		r := render.MD(d.ReplacedBy, render.MDData)
+		if rc := chanByName(c, d.ReplacedBy); rc != nil {
+			r = chanLink(rc, ch.OwnerFile)
+		} else if strings.HasPrefix(d.ReplacedAnchor, "family-") {
+			r = famLink(c, d.ReplacedBy, ch.OwnerFile)
+		}
+		fact("deprecated", mdDeprecation(d, r))
+	}
+	if ch.Position != "" {
+		fact("keys.yaml", render.MD(ch.Position, render.MDData))
+	}
+	for _, fs := range ch.Funcs {
+		fact(render.MD(fs.Lang+" builder", render.MDData), render.MDCode(fs.Build))
+		fact(render.MD(fs.Lang+" publisher", render.MDData), render.MDCode(fs.Publish))
+		fact(render.MD(fs.Lang+" subscriber", render.MDData), render.MDCode(fs.Subscribe))
+	}
+	if l := ch.Live; l != nil {
+		fact("live", fmt.Sprintf("%d live channels, %d subscribers, on up to %d nodes", l.Live, l.Subscribers, l.Nodes))
+	}
+	b.WriteString("\n")
+	if len(ch.Findings) > 0 {
+		b.WriteString("| severity | rule | channels | message |\n| --- | --- | ---: | --- |\n")
+		for _, fr := range ch.Findings {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", fr.Severity, render.MD(fr.Rule, render.MDData), fr.CountTxt, render.MD(fr.Message, render.MDData))
+		}
+		b.WriteString("\n")
+	}
+	writeMDSchema(b, "Message schema", ch.Schema)
 }
 
 // mdAnchor is the anchor GitHub gives a heading: lower case, spaces to
@@ -167,21 +284,7 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		fact("managed by", render.MD(f.ManagedBy, render.MDData))
 	}
 	if d := f.Deprecation; d != nil {
-		var parts []string
-		if d.Since != "" {
-			parts = append(parts, "since "+d.Since)
-		}
-		if d.Sunset != "" {
-			parts = append(parts, "sunset "+d.Sunset)
-		}
-		s := render.MD(strings.Join(parts, ", "), render.MDData)
-		if d.ReplacedBy != "" {
-			s += "; replaced by " + famLink(c, d.ReplacedBy, f.OwnerFile)
-		}
-		if d.Reason != "" {
-			s += "; " + render.MD(d.Reason, render.MDData)
-		}
-		fact("deprecated", s)
+		fact("deprecated", mdDeprecation(d, famLink(c, d.ReplacedBy, f.OwnerFile)))
 	}
 	if f.Position != "" {
 		pos := render.MD(f.Position, render.MDData)
@@ -209,8 +312,33 @@ func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
 		}
 		b.WriteString("\n")
 	}
-	if s := f.Schema; s != nil {
-		fmt.Fprintf(b, "Payload schema (%s):\n\n", render.MD(s.Source, render.MDData))
+	writeMDSchema(b, "Payload schema", f.Schema)
+}
+
+// mdDeprecation is a deprecation's fact: since, sunset, the replacement
+// (replaced, a link or text) and the reason.
+func mdDeprecation(d *catDeprecation, replaced string) string {
+	var parts []string
+	if d.Since != "" {
+		parts = append(parts, "since "+d.Since)
+	}
+	if d.Sunset != "" {
+		parts = append(parts, "sunset "+d.Sunset)
+	}
+	s := render.MD(strings.Join(parts, ", "), render.MDData)
+	if d.ReplacedBy != "" {
+		s += "; replaced by " + replaced
+	}
+	if d.Reason != "" {
+		s += "; " + render.MD(d.Reason, render.MDData)
+	}
+	return s
+}
+
+// writeMDSchema writes a schema's property table and raw text.
+func writeMDSchema(b *bytes.Buffer, title string, s *catSchema) {
+	if s != nil {
+		fmt.Fprintf(b, "%s (%s):\n\n", title, render.MD(s.Source, render.MDData))
 		if len(s.Props) > 0 {
 			b.WriteString("| property | type | required | description | constraints |\n| --- | --- | --- | --- | --- |\n")
 			for _, p := range s.Props {

@@ -11,7 +11,8 @@ const OfChannel = "channel"
 type ChannelFacts struct {
 	Name          string         `json:"name"`
 	Description   string         `json:"description,omitempty"`
-	Position      string         `json:"position"` // keys.yaml:line:col
+	Position      string         `json:"position"`         // keys.yaml:line:col; for a preset's channel, the preset's entry
+	Preset        string         `json:"preset,omitempty"` // the preset the channel was expanded from
 	Pattern       string         `json:"pattern"`
 	Mode          string         `json:"mode"` // classic, sharded or pattern
 	Publish       string         `json:"publish"`
@@ -42,6 +43,7 @@ func Channel(reg *registry.Registry, name string) *Explanation {
 		Name:          c.Name,
 		Description:   c.Description,
 		Position:      c.Pos.String(),
+		Preset:        c.Preset,
 		Pattern:       c.Pattern.Source,
 		Mode:          c.Mode,
 		Publish:       "PUBLISH",

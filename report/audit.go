@@ -173,6 +173,11 @@ type auditView struct {
 	channels      grid
 	channelGroups grid
 	channelNote   string
+	// fanOut is the fan-out estimate of classic Pub/Sub, one row, titled
+	// fanOutTitle; fanOutNote says why there is none.
+	fanOut      grid
+	fanOutTitle string
+	fanOutNote  string
 	// topBytes and topElements list the largest keys, types the
 	// per-type sizes and ttl the TTL histograms, overall and per family.
 	topBytes grid
@@ -541,6 +546,7 @@ func (v *auditView) statSections() []section {
 		{title: "TTL histogram", g: v.ttl},
 		{title: v.channelNote, g: v.channels, note: v.channelNote, id: "channels"},
 		{title: "unregistered channels", g: v.channelGroups},
+		{title: v.fanOutTitle, g: v.fanOut, note: v.fanOutNote, id: "fan-out"},
 	} {
 		if len(s.g.rows) > 0 {
 			s.note = ""
@@ -739,4 +745,37 @@ func (v *auditView) channelView(c *audit.ChannelsReport) {
 		})
 	}
 	v.channelNote = note
+	v.fanOutView(c.FanOut)
+}
+
+// fanOutView fills the fan-out section: the estimate as one row, or the
+// note saying why there is none (never a row of zeros).
+func (v *auditView) fanOutView(f *audit.FanOutReport) {
+	if f == nil {
+		return
+	}
+	e := f.Estimate
+	if e == nil {
+		reason := render.Printable(render.Redact(f.Reason))
+		if rest, ok := strings.CutPrefix(reason, "fan-out "); ok {
+			v.fanOutNote = "classic Pub/Sub fan-out " + rest // "fan-out unknown: ..."
+		} else {
+			v.fanOutNote = "classic Pub/Sub fan-out: " + reason
+		}
+		return
+	}
+	window := "merged"
+	if f.WindowStart != "" {
+		window = strconv.FormatFloat(f.WindowSeconds, 'f', 1, 64) + "s"
+		if f.WaitedSeconds > 0 {
+			window += " (" + strconv.FormatFloat(f.WaitedSeconds, 'f', 1, 64) + "s waited)"
+		}
+	}
+	v.fanOutTitle = fmt.Sprintf("classic Pub/Sub fan-out, an estimate (bus bytes: at least a %d-byte header and 8 bytes of lengths per bus message; channel names and payloads not counted)", e.BusHeaderBytes)
+	v.fanOut.head = []string{"window", "nodes", "published/s", "bus messages/s", "bus bytes/s (at least)"}
+	v.fanOut.right = []bool{false, true, true, true, true}
+	v.fanOut.rows = [][]cell{{
+		{text: window}, {text: strconv.Itoa(e.Nodes)}, {text: audit.Rate(e.PublishedPerSecond)},
+		{text: audit.Rate(e.BusMessagesPerSecond)}, {text: audit.ByteRate(e.BusBytesPerSecondMin)},
+	}}
 }

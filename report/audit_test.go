@@ -76,6 +76,11 @@ func channelsReport() *audit.Report {
 			Message: `channel "orders" has no subscriber on any of the 3 nodes`, Examples: []audit.Example{{Key: "orders:{shop}:*"}}},
 	}
 	r.Totals.Errors, r.Totals.Warnings, r.Totals.Infos = 2, 2, 1
+	audit.SetFanOut(r, &audit.FanOutReport{
+		Status: audit.FanOutEstimated, Reason: "an estimate over 2.0s: bus bytes assume a 2256-byte cluster bus header and 8 bytes of lengths per message; channel names and payloads come on top",
+		WindowSeconds: 2, WaitedSeconds: 1.5, WindowStart: "2026-03-01T12:00:00Z", WindowEnd: "2026-03-01T12:00:02Z",
+		Estimate: &audit.FanOutEstimate{Nodes: 3, Published: 400, PublishedPerSecond: 200, BusMessages: 800, BusMessagesPerSecond: 400, BusHeaderBytes: 2256, BusBytesPerSecondMin: 905600},
+	})
 	return r
 }
 

@@ -16,7 +16,12 @@ func writeChannelText(row func(k, format string, args ...any), e *explain.Explan
 		row("declared", "none: no channel in the registry matches this name")
 		return
 	}
-	row("declared", "%s at %s", c.Name, c.Position)
+	if c.Preset != "" {
+		row("declared", "%s", c.Name)
+		row("preset", "%s (%s)", c.Preset, c.Position)
+	} else {
+		row("declared", "%s at %s", c.Name, c.Position)
+	}
 	if c.Description != "" {
 		row("description", "%s", c.Description)
 	}

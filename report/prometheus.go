@@ -133,6 +133,15 @@ func writeAuditPrometheus(b *bytes.Buffer, r *audit.Report, c *audit.Comparison)
 		}
 		metrics = append(metrics, subs, live, unregCh,
 			single("keyreg_channel_nodes_not_checked", "Nodes whose PUBSUB the last audit could not read.", float64(len(ch.NotChecked))))
+		// The fan-out estimate: absent, never 0, when there is none.
+		if f := ch.FanOut; f != nil && f.Estimate != nil {
+			e := f.Estimate
+			metrics = append(metrics,
+				single("keyreg_channel_publish_per_second", "Classic PUBLISH commands per second over the last audit's window (cmdstat_publish), summed over every cluster node.", e.PublishedPerSecond),
+				single("keyreg_channel_bus_messages_per_second", "Cluster bus messages per second the classic PUBLISH commands cost (cluster_stats_messages_publish_sent), summed over every node.", e.BusMessagesPerSecond),
+				single("keyreg_channel_bus_bytes_per_second_min", "A lower bound of the cluster bus bytes per second of classic PUBLISH: bus messages times the header and lengths (channel names and payloads not counted).", e.BusBytesPerSecondMin),
+				single("keyreg_channel_fanout_window_seconds", "The window the last audit estimated the Pub/Sub fan-out over.", f.WindowSeconds))
+		}
 	}
 	if c != nil {
 		metrics = append(metrics,

@@ -24,6 +24,30 @@ const numsubBatch = 1000
 // cluster it reads every node CLUSTER NODES lists, replicas included; a
 // node that cannot be read carries its error. It writes nothing.
 func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
+	return c.eachChannelNode(ctx, func(cl *redis.Client, nc *source.NodeChannels) error {
+		readChannelCounters(ctx, cl, nc)
+		return readNodeChannels(ctx, cl, nc)
+	})
+}
+
+// ChannelCounters reads only the Pub/Sub counters of every node Channels
+// reads (INFO commandstats' cmdstat_publish, INFO server's version, and on
+// a cluster CLUSTER INFO's cluster_stats_messages_publish_*): the first of
+// the two readings a fan-out estimate compares, cheap whatever the number
+// of channels. A counter that could not be read is -1, with CountersErr
+// saying why. It writes nothing.
+func (c *Conn) ChannelCounters(ctx context.Context) ([]source.NodeChannels, error) {
+	return c.eachChannelNode(ctx, func(cl *redis.Client, nc *source.NodeChannels) error {
+		readChannelCounters(ctx, cl, nc)
+		return nil
+	})
+}
+
+// eachChannelNode runs read on every node whose Pub/Sub state is its own:
+// on a cluster, every healthy node CLUSTER NODES lists, replicas included,
+// in address order; else the one server. A node read fails on carries its
+// error instead.
+func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *source.NodeChannels) error) ([]source.NodeChannels, error) {
 	type target struct {
 		addr    string
 		primary bool
@@ -60,24 +84,48 @@ func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
 		} else {
 			cl = c.client(t.addr, 0, false)
 		}
-		if err := readNodeChannels(ctx, cl, &nc); err != nil {
-			if strings.HasPrefix(err.Error(), "NOPERM") || strings.Contains(err.Error(), ": NOPERM") {
+		if err := read(cl, &nc); err != nil {
+			if isNoPerm(err) {
 				err = fmt.Errorf("%w (the channel audit needs +pubsub and +cluster|info in the ACL)", err)
 			}
-			nc = source.NodeChannels{Node: t.addr, Primary: t.primary, Slots: t.slots, Err: c.redact(err)}
+			nc = source.NodeChannels{Node: t.addr, Primary: t.primary, Slots: t.slots, Err: c.redact(err),
+				PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}
+		}
+		if nc.CountersErr != nil {
+			nc.CountersErr = c.redact(nc.CountersErr)
 		}
 		out = append(out, nc)
 	}
 	return out, nil
 }
 
-func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) error {
+func isNoPerm(err error) bool {
+	return strings.HasPrefix(err.Error(), "NOPERM") || strings.Contains(err.Error(), ": NOPERM")
+}
+
+// readChannelCounters reads the node's publish counters and version into
+// nc. A refusal leaves the counter at -1 and says why in CountersErr; it
+// does not fail the channel audit, only the fan-out estimate.
+func readChannelCounters(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) {
 	nc.PublishCalls, nc.BusPublishSent, nc.BusPublishReceived = -1, -1, -1
+	fail := func(what string, err error) {
+		if nc.CountersErr == nil {
+			if isNoPerm(err) {
+				err = fmt.Errorf("%w (the fan-out estimate needs +info and +cluster|info in the ACL)", err)
+			}
+			nc.CountersErr = fmt.Errorf("%s: %w", what, err)
+		}
+	}
+	if info, err := cl.Info(ctx, "server").Result(); err == nil {
+		nc.Server, nc.Version = serverVersion(info)
+	}
 	if info, err := cl.Info(ctx, "commandstats").Result(); err == nil {
 		nc.PublishCalls = 0
 		if v, ok := infoField(info, "cmdstat_publish", "calls"); ok {
 			nc.PublishCalls = v
 		}
+	} else {
+		fail("INFO commandstats", err)
 	}
 	if len(nc.Slots) > 0 || !nc.Primary {
 		if info, err := cl.ClusterInfo(ctx).Result(); err == nil {
@@ -89,8 +137,35 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 			if v, ok := infoField(info, "cluster_stats_messages_publish_received", ""); ok {
 				nc.BusPublishReceived = v
 			}
+		} else {
+			fail("CLUSTER INFO", err)
 		}
 	}
+}
+
+// serverVersion reads INFO server's server name and version: valkey and
+// valkey_version when the server says it is Valkey (which also reports a
+// redis_version for compatibility), else redis and redis_version. Bounded:
+// a version longer than 32 bytes is not one.
+func serverVersion(info string) (server, version string) {
+	field := func(name string) string {
+		for line := range strings.SplitSeq(info, "\n") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok && len(v) <= 32 {
+				return v
+			}
+		}
+		return ""
+	}
+	if v := field("valkey_version"); v != "" {
+		return "valkey", v
+	}
+	if v := field("redis_version"); v != "" {
+		return "redis", v
+	}
+	return "", ""
+}
+
+func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) error {
 	classic, err := cl.PubSubChannels(ctx, "*").Result()
 	if err != nil {
 		return fmt.Errorf("PUBSUB CHANNELS: %w", err)
@@ -98,9 +173,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	if len(classic) > MaxChannels {
 		classic, nc.Truncated = classic[:MaxChannels], true
 	}
-	if nc.Classic, err = counts(ctx, classic, func(names []string) (map[string]int64, error) {
-		return cl.PubSubNumSub(ctx, names...).Result()
-	}); err != nil {
+	if nc.Classic, err = counts(ctx, cl, classic, redis.Pipeliner.PubSubNumSub); err != nil {
 		return fmt.Errorf("PUBSUB NUMSUB: %w", err)
 	}
 	if nc.NumPat, err = cl.PubSubNumPat(ctx).Result(); err != nil {
@@ -116,9 +189,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	if len(sharded) > MaxChannels {
 		sharded, nc.Truncated = sharded[:MaxChannels], true
 	}
-	if nc.Sharded, err = counts(ctx, sharded, func(names []string) (map[string]int64, error) {
-		return cl.PubSubShardNumSub(ctx, names...).Result()
-	}); err != nil {
+	if nc.Sharded, err = counts(ctx, cl, sharded, redis.Pipeliner.PubSubShardNumSub); err != nil {
 		return fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
 	}
 	for i := range nc.Sharded {
@@ -127,19 +198,27 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 	return nil
 }
 
-func counts(ctx context.Context, names []string, numsub func([]string) (map[string]int64, error)) ([]source.ChannelCount, error) {
+// counts asks numsub (NUMSUB or SHARDNUMSUB) for the subscribers of
+// names, numsubBatch names a call, all the calls in one pipeline: one round
+// trip however many channels a node has (at most MaxChannels).
+func counts(ctx context.Context, cl *redis.Client, names []string, numsub func(redis.Pipeliner, context.Context, ...string) *redis.MapStringIntCmd) ([]source.ChannelCount, error) {
 	sort.Strings(names)
 	out := make([]source.ChannelCount, 0, len(names))
-	for i := 0; i < len(names); i += numsubBatch {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	if len(names) == 0 {
+		return out, nil
+	}
+	var cmds []*redis.MapStringIntCmd
+	if _, err := cl.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := 0; i < len(names); i += numsubBatch {
+			cmds = append(cmds, numsub(p, ctx, names[i:min(i+numsubBatch, len(names))]...))
 		}
-		batch := names[i:min(i+numsubBatch, len(names))]
-		m, err := numsub(batch)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range batch {
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i, cmd := range cmds {
+		m := cmd.Val()
+		for _, n := range names[i*numsubBatch : min((i+1)*numsubBatch, len(names))] {
 			out = append(out, source.ChannelCount{Name: n, Subscribers: m[n]})
 		}
 	}

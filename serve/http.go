@@ -83,27 +83,36 @@ type exposition struct {
 	text, om []byte
 }
 
-// publishTo makes p t's last complete audit and re-encodes the exposition
-// with it and the other targets' last audits, each under its target
-// label. On an error (a series twice: a bug) nothing changes.
-func (e *Exporter) publishTo(t *target, p *published) error {
+// publishTo makes p t's last complete audit and ch its last channel
+// read's metrics (nil: either stays as it is; ch empty: no channel series)
+// and re-encodes the exposition with them and the other targets' last
+// audits, each under its target label. On an error (a series twice: a
+// bug) nothing changes.
+func (e *Exporter) publishTo(t *target, p *published, ch *snapshot) error {
 	e.expoMu.Lock()
 	defer e.expoMu.Unlock()
 	reg := prometheus.NewRegistry()
 	for _, tg := range e.targets {
-		last := tg.last.Load()
-		if tg == t {
+		last, chl := tg.last.Load(), tg.chLast.Load()
+		if tg == t && p != nil {
 			last = p
 		}
-		if last == nil {
-			continue
+		if tg == t && ch != nil {
+			chl = ch
 		}
 		r := prometheus.Registerer(reg)
 		if tg.Name != "" {
 			r = prometheus.WrapRegistererWith(prometheus.Labels{"target": label(tg.Name)}, reg)
 		}
-		if err := r.Register(snapshotCollector{last.metrics}); err != nil {
-			return err
+		if last != nil {
+			if err := r.Register(snapshotCollector{last.metrics}); err != nil {
+				return err
+			}
+		}
+		if chl != nil && len(chl.metrics) > 0 {
+			if err := r.Register(snapshotCollector{chl}); err != nil {
+				return err
+			}
 		}
 	}
 	mfs, err := reg.Gather()
@@ -126,7 +135,16 @@ func (e *Exporter) publishTo(t *target, p *published) error {
 		// No Close: OpenMetrics' "# EOF" ends the whole exposition.
 		*f.out = bytes.Clone(b.Bytes())
 	}
-	t.last.Store(p)
+	if p != nil {
+		t.last.Store(p)
+	}
+	switch {
+	case ch == nil:
+	case len(ch.metrics) == 0:
+		t.chLast.Store(nil)
+	default:
+		t.chLast.Store(ch)
+	}
 	e.expo.Store(x)
 	return nil
 }

@@ -65,7 +65,7 @@ func TestMetricsFormats(t *testing.T) {
 	}
 	for _, keys := range []int64{5, 7} {
 		for _, tg := range e.targets {
-			if err := e.publishTo(tg, &published{metrics: newSnapshot(rep(keys), 20)}); err != nil {
+			if err := e.publishTo(tg, &published{metrics: newSnapshot(rep(keys), 20)}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -70,9 +70,13 @@ var (
 		ownerKeys, ownerNoTTL, ownerBytes, ownerWithFinding,
 		unregKeys, unregNoTTL, unregBytes,
 		scanKeys, scanRate, scanVanished, scanNodes, scanSampled,
+		// The channel reads' (channels.go).
+		channelLive, channelSubscribers, channelFindings, unregChannels, unregChannelSubs,
+		channelPatterns, channelNodes, publishCalls, busPublishSent, busPublishRecv,
 	}
 	statusDescs = []*prometheus.Desc{
 		auditSuccess, auditPartial, auditDuration, auditLastOK, auditRunning, auditInterval, auditsTotal,
+		channelSuccess, channelPartial, channelNotChecked, channelLastOK,
 	}
 	targetDescs   = append(slices.Clone(snapshotDescs), statusDescs...)
 	registryDescs = []*prometheus.Desc{regErrors, regLoaded}
@@ -134,7 +138,8 @@ func newSnapshot(rep *audit.Report, maxGroups int) *snapshot {
 		ms = append(ms, ttlHistogram(&f.TTL, fam, own))
 	}
 	for _, f := range rep.Findings {
-		if f == nil || f.Suppressed || f.Severity <= diag.Off {
+		// A channel finding is the channel snapshot's (channels.go).
+		if f == nil || f.Suppressed || f.Severity <= diag.Off || f.Channel != "" {
 			continue
 		}
 		ms = append(ms, gauge(findings, float64(f.Count), label(f.Family), owner[f.Family], label(f.Rule), f.Severity.String()))
@@ -282,6 +287,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, r := range [...]string{"success", "partial", "error"} {
 		ch <- counter(auditsTotal, float64(st.audits[r]), r)
+	}
+	if cs := st.ch; cs.attempted {
+		ch <- gauge(channelSuccess, b(cs.success))
+		ch <- gauge(channelPartial, b(!cs.success))
+		ch <- gauge(channelNotChecked, float64(cs.notChecked))
+		if !cs.lastSuccess.IsZero() {
+			ch <- gauge(channelLastOK, unixSeconds(cs.lastSuccess))
+		}
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/keyreg/keyreg/audit/auditjson"
 	"github.com/keyreg/keyreg/internal/secret"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/source"
 )
 
 // Defaults of Options.
@@ -46,6 +47,9 @@ type Source struct {
 	audit.Source
 	Target, Mode string
 	Close        func()
+	// Channels reads the Pub/Sub state of every node (scanner.Conn.Channels);
+	// nil for a source that has none (a snapshot).
+	Channels func(context.Context) ([]source.NodeChannels, error)
 }
 
 // Options configure an Exporter.
@@ -68,8 +72,12 @@ type Options struct {
 	// Timeout bounds one audit (0: none).
 	Timeout time.Duration
 	// MaxGroups caps the unregistered prefix groups exported as series;
-	// the rest are summed under group="other".
+	// the rest are summed under group="other" (and the unregistered
+	// channel prefixes the same way, under prefix="other").
 	MaxGroups int
+	// Channels says when a cycle also reads the channels of every node,
+	// after the keys: by default when the registry declares channels.
+	Channels ChannelsMode
 	// Watch is how often the registry file is checked for a change.
 	Watch time.Duration
 	// HTML renders the /report page of a report.
@@ -118,7 +126,10 @@ type target struct {
 	Target
 	log  *slog.Logger
 	last atomic.Pointer[published] // the last complete audit; nil before
-	st   status
+	// chLast is the last complete channel read's metrics; nil before, and
+	// when a cycle no longer reads the channels.
+	chLast atomic.Pointer[snapshot]
+	st     status
 }
 
 // published is everything one complete audit serves: built once, handed
@@ -141,6 +152,7 @@ type status struct {
 	running     bool
 	audits      map[string]int64 // by result: success, partial, error
 	lastSuccess time.Time
+	ch          chanStatus
 }
 
 // New loads the registry and returns an exporter that has not audited yet.
@@ -242,7 +254,7 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 	defer cancel()
 	t.setRunning(true)
 	start := time.Now()
-	rep, err := e.runAudit(actx, t, reg)
+	rep, rd, err := e.runAudit(actx, t, reg)
 	d := time.Since(start)
 	if ctx.Err() != nil {
 		// Shutting down: an interrupted audit is no outcome to report.
@@ -250,14 +262,31 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 		t.log.Info("audit cancelled by shutdown", "duration", d)
 		return
 	}
+	// The channels are published on their own: a refused PUBSUB leaves
+	// the key figures fresh, and a failed key audit the channel ones. Their
+	// status changes once their figures are out, whatever the keys did.
+	chSnap := e.channelSnapshot(t, reg, rd)
+	defer t.channelsDone(rd)
 	if err == nil && rep.Partial {
 		err = errors.New(rep.PartialReason)
 	}
 	if err != nil {
 		partial := rep != nil && rep.Partial
+		if chSnap != nil {
+			if perr := e.publishTo(t, nil, chSnap); perr != nil {
+				t.log.Error("channel metrics could not be encoded", "err", perr)
+			}
+		}
 		t.finish(false, partial, d, time.Time{})
 		t.log.Error("audit failed", "partial", partial, "duration", d, "err", secret.Redact(err.Error()))
 		return
+	}
+	if rd != nil {
+		if rd.err == nil {
+			audit.AddChannels(rep, reg, rd.cr) // complete: the report's channel section
+		} else {
+			rep.Scan.Notes = append(rep.Scan.Notes, "channels not in this report: "+label(secret.Redact(rd.err.Error())))
+		}
 	}
 	p, perr := e.publish(rep, reg)
 	if perr != nil {
@@ -265,7 +294,7 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 		t.log.Error("audit report could not be rendered", "err", perr)
 		return
 	}
-	if err := e.publishTo(t, p); err != nil {
+	if err := e.publishTo(t, p, chSnap); err != nil {
 		t.finish(false, false, d, time.Time{})
 		t.log.Error("audit metrics could not be encoded", "err", err)
 		return
@@ -276,11 +305,17 @@ func (e *Exporter) auditOnce(ctx context.Context, t *target) {
 		"duration", d)
 }
 
-// runAudit opens the target and audits it once.
-func (e *Exporter) runAudit(ctx context.Context, t *target, reg *registry.Registry) (*audit.Report, error) {
+// runAudit opens the target and audits it once: its keys, then, when the
+// cycle reads them, its channels (nil when it does not), even after a
+// failed key audit.
+func (e *Exporter) runAudit(ctx context.Context, t *target, reg *registry.Registry) (*audit.Report, *channelRead, error) {
+	var rd *channelRead
 	src, err := t.Open(ctx)
 	if err != nil {
-		return nil, err
+		if e.channelsWanted(reg) {
+			rd = &channelRead{err: err}
+		}
+		return nil, rd, err
 	}
 	if src.Close != nil {
 		defer src.Close()
@@ -288,7 +323,50 @@ func (e *Exporter) runAudit(ctx context.Context, t *target, reg *registry.Regist
 	ao := e.o.Audit
 	ao.Registry, ao.Target, ao.Mode = reg.File, src.Target, src.Mode
 	ao.Progress = e.o.Progress
-	return audit.Run(ctx, src.Source, reg, ao)
+	ao.Channels = nil // read below, published on their own
+	if len(reg.Channels) == 0 {
+		ao.ChannelsNote = "" // no channels declared: nothing left unaudited
+	}
+	rep, err := audit.Run(ctx, src.Source, reg, ao)
+	if e.channelsWanted(reg) {
+		rd = readChannels(ctx, src, reg)
+	}
+	return rep, rd, err
+}
+
+// channelSnapshot is the channel metrics a cycle publishes: a complete
+// read's, an empty snapshot that drops the last read's series when the
+// cycle read no channels, or nil to keep what is published (an incomplete
+// read, whose figures would read as channels gone; its status says so).
+// It is built without t's status lock, which every scrape takes.
+func (e *Exporter) channelSnapshot(t *target, reg *registry.Registry, rd *channelRead) *snapshot {
+	switch {
+	case rd == nil && t.chLast.Load() != nil:
+		return &snapshot{}
+	case rd == nil:
+		return nil
+	case rd.err != nil:
+		t.log.Error("channel read incomplete; the channel figures stay those of the last complete read",
+			"nodes_not_checked", rd.notChecked(), "err", secret.Redact(rd.err.Error()))
+		return nil
+	}
+	t.log.Info("channels read", "nodes", rd.cr.Nodes, "live", len(rd.cr.Channels), "findings", len(rd.cr.Findings))
+	return newChannelSnapshot(reg, rd.cr, rd.nodes, e.o.MaxGroups)
+}
+
+// channelsDone records a cycle's channel read (nil: none) in t's status.
+func (t *target) channelsDone(rd *channelRead) {
+	st := &t.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if rd == nil {
+		st.ch = chanStatus{}
+		return
+	}
+	st.ch.attempted, st.ch.success, st.ch.notChecked = true, rd.err == nil, rd.notChecked()
+	if rd.err == nil {
+		st.ch.lastSuccess = time.Now()
+	}
 }
 
 // publish renders what the endpoints serve of a complete audit.

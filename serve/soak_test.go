@@ -65,6 +65,18 @@ func soak(t *testing.T, keys, audits, every int) []soakPoint {
 		}
 	}
 	flush()
+	// The channels, read every audit (ChannelsOn): 500 unregistered ones
+	// held open, and one more per audit while the one of five audits ago
+	// goes, so that their prefix groups churn too.
+	ps := srv.Client(t).Subscribe(ctx)
+	defer ps.Close()
+	static := make([]string, 500)
+	for i := range static {
+		static[i] = fmt.Sprintf("static:%d", i)
+	}
+	if err := ps.Subscribe(ctx, static...); err != nil {
+		t.Fatal(err)
+	}
 	const churnPrefixKeys = 50
 	churnSessions := max(keys/1000, 1)
 	churn := func(n int) { // before audit n (1-based)
@@ -72,6 +84,14 @@ func soak(t *testing.T, keys, audits, every int) []soakPoint {
 			old := (n-2)*churnSessions + i + 1
 			p.Del(ctx, fmt.Sprintf("v1:session:%d", old))
 			p.Set(ctx, fmt.Sprintf("v1:session:%d", keys+old), `{"user_id":2}`, time.Hour)
+		}
+		if err := ps.Subscribe(ctx, fmt.Sprintf("soakch%d:x", n)); err != nil {
+			t.Error(err)
+		}
+		if n > 5 {
+			if err := ps.Unsubscribe(ctx, fmt.Sprintf("soakch%d:x", n-5)); err != nil {
+				t.Error(err)
+			}
 		}
 		for i := range churnPrefixKeys {
 			p.Set(ctx, fmt.Sprintf("soak%d:item:%d", n, i), "v", 0)
@@ -125,6 +145,11 @@ func soak(t *testing.T, keys, audits, every int) []soakPoint {
 				return nil, failure
 			}
 			pt.series, pt.unregistered, pt.groups, pt.keys = countSeries(w.Body.Bytes())
+			if !bytes.Contains(w.Body.Bytes(), []byte("\nkeyreg_channel_audit_success 1\n")) || !bytes.Contains(w.Body.Bytes(), []byte(`keyreg_unregistered_channels{prefix="static:"} 500`)) {
+				failure = fmt.Errorf("after audit %d: the channels were not read:\n%s", done, w.Body)
+				cancel()
+				return nil, failure
+			}
 			if n, _ := strconv.Atoi(pt.keys); n < keys {
 				failure = fmt.Errorf("after audit %d: keyreg_audit_keys %q, want at least the %d sessions", done, pt.keys, keys)
 				cancel()
@@ -145,13 +170,14 @@ func soak(t *testing.T, keys, audits, every int) []soakPoint {
 		if err != nil {
 			return nil, err
 		}
-		return &Source{Source: conn, Target: conn.Target(), Mode: conn.Mode(), Close: func() { conn.Close() }}, nil
+		return &Source{Source: conn, Target: conn.Target(), Mode: conn.Mode(), Close: func() { conn.Close() }, Channels: conn.Channels}, nil
 	}
 	e, err = New(Options{
 		Load:     func() (*registry.Registry, error) { return reg, nil },
 		Targets:  []Target{{Open: open}},
 		Audit:    ao,
 		Interval: time.Millisecond,
+		Channels: ChannelsOn,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,14 @@ type NodeChannels struct {
 	// messages copied over the cluster bus. -1 when the server does not
 	// report them (standalone, or a refused CLUSTER INFO).
 	BusPublishSent, BusPublishReceived int64
+	// Server and Version are INFO server's name and version of the node
+	// ("redis" and redis_version, or "valkey" and valkey_version), read
+	// with the counters; empty when not read. They tell the size of the
+	// cluster bus header a PUBLISH costs.
+	Server, Version string
+	// CountersErr says why a counter is -1 although the node was asked
+	// (a refused INFO or CLUSTER INFO); nil otherwise.
+	CountersErr error
 	// Truncated is set when the node had more channels than were read.
 	Truncated bool
 	// Err says why the node could not be read (a refusal: the ACL lacks

@@ -603,5 +603,17 @@ func channelsDoc(c *audit.ChannelsReport) *audit.ChannelsReport {
 	for _, m := range c.Misplaced {
 		out.Misplaced = append(out.Misplaced, validUTF8(m))
 	}
+	if f := c.FanOut; f != nil {
+		cp := *f
+		cp.Status, cp.Reason = validUTF8(f.Status), validUTF8(redact(f.Reason))
+		cp.WindowSeconds, cp.WaitedSeconds = finite(f.WindowSeconds), finite(f.WaitedSeconds)
+		cp.WindowStart, cp.WindowEnd = validUTF8(f.WindowStart), validUTF8(f.WindowEnd)
+		if e := f.Estimate; e != nil {
+			ce := *e
+			ce.PublishedPerSecond, ce.BusMessagesPerSecond, ce.BusBytesPerSecondMin = finite(e.PublishedPerSecond), finite(e.BusMessagesPerSecond), finite(e.BusBytesPerSecondMin)
+			cp.Estimate = &ce
+		}
+		out.FanOut = &cp
+	}
 	return out
 }

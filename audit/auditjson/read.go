@@ -305,6 +305,17 @@ func (doc *Document) Report() (*audit.Report, error) {
 		if c.Unregistered == nil {
 			c.Unregistered = []*audit.ChannelGroup{}
 		}
+		if f := c.FanOut; f != nil {
+			switch {
+			case f.Status != audit.FanOutEstimated && f.Status != audit.FanOutNoBus && f.Status != audit.FanOutSkipped && f.Status != audit.FanOutUnknown:
+				bad = cmpErr(bad, fmt.Errorf("channels: fan_out status %q is not estimated, no-bus, skipped or unknown", f.Status))
+			case (f.Status == audit.FanOutEstimated) != (f.Estimate != nil):
+				bad = cmpErr(bad, errors.New("channels: a fan_out estimate goes with status estimated, and only with it"))
+			case f.WindowSeconds < 0 || f.WaitedSeconds < 0 || f.Estimate != nil && (f.Estimate.Nodes < 0 || f.Estimate.Published < 0 || f.Estimate.BusMessages < 0 ||
+				f.Estimate.PublishedPerSecond < 0 || f.Estimate.BusMessagesPerSecond < 0 || f.Estimate.BusBytesPerSecondMin < 0 || f.Estimate.BusHeaderBytes < 0):
+				bad = cmpErr(bad, errors.New("channels: a negative fan_out figure"))
+			}
+		}
 		r.Channels = c
 	}
 	if bad != nil {

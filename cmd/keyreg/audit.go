@@ -34,6 +34,8 @@ type auditOptions struct {
 	baseline    baselineOptions
 	channels    bool
 	channelsSet bool // --channels given, true or false
+	fanOut      time.Duration
+	fanOutSet   bool // --fanout-window given
 }
 
 // baselineOptions are the --baseline and --write-baseline flags.
@@ -99,6 +101,17 @@ SHARDCHANNELS, SHARDNUMSUB) and checks it against them; its findings count like
 key findings. A node whose PUBSUB cannot be read makes the audit partial (exit
 3). --channels=false skips it; a snapshot has no Pub/Sub state.
 
+On a Redis Cluster the channel audit also estimates the fan-out of classic
+Pub/Sub: it reads every node's publish counters (INFO commandstats, CLUSTER
+INFO) when the audit starts and again at the channel phase, and reports the
+PUBLISH messages/s, the cluster bus messages/s they cost, and a lower bound
+of the bus bytes/s. A rate over a few milliseconds means nothing, so when
+the audit took less than --fanout-window (default 1.5s) and a classic
+channel is subscribed, it waits out the rest, and says so; with no classic
+channel subscribed it never waits, and reports no estimate. --fanout-window
+0 skips the estimate. Standalone and Sentinel have no cluster bus: there is
+no estimate, and the report says why.
+
 --match takes a Redis glob, as SCAN MATCH does: --match 'v1:*' audits the
 keys starting with v1:. --output FORMAT=PATH (repeatable) writes the report
 in several formats from one scan; each file is written to a temporary file
@@ -129,6 +142,7 @@ written after the scan).`,
 				return err
 			}
 			o.channelsSet = c.Flags().Changed("channels")
+			o.fanOutSet = c.Flags().Changed("fanout-window")
 			return a.runAudit(c.Context(), o)
 		},
 	}
@@ -152,6 +166,7 @@ written after the scan).`,
 	f.StringVar(&o.baseline.compare, "baseline", "", "report only findings new since this baseline file, and list resolved ones; exit 1 only on new findings")
 	f.StringVar(&o.baseline.write, "write-baseline", "", "record this audit's findings by fingerprint in this file (docs/audit.md)")
 	f.BoolVar(&o.channels, "channels", false, "also audit the Pub/Sub channels of every node against the registry's channels: (default: on when the registry declares channels; --channels=false skips)")
+	f.DurationVar(&o.fanOut, "fanout-window", audit.DefaultFanOutWindow, fmt.Sprintf("on a cluster with classic channels subscribed, the shortest window the Pub/Sub fan-out is estimated over: a shorter audit waits out the rest (0: no estimate, never wait; at most %s)", audit.MaxFanOutWindow))
 	return c
 }
 
@@ -166,6 +181,9 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 	}
 	if o.maxValue <= 0 {
 		return usageError(fmt.Errorf("--max-value-bytes %d is not above 0", o.maxValue), "every sampled value is bounded; the default is 1048576")
+	}
+	if o.fanOut < 0 || o.fanOut > audit.MaxFanOutWindow {
+		return usageError(fmt.Errorf("--fanout-window %s is not between 0 and %s", o.fanOut, audit.MaxFanOutWindow), "--fanout-window 0 skips the fan-out estimate")
 	}
 	top, err := topFlag(o.top)
 	if err != nil {
@@ -206,7 +224,19 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 			ao.ChannelsNote = "channels not audited: a snapshot holds no Pub/Sub state (audit the live server for them)"
 		} else {
 			ao.Channels = src.live.Channels
+			if src.mode == "cluster" {
+				// Only a cluster has a bus to estimate; elsewhere no counter is read.
+				ao.ChannelCounters, ao.FanOutWindow = src.live.ChannelCounters, o.fanOut
+				if isTerminal(a.stderr) {
+					ao.FanOutWaiting = func(d time.Duration) {
+						fmt.Fprintf(a.stderr, "\r\033[Kkeyreg: waiting %s for the Pub/Sub fan-out estimate (--fanout-window %s; 0 skips it)\n", d.Round(time.Millisecond), o.fanOut)
+					}
+				}
+			}
 		}
+	}
+	if o.fanOutSet && ao.Channels == nil {
+		return usageError(errors.New("--fanout-window needs the channel audit of a live Redis"), "drop --fanout-window, or give --channels")
 	}
 	return a.auditBaseline(ctx, src.Source, reg, ao, outs, threshold, base, o.baseline.write, o.scan.match)
 }

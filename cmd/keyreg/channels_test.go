@@ -102,6 +102,11 @@ func TestAuditChannels(t *testing.T) {
 				Channels    int    `json:"channels"`
 				Subscribers int64  `json:"subscribers"`
 			} `json:"unregistered"`
+			FanOut *struct {
+				Status   string          `json:"status"`
+				Reason   string          `json:"reason"`
+				Estimate json.RawMessage `json:"estimate"`
+			} `json:"fan_out"`
 		} `json:"channels"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
@@ -133,6 +138,10 @@ func TestAuditChannels(t *testing.T) {
 	if subs["news"] != 3 || subs["orders"] != 2 || subs["old"] != 1 || subs["quiet"] != 0 {
 		t.Errorf("subscribers per declaration %v, want news 3, orders 2, old 1, quiet 0", subs)
 	}
+	// Standalone: no cluster bus, so no fan-out estimate, and it says why.
+	if fo := doc.Channels.FanOut; fo == nil || fo.Status != "no-bus" || fo.Estimate != nil || !strings.Contains(fo.Reason, "no cluster bus") {
+		t.Errorf("standalone fan_out %+v, want no-bus without an estimate", fo)
+	}
 	if u := doc.Channels.Unregistered; len(u) != 1 || u[0].Prefix != "tmp:" || u[0].Channels != 2 || u[0].Subscribers != 2 {
 		t.Errorf("unregistered channels %+v", u)
 	}
@@ -147,6 +156,7 @@ func TestAuditChannels(t *testing.T) {
 		"(channel-mode-mismatch)",
 		"(channel-deprecated-live)",
 		"keys.yaml:11:5: error: channel \"orders\" is declared sharded",
+		"classic Pub/Sub fan-out: not a Redis Cluster",
 	} {
 		if !strings.Contains(stdout, w) {
 			t.Errorf("text report lacks %q:\n%s", w, stdout)

@@ -39,6 +39,8 @@ type serveOptions struct {
 	maxGroups int
 	webConfig string
 	logFormat string
+	// channels is --channels; channelsSet says it was given, true or false.
+	channels, channelsSet bool
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -69,6 +71,15 @@ audit on; one that does not load keeps the previous registry and raises
 keyreg_registry_load_errors_total. The unregistered keys are exported for
 the --max-groups largest prefix groups, the rest as group="other".
 
+When keys.yaml declares channels: (or with --channels), each audit also
+reads the Pub/Sub state of every node (PUBSUB CHANNELS, NUMSUB, NUMPAT,
+SHARDCHANNELS, SHARDNUMSUB, and the publish counters of INFO commandstats
+and CLUSTER INFO) and serves the keyreg_channel_* metrics; a read that
+leaves a node unread (the ACL lacks +pubsub) shows in
+keyreg_channel_audit_partial and keyreg_channel_nodes_not_checked, and the
+channel figures stay those of the last complete read. --channels=false
+skips it; a snapshot has no Pub/Sub state.
+
 The connection, TLS, rate and sampling flags are the audit's; --timeout
 bounds each audit. Like the audit, serve never writes to Redis. --listen is
 loopback by default; --web-config-file takes the Prometheus exporter-toolkit
@@ -81,6 +92,7 @@ invalid registry at start), 3 runtime error (the address cannot be listened on).
   keyreg serve --replica --url redis://redis.internal:6379 --listen :9852 --web-config-file web.yml`,
 		Args: args(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.channelsSet = c.Flags().Changed("channels")
 			return a.runServe(c.Context(), o)
 		},
 	}
@@ -103,6 +115,7 @@ invalid registry at start), 3 runtime error (the address cannot be listened on).
 	f.IntVar(&o.maxGroups, "max-groups", serve.DefaultMaxGroups, fmt.Sprintf("unregistered prefix groups exported as series, the rest as group=\"other\" (1 to %d)", serve.MaxMaxGroups))
 	f.StringVar(&o.webConfig, "web-config-file", "", "exporter-toolkit web configuration file: TLS and basic auth of the listener")
 	f.StringVar(&o.logFormat, "log-format", "text", "log format on stderr: text or json")
+	f.BoolVar(&o.channels, "channels", false, "also read the Pub/Sub channels of every node each audit, for the keyreg_channel_* metrics (default: on when the registry declares channels; --channels=false skips)")
 	return c
 }
 
@@ -135,9 +148,24 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err := serve.ValidateWebConfig(o.webConfig); err != nil {
 		return usageError(fmt.Errorf("--web-config-file: %w", err), "")
 	}
+	chMode := serve.ChannelsAuto
+	switch {
+	case o.channelsSet && o.channels:
+		chMode = serve.ChannelsOn
+	case o.channelsSet:
+		chMode = serve.ChannelsOff
+	}
 	log := newLogger(a.stderr, o.logFormat)
 	ao := audit.Defaults()
 	ao.Sample, ao.MaxValueBytes, ao.Filtered, ao.Memory, ao.Top = o.sample, o.maxValue, o.scan.match != "", o.memory, top
+	if o.scan.snapshot() {
+		if chMode == serve.ChannelsOn {
+			return usageError(errors.New("--channels needs a live Redis: a snapshot holds no Pub/Sub state"), "drop --channels, or serve the live server")
+		}
+		chMode = serve.ChannelsOff
+		// Said in every report of a registry with channels, as audit does.
+		ao.ChannelsNote = "channels not audited: a snapshot holds no Pub/Sub state (serve the live server for them)"
+	}
 	targets, err := a.serveTargets(&o, ao)
 	if err != nil {
 		return err
@@ -152,6 +180,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		Jitter:    serve.DefaultJitter,
 		Timeout:   o.scan.timeout,
 		MaxGroups: o.maxGroups,
+		Channels:  chMode,
 		HTML: func(w io.Writer, r *audit.Report) error {
 			return report.Audit(w, report.HTML, r, report.Options{Tool: tool, Rules: ruleInfos()})
 		},
@@ -196,7 +225,11 @@ func (a *app) serveTargets(o *serveOptions, ao audit.Options) ([]serve.Target, e
 			if err != nil {
 				return nil, err
 			}
-			return &serve.Source{Source: src.Source, Target: src.target, Mode: src.mode, Close: closeSrc}, nil
+			s := &serve.Source{Source: src.Source, Target: src.target, Mode: src.mode, Close: closeSrc}
+			if src.live != nil {
+				s.Channels = src.live.Channels
+			}
+			return s, nil
 		}
 	}
 	if len(o.targets) == 0 {

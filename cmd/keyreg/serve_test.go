@@ -608,67 +608,11 @@ func TestServePrometheus(t *testing.T) {
 	s := startServe(t, nil, "--url", srv.URL(), "--registry", auditRegistry, "--interval", "1h")
 	s.ready(t)
 
-	dir := t.TempDir()
 	rules, err := filepath.Abs("../../prometheus/keyreg.rules.yml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(conf, []byte(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: [`+strconv.Quote(rules)+`]
-scrape_configs:
-  - job_name: keyreg
-    static_configs:
-      - targets: [`+strconv.Quote(s.addr)+`]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	port, err := redistest.FreePort(false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := fmt.Sprintf("127.0.0.1:%d", port)
-	var logs syncBuffer
-	cmd := exec.Command(prom, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
-		"--web.listen-address="+api, "--log.level=warn")
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-
-	query := func(q string) (string, bool) {
-		select {
-		case <-exited:
-			t.Fatalf("prometheus exited:\n%s", logs.String())
-		default:
-		}
-		resp, err := http.Get("http://" + api + "/api/v1/query?query=" + url.QueryEscape(q))
-		if err != nil {
-			return "", false // not listening yet
-		}
-		defer resp.Body.Close()
-		var r struct {
-			Status string `json:"status"`
-			Data   struct {
-				Result []struct {
-					Value [2]any `json:"value"`
-				} `json:"result"`
-			} `json:"data"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Status != "success" || len(r.Data.Result) != 1 {
-			return "", false
-		}
-		v, _ := r.Data.Result[0].Value[1].(string)
-		return v, true
-	}
+	api, query := startPrometheus(t, prom, s.addr, rules)
 	var got string
 	waitFor(t, "Prometheus to scrape keyreg_family_keys", func() bool {
 		v, ok := query(`keyreg_family_keys{family="session",job="keyreg"}`)
@@ -694,6 +638,74 @@ scrape_configs:
 		}
 		return bytes.Contains(b, []byte(`"name":"keyreg"`)) && bytes.Contains(b, []byte(`"health":"ok"`))
 	})
+}
+
+// startPrometheus starts a real Prometheus server on loopback that scrapes
+// target every second, with the rule file rules loaded when it is not "",
+// and returns its address and an instant query that answers a single
+// sample's value (false while there is none, or not one).
+func startPrometheus(t *testing.T, prom, target, rules string) (string, func(q string) (string, bool)) {
+	t.Helper()
+	dir := t.TempDir()
+	ruleFiles := ""
+	if rules != "" {
+		ruleFiles = "rule_files: [" + strconv.Quote(rules) + "]\n"
+	}
+	conf := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(conf, []byte(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+`+ruleFiles+`scrape_configs:
+  - job_name: keyreg
+    static_configs:
+      - targets: [`+strconv.Quote(target)+`]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port, err := redistest.FreePort(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := fmt.Sprintf("127.0.0.1:%d", port)
+	var logs syncBuffer
+	cmd := exec.Command(prom, "--config.file="+conf, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+api, "--log.level=warn")
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	query := func(q string) (string, bool) {
+		select {
+		case <-exited:
+			t.Fatalf("prometheus exited:\n%s", logs.String())
+		default:
+		}
+		resp, err := http.Get("http://" + api + "/api/v1/query?query=" + url.QueryEscape(q))
+		if err != nil {
+			return "", false // not listening yet
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string `json:"status"`
+			Data   struct {
+				Result []struct {
+					Value [2]any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Status != "success" || len(r.Data.Result) != 1 {
+			return "", false
+		}
+		v, _ := r.Data.Result[0].Value[1].(string)
+		return v, true
+	}
+	return api, query
 }
 
 // TestServeDeployFiles parses the keyreg serve command lines of the
@@ -756,6 +768,7 @@ func TestServeUsage(t *testing.T) {
 		{"--max-groups", "1001"},
 		{"--max-keys", "10"},
 		{"--rdb", "-"},
+		{"--rdb", "../../snapshot/testdata/servers/redis-7.4.1.rdb", "--channels"}, // a snapshot has no Pub/Sub state
 		{"--sample", "-1"},
 		{"--web-config-file", "/nonexistent/web.yml"},
 		{"--registry", badRegistry},

@@ -89,6 +89,10 @@ type FindingRow struct {
 // id has none), and html/template escapes the rest.
 func FamilyAnchor(name string) string { return "family-" + anchorText(name) }
 
+// ChannelAnchor is the id of a Pub/Sub channel's section: channels and
+// families are separate namespaces, so they have separate anchors.
+func ChannelAnchor(name string) string { return "channel-" + anchorText(name) }
+
 // OwnerAnchor is the id of an owner's row.
 func OwnerAnchor(name string) string { return "owner-" + anchorText(name) }
 
