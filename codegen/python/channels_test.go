@@ -138,7 +138,8 @@ func TestChannelNames(t *testing.T) {
 		"\nclass RoomKey:", "\nclass RoomChannel:", "\nROOM_CHANNEL_PATTERN: _kr_t.Final = \"v1:room-events:{{room:word}}\"",
 		"\nRELAY_CHANNEL_SUBSCRIBE_GLOB: _kr_t.Final = \"v1:relay:*\"", "\nROOM_CHANNEL_MODE: _kr_t.Final = \"sharded\"",
 		"\nRoomMessage = _kr_t.TypedDict(", "\nHeadlinesMessage = _kr_t.TypedDict(", "\nRelayMessage: _kr_t.TypeAlias = \"str\"",
-		"\nBlobsMessage: _kr_t.TypeAlias = \"bytes\"", "\ndef check_room_message(message: object) -> None:"} {
+		"\nBlobsMessage: _kr_t.TypeAlias = \"bytes\"", "\ndef check_room_message(message: object) -> None:",
+		"\ndef parse_room_channel(name: str | bytes) -> RoomChannel:", "\ndef parse_room(key: str | bytes) -> RoomKey:"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("the module has no %q", want)
 		}

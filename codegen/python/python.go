@@ -387,9 +387,13 @@ func (v *view) keyCode(b *strings.Builder, fv *famView) {
 	}
 
 	// Parser.
-	fmt.Fprintf(b, "\n\ndef parse_%s(key: str | bytes) -> %s:\n", fv.snake, fv.key)
+	arg := "key"
+	if fv.what == "channel" {
+		arg = "name"
+	}
+	fmt.Fprintf(b, "\n\ndef parse_%s(%s: str | bytes) -> %s:\n", fv.snake, arg, fv.key)
 	fmt.Fprintf(b, "    \"\"\"The values of a %s of this %s; InvalidKeyError (a ValueError) when\n    it does not match the pattern or an int does not fit in an int64.\"\"\"\n", noun, owner)
-	fmt.Fprintf(b, "    k = _kr_key(%s, key)\n", fam)
+	fmt.Fprintf(b, "    k = _kr_key(%s, %s)\n", fam, arg)
 	group := func(i int) string { return fmt.Sprintf("m.group(%d)", i+1) }
 	if ambiguous(fv, v.req.Separator[0]) {
 		// A backtracking regex could take exponential time on a hostile key.
