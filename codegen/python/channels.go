@@ -90,6 +90,12 @@ func (v *view) addChannels() error {
 		cv.fv = fv
 		v.chans = append(v.chans, cv)
 	}
+	return nil
+}
+
+// channelTypes declares the message types of the channels in scope, after
+// the families' (so that no family's type name depends on the channels).
+func (v *view) channelTypes() {
 	for _, cv := range v.chans {
 		if !cv.c.InScope || len(cv.c.Schema) == 0 || !cv.checked() {
 			continue
@@ -100,7 +106,6 @@ func (v *view) addChannels() error {
 			cv.fv.value = v.schemaType(doc, cv.msg, 0, true)
 		}
 	}
-	return nil
 }
 
 // checked reports whether messages are checked against the schema: json

@@ -167,6 +167,10 @@ func TestChannelNames(t *testing.T) {
 	if strings.Contains(none, "_KrSubscription") || strings.Contains(none, "redis.cluster") {
 		t.Error("a module without channels has the channel runtime")
 	}
+	famFull := full[strings.Index(full, "\n# Family room."):strings.Index(full, "\n# Channel ")]
+	if famNone := none[strings.Index(none, "\n# Family room."):]; famNone != famFull {
+		t.Errorf("the family's code depends on the channels in scope:\n%s\n---\n%s", famFull, famNone)
+	}
 }
 
 func generateSrc(t *testing.T, scope codegen.Scope) string {

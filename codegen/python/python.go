@@ -174,6 +174,7 @@ func newView(req *codegen.Request) (*view, error) {
 			}
 		}
 	}
+	v.channelTypes()
 	return v, nil
 }
 
