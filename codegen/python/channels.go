@@ -28,7 +28,7 @@ type chanView struct {
 func chanDerived(s string) []string {
 	u, c := strings.ToUpper(s), camel(s)
 	return []string{
-		"build_" + s + "_channel", "parse_" + s + "_channel", c + "Channel", c + "Message", "check_" + s + "_message",
+		"build_" + s + "_channel", "parse_" + s + "_channel", c + "Channel", c + "Message", c + "MessageObject", "check_" + s + "_message",
 		c + "Delivery", c + "Subscription", c + "AsyncSubscription", "_kr_deliver_" + s,
 		"publish_" + s, "apublish_" + s, "subscribe_" + s, "asubscribe_" + s,
 		u + "_CHANNEL_PATTERN", u + "_CHANNEL_OWNER", u + "_CHANNEL_MODE", u + "_CHANNEL_ENCODING", u + "_CHANNEL_SUBSCRIBE_GLOB",
@@ -103,7 +103,13 @@ func (v *view) channelTypes() {
 		var doc any
 		if err := json.Unmarshal(cv.c.Schema, &doc); err == nil {
 			cv.fv.doc = doc
-			cv.fv.value = v.schemaType(doc, cv.msg, 0, true)
+			// A nullable object's TypedDict cannot be XMessage itself, which
+			// is then the alias "XMessageObject | None".
+			want := cv.msg
+			if _, union := mapOf(doc)["type"].([]any); union {
+				want = cv.msg + "Object"
+			}
+			cv.fv.value = v.schemaType(doc, want, 0, true)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func TestChannelFuncs(t *testing.T) {
 			t.Errorf("%s: %+v, want %+v", name, m[name], w)
 		}
 	}
-	if len(m) != len(req.Channels) || len(m) != 6 {
+	if len(m) != len(req.Channels) || len(m) != 7 {
 		t.Errorf("%d channel entries for %d channels", len(m), len(req.Channels))
 	}
 	files, err := Generator{}.Generate(req)
@@ -139,7 +139,8 @@ func TestChannelNames(t *testing.T) {
 		"\nRELAY_CHANNEL_SUBSCRIBE_GLOB: _kr_t.Final = \"v1:relay:*\"", "\nROOM_CHANNEL_MODE: _kr_t.Final = \"sharded\"",
 		"\nRoomMessage = _kr_t.TypedDict(", "\nHeadlinesMessage = _kr_t.TypedDict(", "\nRelayMessage: _kr_t.TypeAlias = \"str\"",
 		"\nBlobsMessage: _kr_t.TypeAlias = \"bytes\"", "\ndef check_room_message(message: object) -> None:",
-		"\ndef parse_room_channel(name: str | bytes) -> RoomChannel:", "\ndef parse_room(key: str | bytes) -> RoomKey:"} {
+		"\ndef parse_room_channel(name: str | bytes) -> RoomChannel:",
+		"\nPresenceMessageObject = _kr_t.TypedDict(", "\nPresenceMessage: _kr_t.TypeAlias = \"PresenceMessageObject | None\"", "\ndef parse_room(key: str | bytes) -> RoomKey:"} {
 		if !strings.Contains(full, want) {
 			t.Errorf("the module has no %q", want)
 		}

@@ -181,6 +181,14 @@ with k.subscribe_relay(client) as ps:
     pd = delivery(ps)
     ok(pd.channel == k.RelayChannel("u", -3) and pd.message == "line two", "the next line after the stray channel")
 
+# A nullable object schema: None and the object both round trip.
+with k.subscribe_presence(client, 5) as prs:
+    raises(k.SchemaError, lambda: k.publish_presence(client, 5, typing.cast(k.PresenceMessageObject, {"status": "gone"})), "an unknown status is refused")
+    k.publish_presence(client, 5, None)
+    k.publish_presence(client, 5, {"status": "away"})
+    p1, p2 = delivery(prs), delivery(prs)
+    ok(p1.message is None and p2.message == {"status": "away"} and p2.channel == k.PresenceChannel(5), "null and an object, in order")
+
 # Binary passes through untouched and unchecked.
 with k.subscribe_blobs(client) as bs:
     payload = bytes(range(256))
