@@ -145,7 +145,7 @@ func hostileRegistry(s string) *registry.Registry {
 				Schema:  &registry.Schema{Doc: map[string]any{"type": "string", "pattern": s, "title": s}},
 			}, Mode: registry.ModeSharded},
 			{Family: registry.Family{
-				Name: "p" + s, Description: s, Owner: s, Encoding: "msgpack",
+				Name: "p" + s, Description: s, Owner: s, Encoding: "y" + s,
 				Pattern: pattern(lit("p:"+s+":"), ph("client", registry.Any), lit(":"), ph("sub", registry.Int)),
 			}, Mode: registry.ModePattern, SubscribeGlob: "p:" + s + "*"},
 		},
