@@ -76,6 +76,17 @@ def _kr_reply(resp: object) -> tuple[str, bytes, bytes] | None:
     return None
 
 
+def _kr_forget(ps: _kr_t.Any, callback: _kr_t.Any) -> None:
+    """Takes the subscription's connect callback off its connection before
+    the connection goes back to the pool: redis-py 5's reset removes only its
+    own (4.3's removes all), and a pooled connection must not send SSUBSCRIBE
+    when it reconnects for another caller."""
+    conn = ps.connection
+    forget = getattr(conn, "deregister_connect_callback", None)
+    if forget is not None:
+        forget(callback)
+
+
 def _kr_left(deadline: float | None) -> float | None:
     return None if deadline is None else max(0.0, deadline - _kr_time.monotonic())
 
@@ -149,6 +160,7 @@ class _KrSubscription(_kr_t.Generic[_KrD]):
         """Ends the subscription and closes its connection."""
         ps, self._kr_ps = self._kr_ps, None
         if ps is not None:
+            _kr_forget(ps, self._kr_resubscribe)
             ps.close()
 
     def __enter__(self) -> _KrSubscription[_KrD]:
@@ -216,6 +228,7 @@ class _KrAsyncSubscription(_kr_t.Generic[_KrD]):
         """Ends the subscription and closes its connection."""
         ps, self._kr_ps = self._kr_ps, None
         if ps is not None:
+            _kr_forget(ps, self._kr_resubscribe)
             await ps.reset()
 
     async def __aenter__(self) -> _KrAsyncSubscription[_KrD]:

@@ -196,6 +196,19 @@ with k.subscribe_blobs(client) as bs:
     bd = delivery(bs)
     ok(bd.message == payload and bd.channel == k.BlobsChannel(), "binary bytes as sent")
     raises(TypeError, lambda: k.publish_blobs(client, typing.cast(bytes, "text")), "a str is not bytes")
+# A closed subscription leaves no connect callback of its own on the
+# connection it gives back to the pool (which would send SSUBSCRIBE when
+# that connection reconnects for another caller).
+if MODE == "standalone":
+    pool = typing.cast("redis.Redis[Any]", client).connection_pool
+    with k.subscribe_room(client, "pool"):
+        pass
+    conns = list(getattr(pool, "_available_connections", []))
+    ok(len(conns) > 0, "the pool has the subscription's connection back")
+    for cn in conns:
+        for ref in getattr(cn, "_connect_callbacks", []):
+            f = ref() if callable(ref) and not hasattr(ref, "__self__") else ref
+            ok(not isinstance(getattr(f, "__self__", None), k.RoomSubscription), "no subscription callback left on a pooled connection")
 ok(k.ROOM_CHANNEL_MODE == "sharded" and k.RELAY_CHANNEL_SUBSCRIBE_GLOB == "v1:relay:*" and k.OLD_NEWS_CHANNEL_OWNER == "chat", "constants")
 bs2 = k.subscribe_blobs(client)
 bs2.close()
