@@ -273,6 +273,21 @@ async def async_round_trip() -> None:
         async for pd in p:
             ok(pd.message == "async line", "async: the next line still arrives")
             break
+    # The server closes the asyncio subscriber's connection: one
+    # ConnectionError, then redis-py reconnects and SSUBSCRIBE is sent again.
+    async with await k.asubscribe_room(a, "arc") as rc:
+        MASTERS[0].execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+        try:
+            await rc.get_message(timeout=WAIT)
+            raise SystemExit("FAIL: async: no error from a closed connection")
+        except redis.exceptions.ConnectionError:
+            ok(True, "async: a closed connection raises ConnectionError")
+        deadline = time.monotonic() + WAIT
+        got = None
+        while got is None and time.monotonic() < deadline:
+            await k.apublish_room(a, "arc", {"kind": "say", "text": "again"})
+            got = await rc.get_message(timeout=0.1)
+        ok(got is not None and got.message == {"kind": "say", "text": "again"}, "async: after the reconnect, SSUBSCRIBE was sent again")
     await a.close()
 
 
