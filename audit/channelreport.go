@@ -106,6 +106,9 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 			continue
 		}
 		p := channelPrefix(lc.Name, reg.Separator)
+		if groups[p] == nil && len(groups) >= maxChannelGroups {
+			p = OtherChannels
+		}
 		g := groups[p]
 		if g == nil {
 			g = &ChannelGroup{Prefix: shortPrefix(p), Examples: []string{}}

@@ -24,6 +24,15 @@ const (
 // maxChannelExamples bounds the example names per finding.
 const maxChannelExamples = 5
 
+// maxChannelGroups bounds the prefix groups of unregistered channels (a
+// name without a separator is a group of its own): the live channels past
+// it are one group, OtherChannels, in the findings and in the report.
+const maxChannelGroups = 1000
+
+// OtherChannels is the prefix group of the unregistered channels whose
+// own group did not fit under the cap.
+const OtherChannels = "*"
+
 // LiveChannel is one channel as the whole deployment sees it: subscribers
 // summed over every node it is subscribed on.
 type LiveChannel struct {
@@ -117,15 +126,18 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		return !a.Sharded && b.Sharded
 	})
 
+	// A group's message is written once, from its final count: a rule
+	// may fire on each of 100,000 live channels.
 	type group struct {
-		f *ChannelFinding
+		f   *ChannelFinding
+		msg func(n int) string
 	}
 	groups := map[string]*group{}
 	var order []string
 	finding := func(rule, key string, sev diag.Severity, msg func(n int) string, example string) {
 		g := groups[rule+"\x00"+key]
 		if g == nil {
-			g = &group{f: &ChannelFinding{Rule: rule, Severity: channelSeverity(reg, rule, sev), Channel: key}}
+			g = &group{f: &ChannelFinding{Rule: rule, Severity: channelSeverity(reg, rule, sev), Channel: key}, msg: msg}
 			groups[rule+"\x00"+key] = g
 			order = append(order, rule+"\x00"+key)
 		}
@@ -133,16 +145,28 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		if len(g.f.Examples) < maxChannelExamples {
 			g.f.Examples = append(g.f.Examples, example)
 		}
-		g.f.Message = msg(g.f.Count)
 	}
 	subscribed := map[string]bool{}
+	unregistered := 0 // prefix groups
 	for _, lc := range rep.Channels {
 		name := lc.Name
 		if lc.Channel == "" {
 			p := channelPrefix(name, reg.Separator)
-			finding(RuleChannelUnregistered, p, diag.Error, func(n int) string {
+			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok && unregistered >= maxChannelGroups {
+				p = OtherChannels
+			}
+			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok {
+				unregistered++
+			}
+			msg := func(n int) string {
 				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
-			}, name)
+			}
+			if p == OtherChannels {
+				msg = func(n int) string {
+					return fmt.Sprintf("%d more live channels, under more prefixes than the %d the report keeps, match no channel in the registry", n, maxChannelGroups)
+				}
+			}
+			finding(RuleChannelUnregistered, p, diag.Error, msg, name)
 			continue
 		}
 		c, _ := reg.Channel(lc.Channel)
@@ -188,6 +212,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 	}
 	for _, key := range order {
 		f := groups[key].f
+		f.Message = groups[key].msg(f.Count)
 		if _, ok := reg.Channel(f.Channel); ok && f.Rule != RuleChannelUnregistered {
 			c, _ := reg.Channel(f.Channel)
 			if ig, ok := c.Ignored(f.Rule); ok {

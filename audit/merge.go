@@ -256,13 +256,14 @@ func (mg *Merger) addChannels(r *Report) {
 		if g == nil {
 			continue
 		}
-		mgp := mg.chGroups[g.Prefix]
+		prefix := g.Prefix
+		if mg.chGroups[prefix] == nil && len(m.Unregistered) >= mg.o.MaxGroups {
+			prefix = OtherChannels // counted, never dropped
+		}
+		mgp := mg.chGroups[prefix]
 		if mgp == nil {
-			if len(m.Unregistered) >= mg.o.MaxGroups {
-				continue
-			}
-			mgp = &ChannelGroup{Prefix: g.Prefix, Examples: []string{}}
-			mg.chGroups[g.Prefix] = mgp
+			mgp = &ChannelGroup{Prefix: prefix, Examples: []string{}}
+			mg.chGroups[prefix] = mgp
 			m.Unregistered = append(m.Unregistered, mgp)
 		}
 		mgp.Channels += g.Channels

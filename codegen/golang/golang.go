@@ -98,7 +98,13 @@ func generateGo(req *codegen.Request, opts Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.scope(in, req.Digest)
+	inChan := map[string]bool{}
+	for _, c := range req.Channels {
+		if c.InScope {
+			inChan[c.Name] = true
+		}
+	}
+	v.scope(in, inChan, req.Digest)
 	// The file is rendered importing every package the templates may use,
 	// then again importing those it refers to: which code a registry makes
 	// the templates write decides the imports, not a second list of rules.
@@ -135,13 +141,19 @@ type fileView struct {
 	Imports   []string // standard library, as import specs
 	Modules   []string // third-party
 	Families  []*famView
-	Types     []*typeDecl
+	Channels  []*chanView
+	// PubSub is set when the file has a channel's publisher and
+	// subscriber: the Pub/Sub runtime.
+	PubSub bool
+	Types  []*typeDecl
 }
 
 // famView is one family as the template needs it.
 type famView struct {
 	Name       string // family name in keys.yaml
 	Ident      string // the Go name all identifiers of the family derive from
+	KeyType    string // the type of one key: Ident+"Key" (a channel's: Ident, "<X>Channel")
+	Noun       string // what Build returns, in doc comments: "key" or "channel name"
 	Doc        []string
 	Deprecated string // the "Deprecated:" paragraph, or ""
 	Pattern    string // quoted
@@ -277,6 +289,8 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			family:     f,
 			Name:       f.Name,
 			Ident:      id,
+			KeyType:    id + "Key",
+			Noun:       "key",
 			Doc:        wrap(sentence(f.Description), 76),
 			Pattern:    strconv.Quote(f.Pattern.Source),
 			PatternRaw: f.Pattern.Source,
@@ -297,33 +311,7 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 		default:
 			fv.TTLKind = "TTLUnset"
 		}
-		fields := newNamer(keyMethods...)
-		args := argScope()
-		for _, pt := range f.Pattern.Parts {
-			if !pt.IsPlaceholder() {
-				fv.Parts = append(fv.Parts, partView{Lit: strconv.Quote(pt.Lit)})
-				continue
-			}
-			fn := exported(pt.Name)
-			if fn == "" {
-				fn = "P"
-			}
-			if slices.Contains(keyMethods, fn) {
-				fn += "Param"
-			}
-			p := &paramView{
-				Name:     pt.Name,
-				Field:    fields.unique(fn),
-				Arg:      localName(pt.Name, args),
-				Int:      pt.Type == registry.Int,
-				TypeName: pt.Type.String(),
-				TypeVal:  typeConsts[pt.Type],
-				Index:    len(fv.Params),
-			}
-			fv.Params = append(fv.Params, p)
-			fv.Parts = append(fv.Parts, partView{Param: p})
-		}
-		fv.Recheck = ambiguous(f.Pattern)
+		patternParams(fv, f.Pattern, argScope())
 		v.Families = append(v.Families, fv)
 	}
 	idents := map[string]string{}
@@ -341,14 +329,17 @@ func newView(reg *registry.Registry, opts Options) (*fileView, error) {
 			return nil, err
 		}
 	}
+	if err := channelViews(reg, v, names); err != nil {
+		return nil, err
+	}
 	return v, nil
 }
 
-// scope keeps the families named in in (all of them for nil), and what
-// the file needs for them: their payload types, the runtimes they use,
-// the digest of their definitions, and deprecation notes that name only
-// types the file declares.
-func (v *fileView) scope(in map[string]bool, digest string) {
+// scope keeps the families named in in (all of them for nil) and the
+// channels named in inChan, and what the file needs for them: their
+// payload types, the runtimes they use, the digest of their definitions,
+// and deprecation notes that name only types the file declares.
+func (v *fileView) scope(in, inChan map[string]bool, digest string) {
 	var fams []*famView
 	v.Types = nil
 	for _, fv := range v.Families {
@@ -372,6 +363,23 @@ func (v *fileView) scope(in map[string]bool, digest string) {
 		v.HasSchema = v.HasSchema || v.Client && fv.Schema != ""
 		v.HasLock = v.HasLock || fv.Lock != nil
 		v.HasIncr = v.HasIncr || fv.Incr
+	}
+	var chans []*chanView
+	chanIdents := map[string]string{}
+	for _, cv := range v.Channels {
+		if inChan[cv.Name] {
+			chans = append(chans, cv)
+			v.Types = append(v.Types, cv.types...)
+			chanIdents[cv.Name] = cv.KeyType
+		}
+	}
+	v.Channels = chans
+	v.PubSub = v.Client && len(chans) > 0
+	for _, cv := range chans {
+		if d := cv.family.Deprecated; d != nil {
+			cv.Deprecated = channelDeprecation(d, chanIdents, idents)
+		}
+		v.HasSchema = v.HasSchema || v.Client && cv.Schema != ""
 	}
 	v.Digest = digest
 }
@@ -458,6 +466,38 @@ func kinds(fv *famView, f *registry.Family, v *fileView, idents map[string]strin
 	return nil
 }
 
+// patternParams fills in the parts and placeholders of a pattern, the
+// fields of its key type and the arguments of its builder (named in args),
+// and whether Build must parse its result back.
+func patternParams(fv *famView, p *registry.Pattern, args map[string]bool) {
+	fields := newNamer(keyMethods...)
+	for _, pt := range p.Parts {
+		if !pt.IsPlaceholder() {
+			fv.Parts = append(fv.Parts, partView{Lit: strconv.Quote(pt.Lit)})
+			continue
+		}
+		fn := exported(pt.Name)
+		if fn == "" {
+			fn = "P"
+		}
+		if slices.Contains(keyMethods, fn) {
+			fn += "Param"
+		}
+		pv := &paramView{
+			Name:     pt.Name,
+			Field:    fields.unique(fn),
+			Arg:      localName(pt.Name, args),
+			Int:      pt.Type == registry.Int,
+			TypeName: pt.Type.String(),
+			TypeVal:  typeConsts[pt.Type],
+			Index:    len(fv.Params),
+		}
+		fv.Params = append(fv.Params, pv)
+		fv.Parts = append(fv.Parts, partView{Param: pv})
+	}
+	fv.Recheck = ambiguous(p)
+}
+
 // valueNames are the names of the generated type of one value, after the
 // family's identifier, by Redis type.
 var valueNames = map[string]string{
@@ -474,7 +514,7 @@ func payloadTypes(fv *famView, f *registry.Family, g *typeGen) {
 	if f.Type == "stream" {
 		fv.MaxLen = f.MaxLen
 	}
-	valueType(fv, f, g)
+	valueType(fv, f, g, fv.Ident+valueNames[f.Type], fv.Ident)
 	fv.Schema, fv.SchemaVar = checkedSchema(fv, f), "keyregSchema"+fv.Ident
 	if fv.Schema == "" {
 		fv.SchemaVar = ""
@@ -495,8 +535,10 @@ func checkedSchema(fv *famView, f *registry.Family) string {
 	return strconv.Quote(string(b))
 }
 
-// valueType decides the Go type of one value and its codec.
-func valueType(fv *famView, f *registry.Family, g *typeGen) {
+// valueType decides the Go type of one value and its codec: name is the
+// identifier a named type of the value gets, prefix what nested types are
+// named after.
+func valueType(fv *famView, f *registry.Family, g *typeGen, name, prefix string) {
 	switch f.Encoding {
 	case "json":
 		fv.Codec = "json"
@@ -524,16 +566,15 @@ func valueType(fv *famView, f *registry.Family, g *typeGen) {
 	}
 	g.root = f.Schema.Doc
 	var why string
-	name := fv.Ident + valueNames[f.Type]
 	if f.Type != "hash" && f.Type != "stream" {
-		fv.ValueType, why = g.goType(f.Schema.Doc, name, fv.Ident)
+		fv.ValueType, why = g.goType(f.Schema.Doc, name, prefix)
 	} else {
 		// A hash schema describes the object of all fields, a stream's
 		// one entry's field map; the accessors need the type of one
 		// field's value.
 		m, _ := f.Schema.Doc.(map[string]any)
 		if ap, ok := m["additionalProperties"].(map[string]any); ok {
-			fv.ValueType, why = g.goType(ap, name, fv.Ident)
+			fv.ValueType, why = g.goType(ap, name, prefix)
 		} else {
 			fv.ValueType, why = "json.RawMessage", "the schema does not describe field values with additionalProperties"
 		}

@@ -162,6 +162,36 @@ func hostileRegistry(s string) *registry.Registry {
 				Pattern: pattern(lit("v1:a:"), ph("id", registry.Int), lit("\nvar _, _ = fmt.Println(\"INJECTED\")\n//")),
 			},
 		},
+		// Channels of every mode, one named like a family, with s in
+		// their names, patterns, owners, descriptions, globs, schemas and
+		// deprecations.
+		Channels: []*registry.Channel{
+			{
+				Family: registry.Family{
+					Name: "a" + s, Description: s, Owner: s, Encoding: "json",
+					Pattern:    pattern(lit("c1:"+s+":"), ph("p"+s, registry.Int), lit("-"+s), ph("msg"+s, registry.Word)),
+					Schema:     &registry.Schema{Doc: schema},
+					Deprecated: &registry.Deprecation{Since: day, Reason: s, ReplacedBy: "s" + s},
+				},
+				Mode: registry.ModeClassic,
+			},
+			{
+				Family: registry.Family{
+					Name: "s" + s, Description: s, Owner: "o" + s, Encoding: "text",
+					Pattern:    pattern(lit("c1:{"), ph("ps"+s, registry.ULID), lit("}:"+s)),
+					Schema:     &registry.Schema{Doc: map[string]any{"type": "string", "pattern": s, "description": s}},
+					Deprecated: &registry.Deprecation{Sunset: day, Reason: s, ReplacedBy: "a" + s},
+				},
+				Mode: registry.ModeSharded,
+			},
+			{
+				Family: registry.Family{
+					Name: "g" + s, Description: s, Owner: s, Encoding: "msgpack",
+					Pattern: pattern(lit("c1:g:"+s+":"), ph("data", registry.Word)),
+				},
+				Mode: registry.ModePattern, SubscribeGlob: "c1:g:" + s + ":*",
+			},
+		},
 	}
 }
 
@@ -260,6 +290,12 @@ func checkGenerated(t *testing.T, s string, opts Options) []byte {
 	want := []string{"a" + s, "b" + s, "g" + s, "G" + s} // enum values, group names
 	for _, f := range reg.Families {
 		want = append(want, f.Name, f.Pattern.Source, f.Owner, f.Type, f.Encoding)
+	}
+	for _, c := range reg.Channels {
+		want = append(want, c.Name, c.Pattern.Source, c.Owner, c.Encoding, c.Mode)
+		if c.SubscribeGlob != "" {
+			want = append(want, c.SubscribeGlob)
+		}
 	}
 	for _, w := range want {
 		if !lits[w] {

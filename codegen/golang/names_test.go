@@ -295,6 +295,18 @@ func hostileNameRegistries(names []string) map[string]string {
 			}
 			fmt.Fprintf(&b, "  - {name: t%d, pattern: \"v1:t%d:%s\", owner: o, type: string, encoding: text, ttl: persistent}\n", i, i, p)
 		}
+		// Channels of every mode with the same placeholders.
+		b.WriteString("channels:\n")
+		for i, chunk := range chunks {
+			var ph []string
+			for _, n := range chunk {
+				ph = append(ph, "{"+n+":"+typ+"}")
+			}
+			p := strings.Join(ph, ":")
+			fmt.Fprintf(&b, "  - {name: cc%d, pattern: \"c1:cc%d:%s\", owner: o, mode: classic, encoding: json, schema: {type: object, properties: {n: {type: integer}}}}\n", i, i, p)
+			fmt.Fprintf(&b, "  - {name: cs%d, pattern: \"c1:cs%d:%s\", owner: o, mode: sharded, encoding: int}\n", i, i, p)
+			fmt.Fprintf(&b, "  - {name: cp%d, pattern: \"c1:cp%d:%s\", owner: o, mode: pattern, subscribe_glob: \"c1:cp%d:*\", encoding: text}\n", i, i, p, i)
+		}
 		regs["placeholders-"+typ] = b.String()
 	}
 	var b strings.Builder
@@ -321,6 +333,27 @@ func hostileNameRegistries(names []string) map[string]string {
 			fmt.Fprintf(&b, "  - {name: %q, pattern: \"v1:%d\", owner: o, type: string, encoding: json, ttl: {max: 1h}, schema: {type: object, properties: {%q: {type: string}}}}\n", fam, i, n)
 		}
 	}
+	// Channels named after each name, one also after each family, of
+	// every mode and encoding.
+	b.WriteString("channels:\n")
+	seen = map[string]bool{}
+	for i, n := range names {
+		ch := strings.Trim(strings.ReplaceAll(n, "_", "-"), "-")
+		if !familyName.MatchString(ch) || seen[ch] {
+			continue
+		}
+		seen[ch] = true
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "  - {name: %q, pattern: \"c1:%d:{id:int}\", owner: o, mode: classic, encoding: json, schema: {type: object, properties: {%q: {type: string, enum: [%q]}}}}\n", ch, i, n, n)
+		case 1:
+			fmt.Fprintf(&b, "  - {name: %q, pattern: \"c1:%d:{{id:word}}\", owner: o, mode: sharded, encoding: msgpack}\n", ch, i)
+		case 2:
+			fmt.Fprintf(&b, "  - {name: %q, pattern: \"c1:%d:{id:word}\", owner: o, mode: pattern, subscribe_glob: \"c1:%d:*\", encoding: float}\n", ch, i, i)
+		case 3:
+			fmt.Fprintf(&b, "  - {name: %q, pattern: \"c1:%d\", owner: o, mode: classic, encoding: json, schema: {type: object, properties: {%q: {type: string}}}}\n", ch, i, n)
+		}
+	}
 	regs["families"] = b.String()
 	return regs
 }
@@ -330,7 +363,7 @@ func hostileNameRegistries(names []string) map[string]string {
 // and compiles and vets every output.
 func TestHostileNames(t *testing.T) {
 	names := hostileNames(t)
-	for _, must := range []string{"opts", "l", "fence", "k", "key", "ctx", "strconv", "redis", "mathrand", "keyreg_match", "func", "len", "string"} {
+	for _, must := range []string{"opts", "l", "fence", "k", "key", "ctx", "strconv", "redis", "mathrand", "keyreg_match", "func", "len", "string", "msg", "ps", "sub", "data"} {
 		if !slices.Contains(names, must) {
 			t.Errorf("the derived names lack %q", must)
 		}

@@ -1,6 +1,7 @@
 package golang
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -21,6 +22,7 @@ type typeDecl struct {
 	Unknown      string // the name of the Unknown constant of an enum
 	UnknownValue string // its value, quoted: "" unless the enum lists ""
 	Family       string // the family name, for error messages
+	Of           string // "family", or "channel" for a channel's message types
 }
 
 type fieldDecl struct {
@@ -45,6 +47,7 @@ var unsupported = []string{"$dynamicRef", "allOf", "anyOf", "dependentSchemas", 
 type typeGen struct {
 	names  *namer // package-level identifiers
 	family string
+	of     string // "family" or "channel": what family names, in doc comments
 	base   string // the family's identifier; types of $defs are named after it
 	root   any    // the schema document, for local $refs
 	decls  []*typeDecl
@@ -156,7 +159,7 @@ func (g *typeGen) object(m map[string]any, props map[string]any, name, prefix st
 		}
 	}
 	name = g.names.unique(name)
-	d := &typeDecl{Name: name, Struct: true, Doc: schemaDoc(m), Family: g.family}
+	d := &typeDecl{Name: name, Struct: true, Doc: schemaDoc(m), Family: g.family, Of: cmp.Or(g.of, "family")}
 	g.decls = append(g.decls, d)
 	fields := newNamer()
 	for _, k := range keys {
@@ -200,7 +203,7 @@ func (g *typeGen) object(m map[string]any, props map[string]any, name, prefix st
 // Unknown constant that decoding yields for values it does not know.
 func (g *typeGen) enum(m map[string]any, values []string, name string) string {
 	name = g.names.unique(name)
-	d := &typeDecl{Name: name, Doc: schemaDoc(m), Family: g.family}
+	d := &typeDecl{Name: name, Doc: schemaDoc(m), Family: g.family, Of: cmp.Or(g.of, "family")}
 	for i, v := range values {
 		cn := exported(v)
 		if cn == "" {

@@ -45,6 +45,11 @@ func (v *view) write(b *bytes.Buffer, client string) {
 			used[pr.Type] = true
 		}
 	}
+	for _, c := range v.chans {
+		for _, pr := range c.Params {
+			used[pr.Type] = true
+		}
+	}
 	b.WriteString("\n")
 	for _, t := range []registry.PlaceholderType{registry.Word, registry.UUID, registry.Hex, registry.ULID, registry.Any} {
 		if used[t] {
@@ -57,11 +62,17 @@ func (v *view) write(b *bytes.Buffer, client string) {
 			v.writeAccess(b, f)
 		}
 	}
+	if client != ClientNone {
+		v.writePubSubRuntime(b, client)
+	}
+	for _, c := range v.chans {
+		v.writeChannel(b, c, client)
+	}
 }
 
 func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	name, cn, id := str(f.Name), f.Const, f.Ident
+	cn, id := f.Const, f.Ident
 	p("\n// ---- family %s ----\n\n", comment(f.Name))
 	p("/** The pattern of %s keys in keys.yaml. */\n", comment(f.Name))
 	p("export const %s_PATTERN = %s;\n", cn, str(f.Pattern.Source))
@@ -100,13 +111,30 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 		p(" *\n * @deprecated %s\n", prose(deprecation(d.Since, d.Sunset, d.ReplacedBy, d.Reason)))
 	}
 	p(" */\n")
-	p("export interface %sKey {\n", id)
+	v.writeKeyCode(b, f, keyNames{Type: id + "Key", String: id + "KeyString", Guard: "is" + id + "Key", What: "key"})
+}
+
+// keyNames are the names of what writeKeyCode writes besides build<Ident>
+// and parse<Ident>: a family's key type (CartItemsKey) or a channel's
+// (ChatRoomChannel), and what it is called in comments.
+type keyNames struct {
+	Type, String, Guard, What string
+}
+
+// writeKeyCode writes the interface of the parsed values (its doc comment
+// already written), the template-literal type, the builder, the parser
+// and the guard of a family's keys or of a channel's names: channels go
+// through the same code path as keys.
+func (v *view) writeKeyCode(b *bytes.Buffer, f *famView, kn keyNames) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	name, cn, id := str(f.Name), f.Const, f.Ident
+	p("export interface %s {\n", kn.Type)
 	for _, pr := range f.Params {
 		p("  /** {%s:%s} */\n  readonly %s: %s;\n", comment(pr.Name), pr.Type, pr.Field, pr.tsType())
 	}
 	p("}\n\n")
-	p("/** The text of a %s key, as a template literal type. */\n", comment(f.Name))
-	p("export type %sKeyString = `", id)
+	p("/** The text of a %s %s, as a template literal type. */\n", comment(f.Name), kn.What)
+	p("export type %s = `", kn.String)
 	for _, pt := range f.reg.Pattern.Parts {
 		switch {
 		case !pt.IsPlaceholder():
@@ -143,10 +171,10 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 	}
 
 	// build
-	p("/**\n * Returns the %s key for the given values. It throws an InvalidKeyError\n", comment(f.Name))
+	p("/**\n * Returns the %s %s for the given values. It throws an InvalidKeyError\n", comment(f.Name), kn.What)
 	p(" * (a RangeError) when a value does not fit its placeholder")
 	if f.Recheck {
-		p(", or when the values\n * would be ambiguous in the key")
+		p(", or when the values\n * would be ambiguous in the %s", kn.What)
 	}
 	p(".\n */\n")
 	p("export function build%s(", id)
@@ -198,12 +226,12 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 			}
 			p("String(keyregBack.%s) !== keyreg%d", pr.Field, pr.Index)
 		}
-		p(") {\n    throw new InvalidKeyError(%s);\n  }\n", str(f.Name+": the values are ambiguous in the key"))
+		p(") {\n    throw new InvalidKeyError(%s);\n  }\n", str(f.Name+": the values are ambiguous in the "+kn.What))
 	}
 	p("  return key;\n}\n\n")
 
 	// parse
-	p("/**\n * Parses a %s key into its placeholder values. It throws an\n", comment(f.Name))
+	p("/**\n * Parses a %s %s into its placeholder values. It throws an\n", comment(f.Name), kn.What)
 	p(" * InvalidKeyError (a RangeError) when key does not match %s_PATTERN", cn)
 	for _, pr := range f.Params {
 		if pr.Type == registry.Int {
@@ -212,7 +240,7 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 		}
 	}
 	p(".\n */\n")
-	p("export function parse%s(key: string): %sKey {\n", id, id)
+	p("export function parse%s(key: string): %s {\n", id, kn.Type)
 	if f.Regex != "" {
 		p("  const m = typeof key === \"string\" ? keyregKey%s.exec(key) : null;\n", id)
 		p("  if (m === null) throw keyregNoMatch(%s);\n", name)
@@ -238,8 +266,8 @@ func (v *view) writeFamily(b *bytes.Buffer, f *famView) {
 	p("};\n}\n\n")
 
 	// guard
-	p("/** Whether key is a %s key. */\n", comment(f.Name))
-	p("export function is%sKey(key: string): key is %sKeyString {\n", id, id)
+	p("/** Whether key is a %s %s. */\n", comment(f.Name), kn.What)
+	p("export function %s(key: string): key is %s {\n", kn.Guard, kn.String)
 	if f.Regex != "" {
 		p("  return typeof key === \"string\" && keyregKey%s.test(key)", id)
 		if hasInt(f) {

@@ -91,6 +91,30 @@ func hostileRegistry(s string) *registry.Registry {
 			},
 			{Name: s, Owner: s, Pattern: pattern(lit("d" + s))},
 		},
+		// Channels: a family's fields, a mode and a subscribe glob.
+		Channels: []*registry.Channel{
+			{Mode: registry.ModeSharded, Family: registry.Family{
+				Name: "a" + s, Description: s, Owner: s, Encoding: "json",
+				Schema: &registry.Schema{Doc: map[string]any{
+					"type": "object", "title": s, "required": []any{"p" + s},
+					"properties": map[string]any{"p" + s: map[string]any{"enum": []any{s, "x" + s}}},
+				}},
+				Pattern:    pattern(lit("ch:{"), ph("p"+s, registry.Int), lit("}:"+s)),
+				Deprecated: &registry.Deprecation{Since: day, Reason: s, ReplacedBy: "b" + s},
+			}},
+			{Mode: registry.ModePattern, SubscribeGlob: "ch:" + s + "*", Family: registry.Family{
+				Name: "b" + s, Description: s, Owner: "o" + s, Encoding: "text",
+				Schema:  &registry.Schema{Doc: map[string]any{"type": "string", "pattern": s}},
+				Pattern: pattern(lit("ch:"+s), ph(s, registry.Word)),
+			}},
+			{Mode: registry.ModeClassic, Family: registry.Family{
+				Name: "c" + s, Owner: s, Encoding: "y" + s,
+				Pattern: pattern(lit("ch2:"+s), ph("type", registry.Any), lit(":"), ph("message", registry.Hex)),
+			}},
+			{Mode: registry.ModeClassic, Family: registry.Family{
+				Name: s, Owner: s, Encoding: "binary", Pattern: pattern(lit("ch3:" + s)),
+			}},
+		},
 	}
 }
 
@@ -176,6 +200,13 @@ func TestHostileStrings(t *testing.T) {
 			for _, want := range []string{f.Name, f.Owner, f.Pattern.Source, f.Pattern.Glob()} {
 				if !slices.Contains(hostile.Strings, want) {
 					t.Errorf("%q (%s): no string literal holds %q exactly", s, client, want)
+				}
+			}
+		}
+		for _, c := range hostileRegistry(s).Channels {
+			for _, want := range []string{c.Name, c.Owner, c.Pattern.Source, c.SubscribeGlob} {
+				if want != "" && !slices.Contains(hostile.Strings, want) {
+					t.Errorf("%q (%s): no string literal holds the channel's %q exactly", s, client, want)
 				}
 			}
 		}

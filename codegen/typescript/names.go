@@ -97,6 +97,11 @@ var scopeNames = []string{"client", "key", "value", "ttlMs", "opts", "fields", "
 	"group", "consumer", "count", "blockMs", "ids", "exp", "data", "m", "v", "i", "n", "k", "l", "res",
 	"fence", "fenceKey", "signal", "lease", "entry", "out", "field"}
 
+// chanScopeNames are the locals and parameters of a channel's publisher
+// and subscriber besides scopeNames.
+var chanScopeNames = []string{"message", "onMessage", "onError", "channel", "name", "raw", "parsed",
+	"d", "e", "subscriber", "data"}
+
 // runtimePrefix starts every module-level name of the generated runtime
 // that is not exported (keyregMatch, keyregInt, …).
 const runtimePrefix = "keyreg"

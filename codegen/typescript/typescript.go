@@ -3,7 +3,10 @@
 // builder (buildCartItems, which throws RangeError on a refused value) and
 // parser (parseCartItems), the family's pattern, SCAN glob, owner, Redis
 // type and TTL policy as constants, a template-literal type of its keys,
-// and the key's interface. The module needs no runtime dependency; with a
+// and the key's interface; per Pub/Sub channel its constants, name builder
+// and parser (the key code path), message type, and with a client a
+// publisher (SPUBLISH only for a sharded channel) and a subscriber
+// (channels.go). The module needs no runtime dependency; with a
 // client (node-redis, the "redis" package, or ioredis) it imports only
 // that client's types.
 //
@@ -18,6 +21,7 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -89,6 +93,9 @@ type view struct {
 	sep  byte
 	all  []*famView // every family of the request, for names
 	fams []*famView // those in scope
+	// allChans are every channel of the request, for names; chans those
+	// in scope.
+	allChans, chans []*chanView
 }
 
 type famView struct {
@@ -99,6 +106,7 @@ type famView struct {
 	Params  []*param
 	Regex   string // the parse expression, "" when keyregMatch parses
 	Recheck bool   // Build parses its result to refuse ambiguous values
+	channel bool   // the names of a channel (chanView), not a family
 }
 
 type param struct {
@@ -113,6 +121,7 @@ type param struct {
 var reservedTop = []string{
 	"InvalidKeyError", "TTLError", "SchemaError", "LockHeldError", "LockLostError", "TTLPolicy",
 	"ttlAllows", "REGISTRY_DIGEST", "SEPARATOR", "LockOptions", "StreamEntry", "ZMember", "KeyregClient",
+	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener",
 }
 
 // derived lists the module-level names of a family.
@@ -184,9 +193,22 @@ func newView(req *codegen.Request) (*view, error) {
 		fv.Recheck = ambiguous(rf.Pattern)
 		v.all = append(v.all, fv)
 	}
+	// Channels after every family, by the same namer: a family and a
+	// channel never collide, and a channel's names do not depend on the
+	// scope either.
+	if err := v.addChannels(req, names); err != nil {
+		return nil, err
+	}
 	// Arguments last: they avoid every module-level name.
-	for _, fv := range v.all {
+	views := slices.Clone(v.all)
+	for _, c := range v.allChans {
+		views = append(views, c.famView)
+	}
+	for _, fv := range views {
 		args := newNamer(scopeNames...)
+		if fv.channel {
+			args.take(chanScopeNames...)
+		}
 		for n := range names.used {
 			args.take(n)
 		}
@@ -198,8 +220,13 @@ func newView(req *codegen.Request) (*view, error) {
 			p.Arg = args.unique(a)
 		}
 		fv.Regex = parseRegex(fv.reg.Pattern, v.sep)
-		if fv.InScope {
+		if fv.InScope && !fv.channel {
 			v.fams = append(v.fams, fv)
+		}
+	}
+	for _, c := range v.allChans {
+		if c.InScope {
+			v.chans = append(v.chans, c)
 		}
 	}
 	return v, nil

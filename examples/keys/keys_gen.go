@@ -26,7 +26,7 @@ import (
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
 // generated from: families' patterns, owners, types, encodings, TTL policies
 // and schemas. It changes exactly when regenerating would change the keys.
-const RegistryDigest = "sha256:f0714934eec250a928af54020fe9fdc5801ff6d303b38a5cf473d41507df23a1"
+const RegistryDigest = "sha256:e6f2ca24b4487874653cf59fa4e2cf0448253daca3f779d8370456c69f3e0245"
 
 // Separator is the registry's key segment separator.
 const Separator = ":"
@@ -809,6 +809,21 @@ func keyregIncrExpiry(exp time.Duration, persistent bool) int64 {
 		return 0
 	}
 	return max(exp.Milliseconds(), 1)
+}
+
+// keyregSubscribed waits until the server confirms the subscription of
+// kind ("subscribe", "ssubscribe" or "psubscribe") to name on ps.
+func keyregSubscribed(ctx context.Context, ps *redis.PubSub, kind, name string) error {
+	for range 64 {
+		m, err := ps.Receive(ctx)
+		if err != nil {
+			return fmt.Errorf("subscribing to %q: %w", name, err)
+		}
+		if s, ok := m.(*redis.Subscription); ok && s.Kind == kind && s.Channel == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("subscribing to %q: no confirmation from the server", name)
 }
 
 // Constants of the family cart-items.
@@ -7388,6 +7403,384 @@ func (k UserSessionV1Key) Set(ctx context.Context, c redis.Cmdable, v UserSessio
 		return err
 	}
 	return c.Set(ctx, key, data, exp).Err()
+}
+
+// Constants of the channel celery-events.
+const (
+	// CeleryEventsChannelPattern is the pattern of celery-events channel names in keys.yaml.
+	CeleryEventsChannelPattern = "/0.celeryev/{event:word}"
+	// CeleryEventsChannelOwner is the team that owns the channel celery-events.
+	CeleryEventsChannelOwner = "checkout"
+	// CeleryEventsChannelMode is the channel's mode: pattern (PUBLISH, and PSUBSCRIBE of
+	// CeleryEventsChannelSubscribeGlob).
+	CeleryEventsChannelMode = "pattern"
+	// CeleryEventsChannelEncoding is the encoding of celery-events messages.
+	CeleryEventsChannelEncoding = "json"
+	// CeleryEventsChannelSubscribeGlob is the glob subscribers of celery-events pass to
+	// PSUBSCRIBE (it may match more channel names than the pattern does).
+	CeleryEventsChannelSubscribeGlob = "/0.celeryev/*"
+)
+
+// CeleryEventsChannel is a channel name of the channel celery-events: its placeholder
+// values.
+//
+// Celery task and worker events (task-sent, task-succeeded,
+// worker-heartbeat...): kombu messages published on the event exchange with
+// the event type as routing key.
+//
+// Pattern: /0.celeryev/{event:word}
+// Owner: checkout
+// Mode: pattern
+// Subscribe glob: /0.celeryev/*
+type CeleryEventsChannel struct {
+	Event string // {event:word}
+}
+
+var keyregPartsCeleryEventsChannel = [...]keyregPart{
+	{lit: "/0.celeryev/"},
+	{param: true, typ: keyregWord},
+}
+
+// BuildCeleryEventsChannel returns the celery-events channel name for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryEventsChannel(event string) (string, error) {
+	return CeleryEventsChannel{Event: event}.Build()
+}
+
+// MustBuildCeleryEventsChannel is BuildCeleryEventsChannel that panics on an invalid value.
+func MustBuildCeleryEventsChannel(event string) string {
+	key, err := BuildCeleryEventsChannel(event)
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryEventsChannel parses a celery-events channel name into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryEventsChannelPattern.
+func ParseCeleryEventsChannel(key string) (CeleryEventsChannel, error) {
+	var k CeleryEventsChannel
+	var v [1]string
+	if !keyregMatch(keyregPartsCeleryEventsChannel[:], key, v[:]) {
+		return k, keyregNoMatch("celery-events", CeleryEventsChannelPattern, key)
+	}
+	k.Event = v[0]
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryEventsChannel) Validate() error {
+	if !keyregWord.valid(k.Event) {
+		return keyregBadValue("celery-events", "event", keyregWord, k.Event)
+	}
+	return nil
+}
+
+// String renders k without validating it; use Build for channel names you write.
+func (k CeleryEventsChannel) String() string {
+	return "/0.celeryev/" + k.Event
+}
+
+// Build validates k and renders it.
+func (k CeleryEventsChannel) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// CeleryEventsMessage is a message of the channel celery-events.
+// The channel declares no schema, so messages are json.RawMessage.
+type CeleryEventsMessage = json.RawMessage
+
+// PublishCeleryEvents encodes msg and publishes it to the celery-events
+// channel named by the values, with PUBLISH. It returns the number of
+// subscribers that received it. A value that does not fit its placeholder is
+// an error wrapping ErrInvalidKey, and nothing is sent.
+//
+// Subscribers take the channel with PSUBSCRIBE of
+// CeleryEventsChannelSubscribeGlob; a message is published to one channel
+// name.
+func PublishCeleryEvents(ctx context.Context, c redis.Cmdable, event string, msg CeleryEventsMessage) (int64, error) {
+	k := CeleryEventsChannel{Event: event}
+	key, err := k.Build()
+	if err != nil {
+		return 0, err
+	}
+	data, err := k.encodeMessage(key, msg)
+	if err != nil {
+		return 0, err
+	}
+	return c.Publish(ctx, key, data).Result()
+}
+
+// encodeMessage encodes msg as the channel's encoding sends it.
+func (CeleryEventsChannel) encodeMessage(key string, v CeleryEventsMessage) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a message to %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// decodeMessage decodes a message received on the channel key. A
+// message that does not decode is an error wrapping ErrInvalidValue.
+func (CeleryEventsChannel) decodeMessage(key, s string) (CeleryEventsMessage, error) {
+	var v CeleryEventsMessage
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("%w: decoding a message on %s: %w", ErrInvalidValue, key, err)
+	}
+	return v, nil
+}
+
+// CeleryEventsDelivery is a message received by a CeleryEventsSubscription: the channel
+// name it arrived on, parsed, and the message, decoded.
+type CeleryEventsDelivery struct {
+	Channel CeleryEventsChannel
+	Message CeleryEventsMessage
+}
+
+// CeleryEventsSubscription is a subscription to the channel celery-events, made
+// by SubscribeCeleryEvents. It holds one connection; Close it when done. It is
+// not safe for concurrent use.
+type CeleryEventsSubscription struct {
+	ps *redis.PubSub
+}
+
+// SubscribeCeleryEvents subscribes to the celery-events channels, with
+// PSUBSCRIBE of CeleryEventsChannelSubscribeGlob. It returns once the server
+// has confirmed the subscription, so a message published after it returns is
+// received.
+//
+// c is a *redis.Client or a *redis.ClusterClient; the subscription takes a
+// connection of its own.
+func SubscribeCeleryEvents(ctx context.Context, c redis.UniversalClient) (*CeleryEventsSubscription, error) {
+	ps := c.PSubscribe(ctx, CeleryEventsChannelSubscribeGlob)
+	if err := keyregSubscribed(ctx, ps, "psubscribe", CeleryEventsChannelSubscribeGlob); err != nil {
+		return nil, errors.Join(err, ps.Close())
+	}
+	return &CeleryEventsSubscription{ps: ps}, nil
+}
+
+// Receive waits for the next message and returns it decoded. A message that
+// does not decode (ErrInvalidValue) or arrived on a channel name that does not
+// parse as CeleryEventsChannelPattern (ErrInvalidKey) is returned as an error,
+// and the subscription stays usable: the next Receive returns the next
+// message. An error of the connection or of ctx is returned as go-redis
+// reports it.
+func (sub *CeleryEventsSubscription) Receive(ctx context.Context) (CeleryEventsDelivery, error) {
+	for {
+		m, err := sub.ps.Receive(ctx)
+		if err != nil {
+			return CeleryEventsDelivery{}, err
+		}
+		msg, ok := m.(*redis.Message)
+		if !ok {
+			continue // a subscription confirmation, as after a reconnection
+		}
+		k, err := ParseCeleryEventsChannel(msg.Channel)
+		if err != nil {
+			return CeleryEventsDelivery{}, fmt.Errorf("a message on %q: %w", msg.Channel, err)
+		}
+		v, err := k.decodeMessage(msg.Channel, msg.Payload)
+		if err != nil {
+			return CeleryEventsDelivery{}, err
+		}
+		return CeleryEventsDelivery{Channel: k, Message: v}, nil
+	}
+}
+
+// Close ends the subscription and closes its connection.
+func (sub *CeleryEventsSubscription) Close() error {
+	return sub.ps.Close()
+}
+
+// Constants of the channel celery-pidbox.
+const (
+	// CeleryPidboxChannelPattern is the pattern of celery-pidbox channel names in keys.yaml.
+	CeleryPidboxChannelPattern = "/0.celery.pidbox"
+	// CeleryPidboxChannelOwner is the team that owns the channel celery-pidbox.
+	CeleryPidboxChannelOwner = "checkout"
+	// CeleryPidboxChannelMode is the channel's mode: pattern (PUBLISH, and PSUBSCRIBE of
+	// CeleryPidboxChannelSubscribeGlob).
+	CeleryPidboxChannelMode = "pattern"
+	// CeleryPidboxChannelEncoding is the encoding of celery-pidbox messages.
+	CeleryPidboxChannelEncoding = "json"
+	// CeleryPidboxChannelSubscribeGlob is the glob subscribers of celery-pidbox pass to
+	// PSUBSCRIBE (it may match more channel names than the pattern does).
+	CeleryPidboxChannelSubscribeGlob = "/0.celery.pidbox"
+)
+
+// CeleryPidboxChannel is a channel name of the channel celery-pidbox: its placeholder
+// values.
+//
+// Remote control broadcasts to every worker (celery inspect, celery control):
+// kombu messages with the method, arguments and destination.
+//
+// Pattern: /0.celery.pidbox
+// Owner: checkout
+// Mode: pattern
+// Subscribe glob: /0.celery.pidbox
+type CeleryPidboxChannel struct {
+}
+
+var keyregPartsCeleryPidboxChannel = [...]keyregPart{
+	{lit: "/0.celery.pidbox"},
+}
+
+// BuildCeleryPidboxChannel returns the celery-pidbox channel name for the given values, or an
+// error wrapping ErrInvalidKey when a value does not fit its placeholder.
+func BuildCeleryPidboxChannel() (string, error) {
+	return CeleryPidboxChannel{}.Build()
+}
+
+// MustBuildCeleryPidboxChannel is BuildCeleryPidboxChannel that panics on an invalid value.
+func MustBuildCeleryPidboxChannel() string {
+	key, err := BuildCeleryPidboxChannel()
+	if err != nil {
+		panic(err)
+	}
+	return key
+}
+
+// ParseCeleryPidboxChannel parses a celery-pidbox channel name into its placeholder values. It
+// returns an error wrapping ErrInvalidKey when key does not match
+// CeleryPidboxChannelPattern.
+func ParseCeleryPidboxChannel(key string) (CeleryPidboxChannel, error) {
+	var k CeleryPidboxChannel
+	var v [0]string
+	if !keyregMatch(keyregPartsCeleryPidboxChannel[:], key, v[:]) {
+		return k, keyregNoMatch("celery-pidbox", CeleryPidboxChannelPattern, key)
+	}
+	return k, nil
+}
+
+// Validate returns an error wrapping ErrInvalidKey when a value of k does
+// not fit its placeholder.
+func (k CeleryPidboxChannel) Validate() error {
+	return nil
+}
+
+// String renders k without validating it; use Build for channel names you write.
+func (k CeleryPidboxChannel) String() string {
+	return "/0.celery.pidbox"
+}
+
+// Build validates k and renders it.
+func (k CeleryPidboxChannel) Build() (string, error) {
+	if err := k.Validate(); err != nil {
+		return "", err
+	}
+	key := k.String()
+	return key, nil
+}
+
+// CeleryPidboxMessage is a message of the channel celery-pidbox.
+// The channel declares no schema, so messages are json.RawMessage.
+type CeleryPidboxMessage = json.RawMessage
+
+// PublishCeleryPidbox encodes msg and publishes it to the celery-pidbox
+// channel, with PUBLISH. It returns the number of subscribers that received
+// it.
+//
+// Subscribers take the channel with PSUBSCRIBE of
+// CeleryPidboxChannelSubscribeGlob; a message is published to one channel
+// name.
+func PublishCeleryPidbox(ctx context.Context, c redis.Cmdable, msg CeleryPidboxMessage) (int64, error) {
+	k := CeleryPidboxChannel{}
+	key, err := k.Build()
+	if err != nil {
+		return 0, err
+	}
+	data, err := k.encodeMessage(key, msg)
+	if err != nil {
+		return 0, err
+	}
+	return c.Publish(ctx, key, data).Result()
+}
+
+// encodeMessage encodes msg as the channel's encoding sends it.
+func (CeleryPidboxChannel) encodeMessage(key string, v CeleryPidboxMessage) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding a message to %s: %w", key, err)
+	}
+	return b, nil
+}
+
+// decodeMessage decodes a message received on the channel key. A
+// message that does not decode is an error wrapping ErrInvalidValue.
+func (CeleryPidboxChannel) decodeMessage(key, s string) (CeleryPidboxMessage, error) {
+	var v CeleryPidboxMessage
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return v, fmt.Errorf("%w: decoding a message on %s: %w", ErrInvalidValue, key, err)
+	}
+	return v, nil
+}
+
+// CeleryPidboxDelivery is a message received by a CeleryPidboxSubscription: the channel
+// name it arrived on, parsed, and the message, decoded.
+type CeleryPidboxDelivery struct {
+	Channel CeleryPidboxChannel
+	Message CeleryPidboxMessage
+}
+
+// CeleryPidboxSubscription is a subscription to the channel celery-pidbox, made
+// by SubscribeCeleryPidbox. It holds one connection; Close it when done. It is
+// not safe for concurrent use.
+type CeleryPidboxSubscription struct {
+	ps *redis.PubSub
+}
+
+// SubscribeCeleryPidbox subscribes to the celery-pidbox channels, with
+// PSUBSCRIBE of CeleryPidboxChannelSubscribeGlob. It returns once the server
+// has confirmed the subscription, so a message published after it returns is
+// received.
+//
+// c is a *redis.Client or a *redis.ClusterClient; the subscription takes a
+// connection of its own.
+func SubscribeCeleryPidbox(ctx context.Context, c redis.UniversalClient) (*CeleryPidboxSubscription, error) {
+	ps := c.PSubscribe(ctx, CeleryPidboxChannelSubscribeGlob)
+	if err := keyregSubscribed(ctx, ps, "psubscribe", CeleryPidboxChannelSubscribeGlob); err != nil {
+		return nil, errors.Join(err, ps.Close())
+	}
+	return &CeleryPidboxSubscription{ps: ps}, nil
+}
+
+// Receive waits for the next message and returns it decoded. A message that
+// does not decode (ErrInvalidValue) or arrived on a channel name that does not
+// parse as CeleryPidboxChannelPattern (ErrInvalidKey) is returned as an error,
+// and the subscription stays usable: the next Receive returns the next
+// message. An error of the connection or of ctx is returned as go-redis
+// reports it.
+func (sub *CeleryPidboxSubscription) Receive(ctx context.Context) (CeleryPidboxDelivery, error) {
+	for {
+		m, err := sub.ps.Receive(ctx)
+		if err != nil {
+			return CeleryPidboxDelivery{}, err
+		}
+		msg, ok := m.(*redis.Message)
+		if !ok {
+			continue // a subscription confirmation, as after a reconnection
+		}
+		k, err := ParseCeleryPidboxChannel(msg.Channel)
+		if err != nil {
+			return CeleryPidboxDelivery{}, fmt.Errorf("a message on %q: %w", msg.Channel, err)
+		}
+		v, err := k.decodeMessage(msg.Channel, msg.Payload)
+		if err != nil {
+			return CeleryPidboxDelivery{}, err
+		}
+		return CeleryPidboxDelivery{Channel: k, Message: v}, nil
+	}
+}
+
+// Close ends the subscription and closes its connection.
+func (sub *CeleryPidboxSubscription) Close() error {
+	return sub.ps.Close()
 }
 
 // CartItemsField is a payload of the family cart-items.
