@@ -178,28 +178,20 @@ func (a *applier) preflight(ctx context.Context) error {
 	}
 	seen := map[*redis.Client]bool{}
 	for db := range dbs {
-		nodes, err := a.t.WriteNodes(db)
+		nodes, err := primaries(ctx, a.t, db, a.p.Kind)
 		if err != nil {
-			return &RefusedError{err}
+			return err
 		}
 		for _, n := range nodes {
-			if seen[n] {
+			if seen[n.cl] {
 				continue
 			}
-			seen[n] = true
-			a.nodes = append(a.nodes, n)
+			seen[n.cl] = true
+			a.nodes = append(a.nodes, n.cl)
+			a.touch = a.touch || !noTouch(n.version)
 		}
 	}
 	for _, n := range a.nodes {
-		info, err := n.Info(ctx, "replication", "server").Result()
-		if err != nil {
-			return fmt.Errorf("%s: INFO: %w", n.Options().Addr, err)
-		}
-		f := infoFields(info)
-		if f["role"] != "master" {
-			return refused("%s is a replica (role:%s): apply on the primary", n.Options().Addr, f["role"])
-		}
-		a.touch = a.touch || !noTouch(f["redis_version"])
 		for _, s := range []string{readScript, deleteScript, expireScript} {
 			sha, err := n.ScriptLoad(ctx, s).Result()
 			if err != nil {
@@ -238,6 +230,51 @@ func (a *applier) preflight(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// primary is one node a remediation writes to, with its redis_version.
+type primary struct {
+	cl      *redis.Client
+	version string
+}
+
+// primaries returns the nodes that serve database db, after checking, with
+// INFO, that each is a primary: a replica (INFO role not master, or a
+// connection opened with --replica) is the wrong target, refused as a
+// *RefusedError before anything is written. what names the command in the
+// message.
+func primaries(ctx context.Context, t Target, db int, what string) ([]primary, error) {
+	nodes, err := t.WriteNodes(db)
+	if err != nil {
+		return nil, &RefusedError{err}
+	}
+	out := make([]primary, 0, len(nodes))
+	for _, n := range nodes {
+		info, err := n.Info(ctx, "replication", "server").Result()
+		if err != nil {
+			return nil, fmt.Errorf("%s: INFO: %w", n.Options().Addr, err)
+		}
+		f := infoFields(info)
+		if role := f["role"]; role != "master" {
+			return nil, refused("%s is a replica (role:%s), which does not take writes: %s writes to the primary; point --url at it (or use --sentinel-master)", n.Options().Addr, clip(role), what)
+		}
+		out = append(out, primary{cl: n, version: f["redis_version"]})
+	}
+	return out, nil
+}
+
+// clip bounds a value a server sent before it goes into a message, and
+// quotes it when it is not plain.
+func clip(s string) string {
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	for _, r := range s {
+		if r < 0x20 || r > 0x7e {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 func isPerm(err error) bool {

@@ -92,6 +92,13 @@ func Restore(ctx context.Context, path string, t Target, o RestoreOptions) (*Res
 	if o.Rate <= 0 {
 		o.Rate = DefaultRate
 	}
+	// A replica is the wrong target, not a failure of the run: refused
+	// before the first key, dry run included (nothing would be restored
+	// there). Every database of a server is on the same nodes, so the
+	// primaries of database 0 are all there are.
+	if _, err := primaries(ctx, t, 0, "restore"); err != nil {
+		return nil, err
+	}
 	res := &RestoreResult{}
 	start, sent := time.Now(), 0
 	pace := func() error {

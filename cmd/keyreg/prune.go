@@ -356,7 +356,11 @@ given. --dry-run says what would be restored and writes nothing.`,
 					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
 				}
 			}
-			if err != nil {
+			var re *remedy.RefusedError
+			switch {
+			case errors.As(err, &re):
+				return usageError(err, "")
+			case err != nil:
 				return runtimeError(fmt.Errorf("partial restore: %w", err), "")
 			}
 			return nil

@@ -416,3 +416,85 @@ func TestApplyFlagsOutOfRange(t *testing.T) {
 		t.Errorf("%d keys left, want 23", n)
 	}
 }
+
+// TestRemediationRefusesReplica: every command that writes (prune and
+// expire --apply, restore and restore --dry-run) refuses a replica as the
+// wrong target, exit 2 with a message that says to point at the primary,
+// before it writes anything; and so does a connection opened with
+// --replica. restore used to try the first RESTORE, get READONLY and exit 3.
+func TestRemediationRefusesReplica(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	ctx := context.Background()
+	for i := range 5 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry+strings.SplitN(expireRegistry, "families:\n", 2)[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prunePlan, expirePlan := filepath.Join(dir, "prune.json"), filepath.Join(dir, "expire.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", prunePlan, "--deprecated"); code != 0 {
+		t.Fatalf("prune --plan: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", expirePlan); code != 0 {
+		t.Fatalf("expire --plan: exit %d, %s", code, stderr)
+	}
+	// A backup to restore, made on the primary; its keys put back so that
+	// the replica holds them too.
+	backup := filepath.Join(dir, "b.rdb")
+	if code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", prunePlan, "--backup", backup); code != 0 {
+		t.Fatalf("prune --apply: exit %d, %s%s", code, stdout, stderr)
+	}
+	replica := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(srv.Port))
+	rc := replica.Client(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(c.Info(ctx, "replication").Val(), "state=online") {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not come online in 20s")
+		}
+		time.Sleep(20 * time.Millisecond) // polls the primary's state
+	}
+	before := writeCounts(t, rc)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"prune --apply", []string{"prune", "--apply", prunePlan, "--backup", filepath.Join(dir, "r.rdb")}},
+		{"expire --apply", []string{"expire", "--apply", expirePlan}},
+		{"restore", []string{"restore", backup}},
+		{"restore --dry-run", []string{"restore", "--dry-run", backup}},
+	} {
+		for _, target := range [][]string{{"-u", replica.URL()}, {"-u", srv.URL(), "--replica"}} {
+			args := append(append([]string{}, tc.args...), target...)
+			code, stdout, stderr := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, "replica") || !strings.Contains(stderr, "primary") || strings.Contains(stdout, "partial") {
+				t.Errorf("%s %s: exit %d, want 2 saying to use the primary\nstdout: %s\nstderr: %s", tc.name, strings.Join(target, " "), code, stdout, stderr)
+			}
+		}
+	}
+	if after := writeCounts(t, rc); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a refused command wrote to the replica: %v, then %v", before, after)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.rdb.journal")); err == nil {
+		t.Errorf("a refused prune --apply left a journal")
+	}
+	if n := c.DBSize(ctx).Val(); n != 25 {
+		t.Errorf("the primary holds %d keys, want 25 (the 3 pruned ones not restored)", n)
+	}
+}
+
+// writeCounts is the calls of the commands a remediation writes with, from
+// INFO commandstats.
+func writeCounts(t *testing.T, c *redis.Client) map[string]int {
+	out := map[string]int{}
+	for cmd, n := range redistest.CommandStats(t, c) {
+		switch cmd {
+		case "restore", "unlink", "pexpire", "setrange", "evalsha", "eval", "script|load":
+			out[cmd] = n
+		}
+	}
+	return out
+}
