@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/remedy"
@@ -54,7 +53,7 @@ func (o *remedyOptions) flags(f *pflag.FlagSet) {
 	}
 	f.StringVar(&o.plan, "plan", "", "write the plan of the selected keys to this file (reads only)")
 	f.StringVar(&o.apply, "apply", "", "carry out this plan")
-	f.StringVar(&o.format, "format", "text", "summary format: "+strings.Join(remedy.Formats, ", "))
+	f.StringVar(&o.format, "format", "text", "format of the plan's summary and of the apply's outcome: "+strings.Join(remedy.Formats, ", "))
 	f.StringSliceVar(&o.sel.Families, "family", nil, "limit to these families (repeatable)")
 	f.DurationVar(&o.maxLatency, "max-latency", remedy.DefaultMaxLatency, "apply: pause when a round trip takes longer")
 	f.DurationVar(&o.maxPause, "max-pause", remedy.DefaultMaxPause, "apply: abort (exit 3) when the latency stays high this long")
@@ -254,59 +253,21 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 		MaxKeyBytes: o.maxKeyBytes, MaxPlanAge: o.maxPlanAge,
 	})
 	var re *remedy.RefusedError
-	if !errors.As(err, &re) {
-		a.printResult(p, res, err) // a refusal did nothing: no "partial" summary
+	if errors.As(err, &re) {
+		return usageError(err, "") // a refusal did nothing: no "partial" outcome
+	}
+	if res != nil {
+		// In the format asked, partial or not, with the exit code the run
+		// ended with.
+		if werr := remedy.WriteOutcome(a.stdout, o.format, remedy.NewOutcome(p, res, err)); werr != nil && err == nil {
+			return runtimeError(werr, "")
+		}
 	}
 	switch {
-	case errors.As(err, &re):
-		return usageError(err, "")
 	case err != nil:
 		return runtimeError(fmt.Errorf("partial %s: %w", o.kind, err), "")
 	}
 	return nil
-}
-
-func (a *app) printResult(p *remedy.Plan, res *remedy.Result, err error) {
-	if res == nil {
-		return
-	}
-	state := "done"
-	if err != nil {
-		state = "partial"
-	}
-	resumed := ""
-	if res.Resumed {
-		resumed = " (resumed)"
-	}
-	verb := "deleted"
-	n := res.Deleted
-	if p.Kind == remedy.KindExpire {
-		verb, n = "given a TTL", res.Expired
-	}
-	skipped := 0
-	for _, c := range res.SkipCount {
-		skipped += c
-	}
-	fmt.Fprintf(a.stdout, "%s %s%s: %d of %d keys %s, %d gone, %d skipped; %d pauses, worst round trip %s\n",
-		p.Kind, state, resumed, n, len(p.Keys), verb, res.Gone, skipped, res.Paused, res.WorstRTT.Round(time.Microsecond))
-	for _, s := range res.Skipped {
-		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, plainText(s.Reason))
-	}
-	if len(res.Skipped) < skipped {
-		fmt.Fprintf(a.stdout, "  … and %d more\n", skipped-len(res.Skipped))
-	}
-}
-
-// plainText returns a skip reason as it is when it is printable text, and
-// quoted otherwise: reasons come from the server's error replies and from
-// a journal on disk, which anyone may have edited.
-func plainText(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) || r == unicode.ReplacementChar || r == '"' || r == '\\' {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 func (a *app) restoreCmd() *cobra.Command {
@@ -353,7 +314,7 @@ given. --dry-run says what would be restored and writes nothing.`,
 				}
 				fmt.Fprintf(a.stdout, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, res.Restored, res.Expired, res.Exists)
 				for _, s := range res.Skipped {
-					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
+					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, remedy.PlainText(s.Reason))
 				}
 			}
 			var re *remedy.RefusedError

@@ -498,3 +498,83 @@ func writeCounts(t *testing.T, c *redis.Client) map[string]int {
 	}
 	return out
 }
+
+// TestApplyFormats: --apply writes its outcome in the --format asked, as
+// the plan step does its summary (it used to print text whatever was
+// asked), partial runs included, with the same exit codes: 3 for a run
+// stopped by --timeout, which says "partial" in every format, 0 for the run
+// that resumes and finishes it.
+func TestApplyFormats(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	ctx := context.Background()
+	for i := range 4 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry+strings.SplitN(expireRegistry, "families:\n", 2)[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "b.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	// One planned key changes type: the apply skips it.
+	c.Del(ctx, "tmp:junk:3")
+	c.HSet(ctx, "tmp:junk:3", "f", "v")
+
+	type outcome struct {
+		Kind, State, Error string
+		Resumed            bool
+		Planned, Deleted   int
+		Expired, Gone      int
+		Skipped            int
+		SkippedBy          map[string]int `json:"skipped_by_reason"`
+		SkippedKeys        []remedy.Skip  `json:"skipped_keys"`
+	}
+	parse := func(what, stdout string) outcome {
+		t.Helper()
+		var o outcome
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("%s: not json: %v\n%s", what, err, stdout)
+		}
+		return o
+	}
+	// Stopped by --timeout at 10 keys a second: partial, exit 3, in json.
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "10", "--timeout", "500ms", "--format", "json")
+	o := parse("partial run", stdout)
+	if code != 3 || o.State != "partial" || o.Error == "" || o.Kind != "prune" || o.Planned != 13 || o.Deleted+o.Skipped >= 13 {
+		t.Fatalf("a run stopped by --timeout: exit %d, %+v\n%s", code, o, stderr)
+	}
+	// Resumed and finished, in json.
+	code, stdout, stderr = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000", "--format", "json")
+	o = parse("resumed run", stdout)
+	if code != 0 || o.State != "done" || !o.Resumed || o.Deleted+o.Gone != 12 || o.Skipped != 1 || o.SkippedBy["changed"] != 1 ||
+		len(o.SkippedKeys) != 1 || o.SkippedKeys[0].Key != `"tmp:junk:3"` || o.SkippedKeys[0].Reason != "changed" {
+		t.Fatalf("resumed: exit %d, %+v\n%s%s", code, o, stdout, stderr)
+	}
+	// Run again (everything decided): markdown.
+	code, stdout, _ = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--format", "markdown")
+	if code != 0 || !strings.HasPrefix(stdout, "## keyreg prune: done (resumed)\n") || !strings.Contains(stdout, "| `\"tmp:junk:3\"` | 0 | `changed` |") {
+		t.Errorf("markdown: exit %d\n%s", code, stdout)
+	}
+	// A partial run in markdown and text says so too.
+	exp := filepath.Join(dir, "expire.json")
+	if code, _, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", exp); code != 0 {
+		t.Fatalf("expire --plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, _ = cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "markdown", "--rate", "2", "--timeout", "300ms")
+	if code != 3 || !strings.HasPrefix(stdout, "## keyreg expire: partial\n") || !strings.Contains(stdout, "**Partial**") {
+		t.Errorf("partial expire in markdown: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "json")
+	o = parse("expire", stdout)
+	if code != 0 || o.Kind != "expire" || o.State != "done" || o.Expired+o.Skipped != 4 || o.Expired == 0 || o.Skipped != o.SkippedBy["ttl-set"] {
+		t.Errorf("expire --apply --format json: exit %d, %+v", code, o)
+	}
+	if code, _, stderr := cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "yaml"); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("--format yaml: exit %d, %s", code, stderr)
+	}
+}
