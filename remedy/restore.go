@@ -96,8 +96,14 @@ func Restore(ctx context.Context, path string, t Target, o RestoreOptions) (*Res
 	// before the first key, dry run included (nothing would be restored
 	// there). Every database of a server is on the same nodes, so the
 	// primaries of database 0 are all there are.
-	if _, err := primaries(ctx, t, 0, "restore"); err != nil {
+	nodes, err := primaries(ctx, t, 0, "restore")
+	if err != nil {
 		return nil, err
+	}
+	for _, n := range nodes {
+		if known(n.version) && !atLeast(n.version, 5, 0) {
+			return nil, tooOld(n, "restore")
+		}
 	}
 	res := &RestoreResult{}
 	start, sent := time.Now(), 0
