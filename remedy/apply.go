@@ -296,13 +296,13 @@ func noTouch(version string) bool { return atLeast(version, 7, 2) }
 // and two readings differ by at most 1 ms while the gap between the two
 // commands stays under a millisecond. 0 ms skipped such keys as
 // "ttl-changed" whenever the two readings fell on different sides of a
-// millisecond (TestExpiryWithoutPEXPIRETIME on 7.0.15: 3 and 5 of 300 keys in
-// two of three runs). The
-// 5 ms admit a gap of up to 4 ms (a server stalled between two commands of
-// one script). What it lets through unseen is an expiry moved by 5 ms or
-// less, which a TTL set again after the backup's read can only be for a
-// key whose previous TTL was set less than 5 ms before that read; its value
-// is still checked byte for byte.
+// millisecond (TestExpiryWithoutPEXPIRETIME on 7.0.15: 3 and 5 of 300
+// keys, in two of three runs). The 5 ms admit a gap of up to 4 ms (a
+// server stalled between two commands of one script). What it lets
+// through unseen is an expiry moved by 5 ms or less, which a TTL set again
+// after the backup's read can only be for a key whose previous TTL was set
+// less than 5 ms before that read; its value is still checked byte for
+// byte.
 const expiryTolerance = 5
 
 // atLeast says whether a redis_version is major.minor or later; a version
