@@ -263,8 +263,7 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 			return runtimeError(werr, "")
 		}
 	}
-	switch {
-	case err != nil:
+	if err != nil {
 		return runtimeError(fmt.Errorf("partial %s: %w", o.kind, err), "")
 	}
 	return nil
