@@ -213,4 +213,23 @@ func TestOutcomeEscapes(t *testing.T) {
 	if err := WriteOutcome(io.Discard, "yaml", o); err == nil {
 		t.Error("an unknown format: no error")
 	}
+	ro := NewRestoreOutcome(&RestoreResult{Exists: 1, Skipped: []Skip{{Key: quoteKey("k|`\n# h"), Reason: "exists\x1b[2J"}}}, false, errors.New("NOPERM x\n# y"))
+	for _, f := range Formats {
+		var b bytes.Buffer
+		if err := WriteRestoreOutcome(&b, f, ro); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b") || strings.Contains(out, "\n# ") || !strings.Contains(out, "partial") {
+			t.Errorf("restore %s: an escape, a line from a name, or no partial:\n%s", f, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if f == FormatMarkdown && strings.HasPrefix(line, "| `") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 4 {
+				t.Errorf("a table row with a stray pipe: %q", line)
+			}
+		}
+	}
+	if err := WriteRestoreOutcome(io.Discard, "yaml", ro); err == nil {
+		t.Error("restore, an unknown format: no error")
+	}
 }

@@ -133,3 +133,78 @@ func PlainText(s string) string {
 	}
 	return s
 }
+
+// RestoreOutcome is what one restore did (or would do, under DryRun), as
+// WriteRestoreOutcome renders it.
+type RestoreOutcome struct {
+	Kind string `json:"kind"` // "restore"
+	// State is "done", or "partial" for a run stopped by an error (Error),
+	// whose keys after it were not tried; it exits 3.
+	State  string `json:"state"`
+	Error  string `json:"error,omitempty"`
+	DryRun bool   `json:"dry_run"`
+	// Restored counts the keys restored (would be, under DryRun); Expired
+	// those whose expiry had passed and Exists those that exist, both
+	// skipped and listed in SkippedKeys (at most MaxListed, key Go-quoted).
+	Restored    int    `json:"restored"`
+	Expired     int    `json:"expired"`
+	Exists      int    `json:"exists"`
+	SkippedKeys []Skip `json:"skipped_keys"`
+}
+
+// NewRestoreOutcome is the outcome of a restore: res and the error it
+// ended with (nil when done).
+func NewRestoreOutcome(res *RestoreResult, dryRun bool, err error) RestoreOutcome {
+	o := RestoreOutcome{Kind: "restore", State: "done", DryRun: dryRun, SkippedKeys: []Skip{}}
+	if err != nil {
+		o.State, o.Error = "partial", firstLine(err.Error())
+	}
+	if res != nil {
+		o.Restored, o.Expired, o.Exists = res.Restored, res.Expired, res.Exists
+		o.SkippedKeys = append(o.SkippedKeys, res.Skipped...)
+	}
+	return o
+}
+
+// WriteRestoreOutcome renders o in format (Formats).
+func WriteRestoreOutcome(w io.Writer, format string, o RestoreOutcome) error {
+	verb := "restored"
+	if o.DryRun {
+		verb = "would restore"
+	}
+	var b strings.Builder
+	switch format {
+	case FormatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(o)
+	case FormatText:
+		state := ""
+		if o.State == "partial" {
+			state = " partial (stopped by an error; the keys after it were not tried)"
+		}
+		fmt.Fprintf(&b, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, o.Restored, o.Expired, o.Exists)
+		for _, s := range o.SkippedKeys {
+			fmt.Fprintf(&b, "  skipped db %d %s: %s\n", s.DB, s.Key, PlainText(s.Reason))
+		}
+	case FormatMarkdown:
+		dry := ""
+		if o.DryRun {
+			dry = " (dry run)"
+		}
+		fmt.Fprintf(&b, "## keyreg restore: %s%s\n\n%s %d keys; %d expired since, %d exist (skipped).\n", o.State, dry, verb, o.Restored, o.Expired, o.Exists)
+		if o.State == "partial" {
+			fmt.Fprintf(&b, "\n**Partial**: stopped by an error (`%s`); the keys after it were not tried.\n", mdCode(o.Error))
+		}
+		if len(o.SkippedKeys) > 0 {
+			b.WriteString("\n| skipped key | db | reason |\n| --- | ---: | --- |\n")
+			for _, s := range o.SkippedKeys {
+				fmt.Fprintf(&b, "| `%s` | %d | `%s` |\n", mdQuoted(s.Key), s.DB, mdCode(s.Reason))
+			}
+		}
+	default:
+		return fmt.Errorf("unknown format %q", format)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -273,6 +273,7 @@ func (a *app) restoreCmd() *cobra.Command {
 	var conn connOptions
 	var o remedy.RestoreOptions
 	var timeout time.Duration
+	format := remedy.FormatText
 	c := &cobra.Command{
 		Use:   "restore BACKUP",
 		Short: "Put back the keys of a prune backup, with their original expiry",
@@ -284,6 +285,9 @@ given. --dry-run says what would be restored and writes nothing.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, argv []string) error {
 			ctx := c.Context()
+			if !slices.Contains(remedy.Formats, format) {
+				return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(remedy.Formats, ", ")), "")
+			}
 			if timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -303,17 +307,8 @@ given. --dry-run says what would be restored and writes nothing.`,
 			defer sc.Close()
 			res, err := remedy.Restore(ctx, argv[0], sc, o)
 			if res != nil {
-				verb := "restored"
-				if o.DryRun {
-					verb = "would restore"
-				}
-				state := ""
-				if err != nil {
-					state = " partial (stopped by an error; the keys after it were not tried)"
-				}
-				fmt.Fprintf(a.stdout, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, res.Restored, res.Expired, res.Exists)
-				for _, s := range res.Skipped {
-					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, remedy.PlainText(s.Reason))
+				if werr := remedy.WriteRestoreOutcome(a.stdout, format, remedy.NewRestoreOutcome(res, o.DryRun, err)); werr != nil && err == nil {
+					return runtimeError(werr, "")
 				}
 			}
 			var re *remedy.RefusedError
@@ -331,5 +326,6 @@ given. --dry-run says what would be restored and writes nothing.`,
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what would be restored; write nothing")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
 	c.Flags().IntVar(&o.Rate, "rate", remedy.DefaultRate, "cap the keys restored per second")
+	c.Flags().StringVar(&format, "format", format, "format of the outcome: "+strings.Join(remedy.Formats, ", "))
 	return c
 }

@@ -310,6 +310,13 @@ func TestRestorePartial(t *testing.T) {
 	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stdout, "restored 5 keys") {
 		t.Errorf("restore stopped by NOPERM: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
+	// Again, in json: the 5 restored exist now, and the run stops at the
+	// same key.
+	code, stdout, stderr = cli(t, "restore", "-u", "redis://some:pw@"+srv.Addr, "--format", "json", backup)
+	var o remedy.RestoreOutcome
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil || code != 3 || o.State != "partial" || o.Error == "" || o.Exists != 5 || o.Restored != 0 || len(o.SkippedKeys) != 5 {
+		t.Errorf("restore --format json stopped by NOPERM: exit %d, %+v, %v\n%s%s", code, o, err, stdout, stderr)
+	}
 }
 
 // TestPruneBackupPathUnusable: a --backup in a directory that does not
@@ -576,5 +583,19 @@ func TestApplyFormats(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "yaml"); code != 2 || !strings.Contains(stderr, "--format") {
 		t.Errorf("--format yaml: exit %d, %s", code, stderr)
+	}
+	// restore takes --format too: the 12 keys backed up (not the one
+	// skipped as changed before its backup).
+	code, stdout, stderr = cli(t, "restore", "-u", srv.URL(), "--dry-run", "--format", "json", backup)
+	var ro remedy.RestoreOutcome
+	if err := json.Unmarshal([]byte(stdout), &ro); err != nil || code != 0 || ro.Kind != "restore" || ro.State != "done" || !ro.DryRun || ro.Restored != 12 {
+		t.Errorf("restore --dry-run --format json: exit %d, %+v, %v\n%s%s", code, ro, err, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), "--format", "markdown", backup)
+	if code != 0 || !strings.HasPrefix(stdout, "## keyreg restore: done\n\nrestored 12 keys;") {
+		t.Errorf("restore --format markdown: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := cli(t, "restore", "-u", srv.URL(), "--format", "yaml", backup); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("restore --format yaml: exit %d, %s", code, stderr)
 	}
 }
