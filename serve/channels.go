@@ -137,7 +137,9 @@ func newChannelSnapshot(reg *registry.Registry, cr *audit.ChannelReport, nodes [
 		name := label(g.Prefix)
 		r := at[name]
 		if r == nil {
-			if name == OtherGroup || len(rows) == maxGroups {
+			// The audit's own overflow group (audit.OtherChannels) is
+			// other here too.
+			if name == OtherGroup || g.Prefix == audit.OtherChannels || len(rows) == maxGroups {
 				r = other
 			} else {
 				r = &row{name: name}
