@@ -107,7 +107,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		for _, c := range n.Sharded {
 			add(c, true)
 			if n.Primary && len(n.Slots) > 0 && !inSlots(c.Slot, n.Slots) && len(rep.Misplaced) < maxChannelExamples*10 {
-				rep.Misplaced = append(rep.Misplaced, fmt.Sprintf("%s: %d sharded subscribers of %q, whose slot %d it does not serve", n.Node, c.Subscribers, c.Name, c.Slot))
+				rep.Misplaced = append(rep.Misplaced, fmt.Sprintf("%s: %d sharded subscribers of %q, whose slot %d it does not serve", shortKey(n.Node), c.Subscribers, shortKey(c.Name), c.Slot))
 			}
 		}
 	}
@@ -158,8 +158,9 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok {
 				unregistered++
 			}
+			shown := shortPrefix(p) // a name without a separator is its own group
 			msg := func(n int) string {
-				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
+				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, shown)
 			}
 			if p == OtherChannels {
 				msg = func(n int) string {
