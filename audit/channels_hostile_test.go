@@ -16,8 +16,8 @@ func TestChannelMessagesBounded(t *testing.T) {
 	reg := parseCaptureRegistry(t, "version: 1\nfamilies: []\nchannels:\n  - name: room\n    pattern: \"v1:room:{{id:int}}\"\n    mode: sharded\n")
 	nodes := []source.NodeChannels{{
 		Node: "a", Primary: true, Slots: [][2]int{{0, 1}},
-		Classic: []source.ChannelCount{{Name: huge, Subscribers: 1}},
-		Sharded: []source.ChannelCount{{Name: "v1:room:{" + huge + "}", Subscribers: 1, Slot: 9000}},
+		Classic:      []source.ChannelCount{{Name: huge, Subscribers: 1}},
+		Sharded:      []source.ChannelCount{{Name: "v1:room:{" + huge + "}", Subscribers: 1, Slot: 9000}},
 		PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1,
 	}}
 	cr := Channels(reg, nodes)
