@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,5 +41,38 @@ func TestChannelMessagesBounded(t *testing.T) {
 		if len(m) > bound {
 			t.Errorf("misplaced note of %d bytes, want at most %d", len(m), bound)
 		}
+	}
+}
+
+// TestBaselineChannelNotUTF8: a live channel's name is any bytes, and so
+// is the prefix group channel-unregistered is about. A baseline keyreg
+// writes of such a finding loads back, and the same audit compares
+// unchanged against it (the file used to hold the name with U+FFFD, whose
+// fingerprint no longer matched: every later audit refused the baseline).
+func TestBaselineChannelNotUTF8(t *testing.T) {
+	reg := parseCaptureRegistry(t, "version: 1\nfamilies: []\n")
+	nodes := []source.NodeChannels{{Node: "a", Primary: true,
+		Classic:      []source.ChannelCount{{Name: "zz\x00\xffbad", Subscribers: 1}, {Name: "ok:1", Subscribers: 1}},
+		PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}}
+	rep := &Report{Version: ReportVersion, Registry: "keys.yaml"}
+	AddChannels(rep, reg, Channels(reg, nodes))
+	path := filepath.Join(t.TempDir(), "baseline.json")
+	if err := WriteBaseline(path, NewBaseline(rep)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadBaseline(path)
+	if err != nil {
+		t.Fatalf("a baseline keyreg wrote does not load: %v", err)
+	}
+	c := Compare(rep, b)
+	if len(c.New) != 0 || len(c.Resolved) != 0 || len(c.Unchanged) != 2 {
+		t.Errorf("new %v, resolved %v, unchanged %d; want 2 unchanged", c.New, c.Resolved, len(c.Unchanged))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"channel_base64": "enoA/2JhZA=="`) {
+		t.Errorf("baseline lacks the channel's bytes:\n%s", data)
 	}
 }
