@@ -233,6 +233,30 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 	return rep
 }
 
+// channelCountPhrases are the phrases of the channel findings' messages
+// (Channels) that state a finding's count, and channelNodesPhrase the one
+// that states the nodes read: a merge rewrites them with its totals
+// (recountChannelMessage). TestMergeChannelMessagesRecounted keeps them
+// in step with the messages.
+var channelCountPhrases = []string{"%d live channels under ", "%d more live channels", "but %d of its channels", ": %d classic channels on a cluster"}
+
+const channelNodesPhrase = "on any of the %d nodes"
+
+// recountChannelMessage replaces the count from in a channel finding's
+// message by to, where one of the phrases states it.
+func recountChannelMessage(msg string, phrases []string, from, to int64) string {
+	if from == to {
+		return msg
+	}
+	for _, ph := range phrases {
+		old := fmt.Sprintf(ph, from)
+		if i := strings.Index(msg, old); i >= 0 {
+			return msg[:i] + fmt.Sprintf(ph, to) + msg[i+len(old):]
+		}
+	}
+	return msg
+}
+
 // channelSeverity is the severity of a channel rule after keys.yaml
 // rules: overrides; sev, the rules package's default, when the rule is
 // unknown to it.

@@ -108,6 +108,9 @@ type mergedFinding struct {
 	seen      int
 	msg, base string
 	cut       bool
+	// first and firstNodes are the count and the channel audit's nodes of
+	// the first input, which msg states (a channel finding's message).
+	first, firstNodes int64
 }
 
 // NewMerger returns an empty Merger.
@@ -556,7 +559,10 @@ func (mg *Merger) addFindings(r *Report, instance string) {
 		if mf == nil {
 			c := *f
 			c.Count, c.Of, c.Examples = 0, 0, []Example{}
-			mf = &mergedFinding{f: &c, msg: f.Message}
+			mf = &mergedFinding{f: &c, msg: f.Message, first: f.Count}
+			if r.Channels != nil {
+				mf.firstNodes = int64(r.Channels.Nodes)
+			}
 			mf.base, _, mf.cut = strings.Cut(f.Message, fmt.Sprintf(": %d of %d", f.Count, f.Of))
 			mg.findings[k] = mf
 			mg.order = append(mg.order, k)
@@ -599,6 +605,12 @@ func (mg *Merger) settleFindings() {
 			f.Count = 1
 		}
 		f.Message = mf.msg
+		if k.channel != "" {
+			f.Message = recountChannelMessage(f.Message, channelCountPhrases, mf.first, f.Count)
+			if c := mg.channels; c != nil && f.Rule == RuleChannelNoSubscribers {
+				f.Message = recountChannelMessage(f.Message, []string{channelNodesPhrase}, mf.firstNodes, int64(c.Nodes))
+			}
+		}
 		if mf.cut {
 			f.Message = mf.base + fmt.Sprintf(": %d of %d", f.Count, f.Of)
 			if k.family == "" {
