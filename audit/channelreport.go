@@ -111,7 +111,7 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		}
 		g := groups[p]
 		if g == nil {
-			g = &ChannelGroup{Prefix: shortPrefix(p), Examples: []string{}}
+			g = &ChannelGroup{Prefix: strings.Clone(p), Examples: []string{}}
 			groups[p] = g
 			sec.Unregistered = append(sec.Unregistered, g)
 		}
@@ -128,7 +128,11 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		return strings.Compare(a.Prefix, b.Prefix)
 	})
 	for _, cf := range cr.Findings {
-		f := &Finding{Rule: cf.Rule, Severity: cf.Severity, Channel: shortPrefix(cf.Channel), Count: int64(cf.Count), Message: cf.Message, Examples: []Example{}}
+		ch := strings.Clone(cf.Channel) // a prefix group's is clipped already (channelPrefix)
+		if cf.Rule != RuleChannelUnregistered {
+			ch = shortPrefix(ch)
+		}
+		f := &Finding{Rule: cf.Rule, Severity: cf.Severity, Channel: ch, Count: int64(cf.Count), Message: cf.Message, Examples: []Example{}}
 		if c, ok := reg.Channel(cf.Channel); ok && cf.Rule != RuleChannelUnregistered {
 			f.Pos, f.Position = c.Pos, c.Pos.String()
 			if ig, ok := c.Ignored(cf.Rule); ok {

@@ -158,9 +158,8 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok {
 				unregistered++
 			}
-			shown := shortPrefix(p) // a name without a separator is its own group
 			msg := func(n int) string {
-				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, shown)
+				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
 			}
 			if p == OtherChannels {
 				msg = func(n int) string {
@@ -270,12 +269,19 @@ func channelSeverity(reg *registry.Registry, id string, sev diag.Severity) diag.
 }
 
 // channelPrefix is the group of an unregistered channel: its name up to
-// and including the first separator, or the whole name.
+// and including the first separator, or the whole name, clipped as a
+// report keeps a prefix (shortPrefix). Channels whose prefixes agree on
+// their first MaxKeyBytes bytes share a group, as unregistered keys do, so
+// that no two groups print the same prefix.
 func channelPrefix(name string, sep byte) string {
+	p := name
 	if i := strings.IndexByte(name, sep); i >= 0 {
-		return name[:i+1]
+		p = name[:i+1]
 	}
-	return name
+	if len(p) > MaxKeyBytes {
+		return shortPrefix(p)
+	}
+	return p
 }
 
 // FanOut is the cluster bus cost of classic Pub/Sub over an interval,

@@ -76,3 +76,39 @@ func TestBaselineChannelNotUTF8(t *testing.T) {
 		t.Errorf("baseline lacks the channel's bytes:\n%s", data)
 	}
 }
+
+// TestChannelGroupsOfClippedPrefixes: two live channels of 300-byte names
+// without a separator that agree on their first MaxKeyBytes bytes are one
+// prefix group once clipped, as unregistered keys are: two groups (and two
+// findings) under one printed prefix were two identical Prometheus series,
+// which a scrape refuses, and two baseline entries of one fingerprint.
+func TestChannelGroupsOfClippedPrefixes(t *testing.T) {
+	long := strings.Repeat("B", 300)
+	reg := parseCaptureRegistry(t, "version: 1\nfamilies: []\n")
+	nodes := []source.NodeChannels{{Node: "a", Primary: true,
+		Classic:      []source.ChannelCount{{Name: long + "1", Subscribers: 1}, {Name: long + "2", Subscribers: 2}},
+		PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}}
+	rep := &Report{Version: ReportVersion, Registry: "keys.yaml"}
+	AddChannels(rep, reg, Channels(reg, nodes))
+	if n := len(rep.Channels.Unregistered); n != 1 {
+		t.Fatalf("%d unregistered groups, want 1", n)
+	}
+	if g := rep.Channels.Unregistered[0]; g.Channels != 2 || g.Subscribers != 3 {
+		t.Errorf("group %d channels, %d subscribers; want 2, 3", g.Channels, g.Subscribers)
+	}
+	var fs []*Finding
+	for _, f := range rep.Findings {
+		if f.Rule == RuleChannelUnregistered {
+			fs = append(fs, f)
+		}
+	}
+	if len(fs) != 1 || fs[0].Count != 2 || !strings.HasPrefix(fs[0].Message, "2 live channels") {
+		for _, f := range fs {
+			t.Logf("%s %d %.40q", f.Rule, f.Count, f.Message)
+		}
+		t.Errorf("%d channel-unregistered findings, want 1 of 2 channels", len(fs))
+	}
+	if es := NewBaseline(rep).Findings; len(es) != 1 {
+		t.Errorf("%d baseline entries, want 1", len(es))
+	}
+}
