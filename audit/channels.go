@@ -147,13 +147,14 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		}
 	}
 	subscribed := map[string]bool{}
-	unregistered := 0 // prefix groups
+	unregistered := 0   // prefix groups
+	overflowed := false // a channel went to OtherChannels by the cap
 	for _, lc := range rep.Channels {
 		name := lc.Name
 		if lc.Channel == "" {
 			p := channelPrefix(name, reg.Separator)
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok && unregistered >= maxChannelGroups {
-				p = OtherChannels
+				p, overflowed = OtherChannels, true
 			}
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok {
 				unregistered++
@@ -162,8 +163,13 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
 			}
 			if p == OtherChannels {
+				// The cap's group, or a live channel named "*": decided
+				// once every channel is counted.
 				msg = func(n int) string {
-					return fmt.Sprintf("%d more live channels, under more prefixes than the %d the report keeps, match no channel in the registry", n, maxChannelGroups)
+					if !overflowed {
+						return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
+					}
+					return fmt.Sprintf("%d more live channels, under more prefixes than the %d the report keeps (or named %q), match no channel in the registry", n, maxChannelGroups, OtherChannels)
 				}
 			}
 			finding(RuleChannelUnregistered, p, diag.Error, msg, name)

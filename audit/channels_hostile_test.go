@@ -112,3 +112,20 @@ func TestChannelGroupsOfClippedPrefixes(t *testing.T) {
 		t.Errorf("%d baseline entries, want 1", len(es))
 	}
 }
+
+// TestChannelNamedStar: a live channel may be named "*", which is also
+// the name of the group of channels past the prefix cap (OtherChannels).
+// Under the cap, it is a group like any other, and its message does not
+// claim more prefixes than the report keeps.
+func TestChannelNamedStar(t *testing.T) {
+	reg := parseCaptureRegistry(t, "version: 1\nfamilies: []\n")
+	nodes := []source.NodeChannels{{Node: "a", Primary: true,
+		Classic:      []source.ChannelCount{{Name: "*", Subscribers: 1}, {Name: "tmp:1", Subscribers: 1}},
+		PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}}
+	cr := Channels(reg, nodes)
+	for _, f := range cr.Findings {
+		if f.Channel == OtherChannels && f.Message != `1 live channels under "*" match no channel in the registry` {
+			t.Errorf("channel * : %q", f.Message)
+		}
+	}
+}
