@@ -147,6 +147,9 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Channels = sec
+	if n := cr.UnreadReplicas; n > 0 {
+		rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf("channels: %d %s of the primary not read: subscribers connected to a replica are not counted, so channel-no-subscribers and channel-unregistered see the primary's subscribers only", n, diag.Plural(int64(n), "replica")))
+	}
 	if len(sec.NotChecked) > 0 {
 		rep.Partial = true
 		reason := fmt.Sprintf("channel audit: %d of %d nodes not read (%s)", len(sec.NotChecked), sec.Nodes, sec.NotChecked[0])

@@ -63,6 +63,9 @@ type ChannelReport struct {
 	// Partial lists the nodes that could not be read, with why: the
 	// checks are then incomplete (a refused PUBSUB needs +pubsub).
 	Partial []string
+	// UnreadReplicas counts the replicas of standalone or Sentinel
+	// primaries, which the read did not cover (a note, not partial).
+	UnreadReplicas int
 	// Misplaced says which masters hold sharded subscribers of a channel
 	// whose slot they do not serve (after a resharding, say): a message
 	// SPUBLISHed to the slot's owner never reaches them.
@@ -101,6 +104,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			rep.Partial = append(rep.Partial, fmt.Sprintf("%s: more than the channels read", n.Node))
 		}
 		rep.NumPat += n.NumPat
+		rep.UnreadReplicas += n.UnreadReplicas
 		for _, c := range n.Classic {
 			add(c, false)
 		}

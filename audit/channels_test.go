@@ -292,3 +292,52 @@ func TestChannelsACL(t *testing.T) {
 		}
 	}
 }
+
+// A standalone primary's replica has subscribers of its own, which the
+// channel audit does not read: the report says so, rather than reporting
+// the primary's channels as the whole deployment's.
+func TestChannelsUnreadReplica(t *testing.T) {
+	srv := redistest.Standalone(t)
+	host, port, _ := strings.Cut(srv.Addr, ":")
+	replica := redistest.Standalone(t, "--replicaof", host, port)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	primary := srv.Client(t)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		info, err := primary.Info(ctx, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "connected_slaves:1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica did not connect:\n%s", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := replica.Client(t)
+	subscribe(t, ctx, "SUBSCRIBE on the replica", func() *redis.PubSub { return r.Subscribe(ctx, "v1:quiet") })
+	reg, err := registry.Load(fstest.MapFS{"keys.yaml": {Data: []byte(channelsRegistry)}}, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: srv.URL(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	nodes, err := conn.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := Channels(reg, nodes)
+	if cr.UnreadReplicas != 1 {
+		t.Errorf("unread replicas %d, want 1", cr.UnreadReplicas)
+	}
+	rep := &Report{Version: ReportVersion}
+	AddChannels(rep, reg, cr)
+	if !strings.Contains(strings.Join(rep.Scan.Notes, "\n"), "channels: 1 replica of the primary not read") {
+		t.Errorf("notes %q lack the unread replica", rep.Scan.Notes)
+	}
+}

@@ -22,10 +22,21 @@ const numsubBatch = 1000
 // Channels reads the Pub/Sub state of every node: PUBSUB CHANNELS, NUMSUB,
 // NUMPAT, SHARDCHANNELS and SHARDNUMSUB, which are node-local. On a
 // cluster it reads every node CLUSTER NODES lists, replicas included; a
-// node that cannot be read carries its error. It writes nothing.
+// node that cannot be read carries its error. A standalone or Sentinel
+// primary's replicas are not read, and UnreadReplicas counts them. It
+// writes nothing.
 func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
 	return c.eachChannelNode(ctx, func(cl *redis.Client, nc *source.NodeChannels) error {
 		readChannelCounters(ctx, cl, nc)
+		if c.mode != modeCluster {
+			// A replica's subscribers are its own, and only a cluster's
+			// replicas are read: say how many were not.
+			if info, err := cl.Info(ctx, "replication").Result(); err == nil {
+				if n, ok := infoField(info, "connected_slaves", ""); ok {
+					nc.UnreadReplicas = int(min(n, 1<<20))
+				}
+			}
+		}
 		return readNodeChannels(ctx, cl, nc)
 	})
 }
