@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/keyreg/keyreg/payload"
 	"github.com/keyreg/keyreg/source"
 )
 
@@ -127,5 +130,35 @@ func TestChannelNamedStar(t *testing.T) {
 		if f.Channel == OtherChannels && f.Message != `1 live channels under "*" match no channel in the registry` {
 			t.Errorf("channel * : %q", f.Message)
 		}
+	}
+}
+
+// scanFails is a source whose key scan fails at once.
+type scanFails struct{}
+
+func (scanFails) ScanKeys(context.Context, source.Planner, func([]source.KeyInfo) error) (source.Stats, error) {
+	return source.Stats{Partial: true}, errors.New("node 10.0.0.1:7000 failed")
+}
+
+func (scanFails) SampleEach(context.Context, []source.KeyInfo, int, int64, func([]int, []payload.Sample, []error)) {
+}
+
+func (scanFails) Touch() source.TouchState { return source.TouchState{} }
+
+// TestChannelsNotAuditedNoted: when the key scan fails, the channel phase
+// does not run, and the report says the channels were not audited rather
+// than leaving out their section without a word.
+func TestChannelsNotAuditedNoted(t *testing.T) {
+	reg := parseCaptureRegistry(t, "version: 1\nfamilies: []\nchannels:\n  - name: news\n    pattern: v1:news\n")
+	read := func(context.Context) ([]source.NodeChannels, error) {
+		t.Error("the channels were read after the scan failed")
+		return nil, nil
+	}
+	rep, err := Run(context.Background(), scanFails{}, reg, Options{Channels: read})
+	if err == nil || rep == nil || !rep.Partial {
+		t.Fatalf("err %v, report %+v: want a partial report and the error", err, rep)
+	}
+	if rep.Channels != nil || !strings.Contains(strings.Join(rep.Scan.Notes, "\n"), "channels not audited") {
+		t.Errorf("channels %+v, notes %q: want no section and a note", rep.Channels, rep.Scan.Notes)
 	}
 }
