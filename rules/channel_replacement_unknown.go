@@ -50,4 +50,3 @@ var ChannelReplacementUnknown = &Rule{
 		}
 	},
 }
-
