@@ -147,6 +147,10 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Channels = sec
+	if len(cr.Skipped) > 0 {
+		rep.Scan.Notes = append(rep.Scan.Notes, clip(fmt.Sprintf("channels: %d cluster %s that CLUSTER NODES flags as failing not read: %s; subscribers connected to them, if any, are not counted",
+			len(cr.Skipped), diag.Plural(int64(len(cr.Skipped)), "node"), strings.Join(cr.Skipped, ", ")), maxDetailBytes, true))
+	}
 	if n := cr.UnreadReplicas; n > 0 {
 		rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf("channels: %d %s of the primary not read: subscribers connected to a replica are not counted, so channel-no-subscribers and channel-unregistered see the primary's subscribers only", n, diag.Plural(int64(n), "replica")))
 	}

@@ -63,6 +63,10 @@ type ChannelReport struct {
 	// Partial lists the nodes that could not be read, with why: the
 	// checks are then incomplete (a refused PUBSUB needs +pubsub).
 	Partial []string
+	// Skipped names the cluster nodes CLUSTER NODES flags as failing,
+	// which were not read (a note, not partial: a failed node after a
+	// failover stays listed until it is forgotten), with their state.
+	Skipped []string
 	// UnreadReplicas counts the replicas of standalone or Sentinel
 	// primaries, which the read did not cover (a note, not partial).
 	UnreadReplicas int
@@ -76,7 +80,7 @@ type ChannelReport struct {
 // channel rules. Classic and sharded channels are separate namespaces in
 // Redis too, so a name seen in both is two live channels.
 func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelReport {
-	rep := &ChannelReport{Nodes: len(nodes)}
+	rep := &ChannelReport{}
 	cluster := false
 	type k struct {
 		name    string
@@ -93,6 +97,13 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		lc.Nodes++
 	}
 	for _, n := range nodes {
+		if n.Skipped != "" {
+			if len(rep.Skipped) < maxChannelExamples*10 {
+				rep.Skipped = append(rep.Skipped, shortKey(n.Node)+" ("+shortKey(n.Skipped)+")")
+			}
+			continue
+		}
+		rep.Nodes++
 		if len(n.Slots) > 0 {
 			cluster = true
 		}
@@ -194,7 +205,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			}, name)
 		case cluster && !lc.Sharded:
 			finding(RuleChannelClassicOnCluster, c.Name, diag.Warn, func(n int) string {
-				return fmt.Sprintf("channel %q: %d classic channels on a cluster of %d nodes: every PUBLISH to them is sent to every node over the cluster bus", c.Name, n, len(nodes))
+				return fmt.Sprintf("channel %q: %d classic channels on a cluster of %d nodes: every PUBLISH to them is sent to every node over the cluster bus", c.Name, n, rep.Nodes)
 			}, name)
 		}
 		if c.Deprecated != nil && lc.Subscribers > 0 {
@@ -216,7 +227,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 				continue // its PSUBSCRIBE may be one of the patterns NUMPAT counts
 			}
 			finding(RuleChannelNoSubscribers, c.Name, diag.Info, func(int) string {
-				return fmt.Sprintf("channel %q has no subscriber on any of the %d nodes", c.Name, len(nodes))
+				return fmt.Sprintf("channel %q has no subscriber on any of the %d nodes", c.Name, rep.Nodes)
 			}, c.Pattern.Source)
 		}
 	}
@@ -314,12 +325,16 @@ type FanOut struct {
 // EstimateFanOut compares two readings (before, after) of the same nodes
 // taken seconds apart.
 func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut {
-	fo := FanOut{Seconds: seconds, Nodes: len(after), Known: len(after) > 0}
+	fo := FanOut{Seconds: seconds, Known: true}
 	prev := map[string]source.NodeChannels{}
 	for _, n := range before {
 		prev[n.Node] = n
 	}
 	for _, n := range after {
+		if n.Skipped != "" {
+			continue // not read, in neither reading: no node
+		}
+		fo.Nodes++
 		p, ok := prev[n.Node]
 		if !ok || n.Err != nil || p.Err != nil || n.PublishCalls < 0 || p.PublishCalls < 0 || n.BusPublishSent < 0 || p.BusPublishSent < 0 {
 			fo.Known = false
@@ -336,6 +351,7 @@ func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut
 			fo.BusSent += n.BusPublishSent
 		}
 	}
+	fo.Known = fo.Known && fo.Nodes > 0
 	if seconds > 0 {
 		fo.PublishedPerSecond = float64(fo.Published) / seconds
 		fo.BusSentPerSecond = float64(fo.BusSent) / seconds

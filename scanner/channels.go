@@ -57,7 +57,9 @@ func (c *Conn) ChannelCounters(ctx context.Context) ([]source.NodeChannels, erro
 // eachChannelNode runs read on every node whose Pub/Sub state is its own:
 // on a cluster, every healthy node CLUSTER NODES lists, replicas included,
 // in address order; else the one server. A node read fails on carries its
-// error instead.
+// error instead. The nodes CLUSTER NODES flags as failing (fail,
+// handshake, noaddr, a link not connected) come last, not read, with
+// Skipped saying so.
 func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *source.NodeChannels) error) ([]source.NodeChannels, error) {
 	type target struct {
 		addr    string
@@ -65,6 +67,7 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		slots   [][2]int
 	}
 	var targets []target
+	var skipped []source.NodeChannels // nodes CLUSTER NODES flags as failing
 	switch c.mode {
 	case modeCluster:
 		out, err := c.client(c.base.Addr, 0, false).ClusterNodes(ctx).Result()
@@ -78,6 +81,8 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		}
 		for _, n := range nodes {
 			if !n.healthy {
+				skipped = append(skipped, source.NodeChannels{Node: n.addr, Skipped: n.state,
+					PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1})
 				continue
 			}
 			targets = append(targets, target{n.addr, n.master && len(n.slots) > 0, n.slots})
@@ -107,7 +112,8 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		}
 		out = append(out, nc)
 	}
-	return out, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Node < skipped[j].Node })
+	return append(out, skipped...), nil
 }
 
 func isNoPerm(err error) bool {

@@ -40,6 +40,10 @@ type NodeChannels struct {
 	UnreadReplicas int
 	// Truncated is set when the node had more channels than were read.
 	Truncated bool
+	// Skipped is set, to the node's flags and link state, for a cluster
+	// node that CLUSTER NODES flags as failing (fail, handshake, noaddr,
+	// its link not connected): it was not read, and counts as no node.
+	Skipped string
 	// Err says why the node could not be read (a refusal: the ACL lacks
 	// +pubsub); the other fields are then empty.
 	Err error
