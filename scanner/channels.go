@@ -16,6 +16,11 @@ import (
 // sharded); a node with more is marked Truncated.
 const MaxChannels = 100_000
 
+// maxChannelsTotal bounds the channels one read keeps over all the nodes
+// of a cluster, whatever their number: the nodes past it are marked
+// Truncated too. A variable for the tests.
+var maxChannelsTotal = 1_000_000
+
 // numsubBatch is the number of channels per PUBSUB NUMSUB call.
 const numsubBatch = 1000
 
@@ -26,6 +31,7 @@ const numsubBatch = 1000
 // primary's replicas are not read, and UnreadReplicas counts them. It
 // writes nothing.
 func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
+	budget := maxChannelsTotal
 	return c.eachChannelNode(ctx, func(cl *redis.Client, nc *source.NodeChannels) error {
 		readChannelCounters(ctx, cl, nc)
 		if c.mode != modeCluster {
@@ -37,7 +43,7 @@ func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
 				}
 			}
 		}
-		return readNodeChannels(ctx, cl, nc)
+		return readNodeChannels(ctx, cl, nc, &budget)
 	})
 }
 
@@ -182,14 +188,22 @@ func serverVersion(info string) (server, version string) {
 	return "", ""
 }
 
-func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) error {
+// readNodeChannels reads one node's channels into nc: at most MaxChannels
+// of each kind, and at most *budget in all, which it lowers by what it
+// keeps.
+func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels, budget *int) error {
+	keep := func(names []string) []string {
+		if n := min(MaxChannels, max(*budget, 0)); len(names) > n {
+			names, nc.Truncated = names[:n], true
+		}
+		*budget -= len(names)
+		return names
+	}
 	classic, err := cl.PubSubChannels(ctx, "*").Result()
 	if err != nil {
 		return fmt.Errorf("PUBSUB CHANNELS: %w", err)
 	}
-	if len(classic) > MaxChannels {
-		classic, nc.Truncated = classic[:MaxChannels], true
-	}
+	classic = keep(classic)
 	if nc.Classic, err = counts(ctx, cl, classic, redis.Pipeliner.PubSubNumSub); err != nil {
 		return fmt.Errorf("PUBSUB NUMSUB: %w", err)
 	}
@@ -203,9 +217,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 		}
 		return fmt.Errorf("PUBSUB SHARDCHANNELS: %w", err)
 	}
-	if len(sharded) > MaxChannels {
-		sharded, nc.Truncated = sharded[:MaxChannels], true
-	}
+	sharded = keep(sharded)
 	if nc.Sharded, err = counts(ctx, cl, sharded, redis.Pipeliner.PubSubShardNumSub); err != nil {
 		return fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
 	}
