@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/source"
 )
 
@@ -67,5 +68,26 @@ channels:
 	}
 	if len(seen) != len(want) {
 		t.Errorf("rules merged: %v, want %d", seen, len(want))
+	}
+}
+
+// TestMergeRefusesOtherChannels: reports of registries that declare other
+// channels do not merge, as reports of other families do not: a channel
+// one registry declares would add its live channels to a declaration in
+// one input and to the unregistered groups in the other.
+func TestMergeRefusesOtherChannels(t *testing.T) {
+	one := parseCaptureRegistry(t, "version: 1\nfamilies: []\nchannels:\n  - name: news\n    pattern: v1:news\n")
+	two := parseCaptureRegistry(t, "version: 1\nfamilies: []\nchannels:\n  - name: news\n    pattern: v1:news\n  - name: room\n    pattern: \"v1:room:{id:int}\"\n")
+	rep := func(reg *registry.Registry, target string) *Report {
+		r := &Report{Version: ReportVersion, Target: target}
+		AddChannels(r, reg, Channels(reg, []source.NodeChannels{{Node: "a", Primary: true, PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}}))
+		return r
+	}
+	if _, err := Merge([]*Report{rep(one, "redis://a"), rep(two, "redis://b")}, MergeOptions{}); err == nil || !strings.Contains(err.Error(), "other channels") {
+		t.Errorf("merge of two channel sets: err %v", err)
+	}
+	noChannels := &Report{Version: ReportVersion, Target: "redis://c"}
+	if _, err := Merge([]*Report{noChannels, rep(one, "redis://a"), rep(one, "redis://b")}, MergeOptions{}); err != nil {
+		t.Errorf("the same channels, and a report without a channel audit: %v", err)
 	}
 }

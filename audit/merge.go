@@ -87,6 +87,9 @@ type Merger struct {
 	// channels merges the inputs' channel audits; chInputs counts the
 	// inputs that have one.
 	channels *ChannelsReport
+	// chNames are the channel declarations of the first input with a
+	// channel audit: every other such input must have the same.
+	chNames  []string
 	chDecl   map[string]*ChannelDeclReport
 	chGroups map[string]*ChannelGroup
 	chInputs int
@@ -150,6 +153,19 @@ func (mg *Merger) Add(r *Report) error {
 	}
 	if !slices.EqualFunc(m.Families, r.Families, func(x, y *FamilyReport) bool { return y != nil && x.Name == y.Name }) {
 		return fmt.Errorf("report %d audits other families than report 1: merge reports of the same registry", i)
+	}
+	if c := r.Channels; c != nil {
+		var names []string
+		for _, d := range c.Declared {
+			if d != nil {
+				names = append(names, d.Name)
+			}
+		}
+		if mg.channels == nil {
+			mg.chNames = names
+		} else if !slices.Equal(mg.chNames, names) {
+			return fmt.Errorf("report %d audits other channels than the first report with a channel audit: merge reports of the same registry", i)
+		}
 	}
 	if r.Mode != m.Mode {
 		m.Mode = "merged"
