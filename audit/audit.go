@@ -28,6 +28,10 @@ type Options struct {
 	Target   string // the Redis URL with its password redacted, for the report
 	Mode     string // standalone, cluster or sentinel, for the report
 
+	// FleetTarget is the target's name in a fleet's target list (keyreg
+	// audit --target-list), for the report; "" otherwise.
+	FleetTarget string
+
 	// Sample is the number of keys per family whose payload is read and
 	// checked; 0 reads no payload.
 	Sample int
@@ -615,6 +619,8 @@ func (r *run) report(started time.Time, stats source.Stats) *Report {
 		Findings: []*Finding{},
 		Owners:   []*OwnerReport{},
 	}
+	// Its name in the fleet, which report merge --target-list matches.
+	rep.FleetTarget = r.o.FleetTarget
 	if stats.Partial {
 		rep.PartialReason = "--max-keys reached before the scan covered the whole keyspace"
 	}

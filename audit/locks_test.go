@@ -15,6 +15,7 @@ import (
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/internal/redistest"
 	"github.com/keyreg/keyreg/registry"
+	"github.com/keyreg/keyreg/rules"
 	"github.com/keyreg/keyreg/scanner"
 	"github.com/keyreg/keyreg/snapshot"
 )
@@ -129,7 +130,7 @@ func lockKeyspace(t *testing.T, c *redis.Client) {
 	do("INCR", "v3:pay:epoch:east")
 	do("PEXPIRE", "v3:pay:epoch:east", 3600000) // a fence with a TTL
 	do("SET", "v3:pay:token:west", "not-a-number")
-	stream("v3:pay:log:1", 10, nil, nil)                                      // untrimmed: 10 entries, max_len 5
+	stream("v3:pay:log:1", 5+rules.StreamTrimSlack+1, nil, nil)               // untrimmed: max_len 5, past what MAXLEN ~ 5 keeps
 	stream("v3:pay:ledger:1", 5, []string{"ship"}, map[string]int{"w1": 1})   // lag 4, max 2
 	stream("v3:pay:payouts:1", 5, []string{"ship"}, map[string]int{"w1": 2})  // w1 holds 2 entries, idle > 1ms
 	stream("v3:pay:disputes:1", 5, []string{"ship"}, map[string]int{"w1": 3}) // 3 pending, max 1

@@ -30,6 +30,7 @@ type Report struct {
 	// (interrupted, --max-keys reached, a node failed); PartialReason says why.
 	Partial       bool   `json:"partial"`
 	PartialReason string `json:"partial_reason,omitempty"`
+	FleetTarget   string `json:"fleet_target,omitempty"` // the target's name in its fleet's target list (audit --target-list); "" otherwise and when merged
 
 	Scan     ScanStats       `json:"scan"`
 	Totals   Totals          `json:"totals"`

@@ -2,6 +2,8 @@ package remedy
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,4 +177,59 @@ func FuzzReadJournal(f *testing.F) {
 			t.Fatalf("states %d, off %d, end %d of %d bytes", len(states), off, end, len(data))
 		}
 	})
+}
+
+// TestOutcomeEscapes: key names and skip reasons (from error replies and
+// journals) cannot break the markdown tables or add lines to the text.
+func TestOutcomeEscapes(t *testing.T) {
+	p := &Plan{Kind: KindPrune, Keys: make([]Key, 3)}
+	res := &Result{Deleted: 1, SkipCount: map[string]int{"error: a|b\n# x": 1, "`y`\x1b[2J": 1},
+		Skipped: []Skip{{Key: quoteKey("k|`\n# h"), Reason: "error: a|b\n# x"}, {Key: quoteKey("k2"), Reason: "`y`\x1b[2J"}}}
+	o := NewOutcome(p, res, errors.New("stopped\n# here"))
+	if o.State != "partial" || o.Skipped != 2 || o.Error != "stopped" {
+		t.Fatalf("outcome %+v", o)
+	}
+	for _, f := range Formats {
+		var b bytes.Buffer
+		if err := WriteOutcome(&b, f, o); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b") || strings.Contains(out, "\n# ") {
+			t.Errorf("%s: an escape or a line from a name:\n%s", f, out)
+		}
+		if !strings.Contains(out, "partial") {
+			t.Errorf("%s: a partial run does not say so:\n%s", f, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if f == FormatMarkdown && strings.HasPrefix(line, "| `") {
+				cells := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|")
+				if cells != 3 && cells != 4 {
+					t.Errorf("a table row with a stray pipe: %q", line)
+				}
+			}
+		}
+	}
+	if err := WriteOutcome(io.Discard, "yaml", o); err == nil {
+		t.Error("an unknown format: no error")
+	}
+	ro := NewRestoreOutcome(&RestoreResult{Exists: 1, Skipped: []Skip{{Key: quoteKey("k|`\n# h"), Reason: "exists\x1b[2J"}}}, false, errors.New("NOPERM x\n# y"))
+	for _, f := range Formats {
+		var b bytes.Buffer
+		if err := WriteRestoreOutcome(&b, f, ro); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b") || strings.Contains(out, "\n# ") || !strings.Contains(out, "partial") {
+			t.Errorf("restore %s: an escape, a line from a name, or no partial:\n%s", f, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if f == FormatMarkdown && strings.HasPrefix(line, "| `") && strings.Count(strings.ReplaceAll(line, `\|`, ""), "|") != 4 {
+				t.Errorf("a table row with a stray pipe: %q", line)
+			}
+		}
+	}
+	if err := WriteRestoreOutcome(io.Discard, "yaml", ro); err == nil {
+		t.Error("restore, an unknown format: no error")
+	}
 }

@@ -92,6 +92,19 @@ func Restore(ctx context.Context, path string, t Target, o RestoreOptions) (*Res
 	if o.Rate <= 0 {
 		o.Rate = DefaultRate
 	}
+	// A replica is the wrong target, not a failure of the run: refused
+	// before the first key, dry run included (nothing would be restored
+	// there). Every database of a server is on the same nodes, so the
+	// primaries of database 0 are all there are.
+	nodes, err := primaries(ctx, t, 0, "restore")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range nodes {
+		if known(n.version) && !atLeast(n.version, 5, 0) {
+			return nil, tooOld(n, "restore")
+		}
+	}
 	res := &RestoreResult{}
 	start, sent := time.Now(), 0
 	pace := func() error {

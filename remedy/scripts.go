@@ -46,7 +46,7 @@ if pt >= 0 then
   local r = redis.pcall('PEXPIRETIME', KEYS[1])
   if type(r) == 'number' then abs = r else
     local t = redis.call('TIME')
-    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + pt
+    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + redis.call('PTTL', KEYS[1])
   end
 end
 local d = redis.call('DUMP', KEYS[1])
@@ -56,8 +56,14 @@ return {'ok', idle, abs, d}
 
 // deleteScript UNLINKs a key only when it is still byte-identical to its
 // backup (the SHA-1 of its DUMP), still idle at least ARGV[2] seconds (-1:
-// not checked) and its expiry is still ARGV[3] (absolute ms, -1 for none)
-// within ARGV[4] ms. Reply: "deleted", or why it was skipped.
+// not checked) and its expiry is still ARGV[3] (absolute ms, -1 for none):
+// the same where PEXPIRETIME reads it, within ARGV[4] ms (expiryTolerance)
+// where it is TIME plus PTTL. Reply: "deleted", or why it was skipped.
+//
+// Both this script and readScript read the absolute expiry with
+// PEXPIRETIME (Redis 7.0) or, where it fails (older servers, or a user
+// without it), as TIME plus a PTTL read right after it, so that nothing
+// else runs between the two.
 const deleteScript = `
 local min = tonumber(ARGV[2])
 if min >= 0 then
@@ -73,13 +79,14 @@ if want < 0 then
   if pt ~= -1 then return 'ttl-changed' end
 else
   if pt < 0 then return 'ttl-changed' end
-  local abs
+  local abs, tol = nil, 0
   local r = redis.pcall('PEXPIRETIME', KEYS[1])
   if type(r) == 'number' then abs = r else
     local t = redis.call('TIME')
-    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + pt
+    abs = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + redis.call('PTTL', KEYS[1])
+    tol = tonumber(ARGV[4])
   end
-  if math.abs(abs - want) > tonumber(ARGV[4]) then return 'ttl-changed' end
+  if math.abs(abs - want) > tol then return 'ttl-changed' end
 end
 if redis.sha1hex(redis.call('DUMP', KEYS[1])) ~= ARGV[1] then return 'changed' end
 redis.call('UNLINK', KEYS[1])

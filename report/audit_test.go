@@ -735,6 +735,7 @@ func TestAuditDocs(t *testing.T) {
 	written := map[string]bool{}
 	full := rendertest.SampleReport()
 	full.Families[2].Preset = "celery"
+	full.FleetTarget = "cache-eu-1" // an audit of one target of a fleet's list
 	for _, rc := range []struct {
 		r *audit.Report
 		c *audit.Comparison

@@ -30,6 +30,7 @@ type Document struct {
 	Target        string             `json:"target"`
 	Targets       []string           `json:"targets,omitempty"` // a merged report's instances, each redacted
 	Mode          string             `json:"mode"`
+	FleetTarget   string             `json:"fleet_target,omitempty"` // the target's name in its fleet's target list; absent without --target-list, and when merged
 	Started       time.Time          `json:"started"`
 	Partial       bool               `json:"partial"`
 	PartialReason string             `json:"partial_reason"`
@@ -322,6 +323,7 @@ func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
 		Target:        r.DisplayTarget(),
 		Targets:       r.RedactedTargets(),
 		Mode:          r.Mode,
+		FleetTarget:   r.FleetTarget,
 		Started:       r.Started.UTC(),
 		Partial:       r.Partial,
 		PartialReason: redact(r.PartialReason),

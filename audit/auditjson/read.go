@@ -162,7 +162,7 @@ func (doc *Document) Report() (*audit.Report, error) {
 	}
 	r := &audit.Report{
 		Version: doc.Version, Registry: doc.Registry, Target: doc.Target, Targets: doc.Targets, Mode: doc.Mode,
-		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason,
+		Started: doc.Started, Partial: doc.Partial, PartialReason: doc.PartialReason, FleetTarget: doc.FleetTarget,
 		Scan: audit.ScanStats{
 			Nodes: doc.Scan.Nodes, Keys: doc.Scan.Keys, Scanned: doc.Scan.Scanned, Duplicates: doc.Scan.Duplicates,
 			Vanished: doc.Scan.Vanished, Sampled: doc.Scan.Sampled, Skipped: doc.Scan.Skipped,

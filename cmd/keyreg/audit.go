@@ -36,6 +36,7 @@ type auditOptions struct {
 	channelsSet bool // --channels given, true or false
 	fanOut      time.Duration
 	fanOutSet   bool // --fanout-window given
+	fleetTarget string
 }
 
 // baselineOptions are the --baseline and --write-baseline flags.
@@ -216,6 +217,7 @@ func (a *app) runAudit(ctx context.Context, o auditOptions) error {
 		defer snapshotGC()()
 	}
 	ao.Registry, ao.Target, ao.Mode = reg.File, src.target, src.mode
+	ao.FleetTarget = o.fleetTarget
 	ao.Sample, ao.MaxValueBytes, ao.ShowValues = o.sample, o.maxValue, o.showValues
 	ao.Filtered, ao.Memory, ao.Top = o.scan.match != "", o.memory, top
 	if o.channels || (!o.channelsSet && len(reg.Channels) > 0) {

@@ -98,9 +98,15 @@ func TestDocsInBrowser(t *testing.T) {
 		for _, f := range reg.Families {
 			want = append(want, "family-"+f.Name)
 		}
+		for _, c := range reg.Channels {
+			want = append(want, "channel-"+c.Name) // after the families: the Channels section
+		}
+		if len(reg.Channels) == 0 {
+			t.Error("the example registry declares no channel: the catalogue's channel sections go untested")
+		}
 		ids := browsertest.Eval[[]string](t, b, `Array.from(document.querySelectorAll("section.family")).map(e => e.id)`)
 		if !slices.Equal(ids, want) {
-			t.Errorf("family sections = %v\nwant %v", ids, want)
+			t.Errorf("family and channel sections = %v\nwant %v", ids, want)
 		}
 		b.Screenshot(t, filepath.Join(dir, "catalogue.png"), false)
 		browsertest.Eval[bool](t, b, `(document.getElementById("family-user-session").scrollIntoView({block: "start"}), true)`)

@@ -204,3 +204,94 @@ func addTotals(a *audit.Totals, b audit.Totals) {
 		}
 	}
 }
+
+// TestMergeMatchesTargets: a fleet audit's report says which target it is
+// (fleet_target, beside target, the URL), and report merge --target-list
+// matches each target of the list to exactly one report: with targets a, b
+// and c, the reports of a, a again and b are refused (exit 2; they used to
+// pass as three), a report of a target the list does not hold is refused,
+// and the reports of a and b alone are a partial merge (exit 3) naming c.
+// Reports without the field (older keyreg, or no --target-list) are counted
+// as before.
+func TestMergeMatchesTargets(t *testing.T) {
+	srv := redistest.Standalone(t)
+	srv.Client(t).Set(context.Background(), "v1:session:1", `{"user_id":1}`, time.Hour)
+	dir := t.TempDir()
+	secrets, reports := filepath.Join(dir, "secrets"), filepath.Join(dir, "reports")
+	for _, d := range []string{secrets, reports} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"a", "b", "c", "x"} {
+		os.WriteFile(filepath.Join(secrets, name+".url"), []byte(srv.URL()+"\n"), 0o600)
+	}
+	list, other := filepath.Join(dir, "targets.txt"), filepath.Join(dir, "other.txt")
+	os.WriteFile(list, []byte("# fleet\na\nb --db 0\nc\n"), 0o644)
+	os.WriteFile(other, []byte("x\n"), 0o644)
+	audit := func(list, index string) {
+		t.Helper()
+		code, _, stderr := cli(t, "audit", "--registry", auditRegistry, "--target-list", list, "--target-index", index,
+			"--secrets-dir", secrets, "--fail-on", "never", "--output", "json="+filepath.Join(reports, "{target}.json"))
+		if code != 0 {
+			t.Fatalf("audit of target %s of %s: exit %d, %s", index, list, code, stderr)
+		}
+	}
+	audit(list, "0")
+	audit(list, "1")
+	audit(other, "0")
+	a, b, x := filepath.Join(reports, "a.json"), filepath.Join(reports, "b.json"), filepath.Join(reports, "x.json")
+	r, err := readReport(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.FleetTarget != "a" || r.Target != srv.URL() {
+		t.Errorf("report of target a: fleet_target %q, target %q", r.FleetTarget, r.Target)
+	}
+	if !strings.Contains(mustRead(t, a), `"fleet_target": "a"`) {
+		t.Errorf("the json of target a has no fleet_target")
+	}
+	// Target a twice (its report copied, as an earlier run's left behind).
+	a2 := filepath.Join(dir, "a-again.json")
+	os.WriteFile(a2, []byte(mustRead(t, a)), 0o644)
+	merge := func(args ...string) (int, string, string) {
+		t.Helper()
+		return cli(t, append([]string{"report", "merge", "--fail-on", "never", "--format", "json", "--target-list", list}, args...)...)
+	}
+	if code, _, stderr := merge(a, a2, b); code != exitUsage || !strings.Contains(stderr, "both reports of target a") {
+		t.Errorf("reports of a, a and b: exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+	if code, _, stderr := merge(a, x); code != exitUsage || !strings.Contains(stderr, `target "x"`) || !strings.Contains(stderr, "does not list") {
+		t.Errorf("a report of a target not in the list: exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
+	code, out, stderr := merge(a, b)
+	if code != exitRuntime || !strings.Contains(out, `"partial_reason": "1 of 3 expected reports missing: c"`) {
+		t.Errorf("reports of a and b: exit %d, want %d naming c\n%s%.400s", code, exitRuntime, stderr, out)
+	}
+	if strings.Contains(out, `"fleet_target"`) {
+		t.Errorf("the merged report names one fleet target")
+	}
+	os.Remove(x)
+	code, out, _ = merge(reports)
+	if code != exitRuntime || !strings.Contains(out, "expected reports missing: c") {
+		t.Errorf("the reports directory: exit %d\n%.400s", code, out)
+	}
+
+	// Reports of keyreg before the field: counted, as they were.
+	var old []string
+	for _, f := range []string{a, a, b} {
+		o := filepath.Join(dir, fmt.Sprintf("old-%d.json", len(old)))
+		os.WriteFile(o, []byte(strings.Replace(mustRead(t, f), `"fleet_target": "`+strings.TrimSuffix(filepath.Base(f), ".json")+`",`, "", 1)), 0o644)
+		if strings.Contains(mustRead(t, o), "fleet_target") {
+			t.Fatalf("%s still has its fleet_target", o)
+		}
+		old = append(old, o)
+	}
+	if code, _, stderr := merge(old...); code != exitClean {
+		t.Errorf("three reports without fleet_target: exit %d, want %d (counted)\n%s", code, exitClean, stderr)
+	}
+	code, out, _ = merge(old[0], b)
+	if code != exitRuntime || !strings.Contains(out, "1 of 3 expected reports missing (1 report names no target") {
+		t.Errorf("an old report and a new one: exit %d\n%.400s", code, out)
+	}
+}

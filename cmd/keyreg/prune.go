@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/keyreg/keyreg/registry"
 	"github.com/keyreg/keyreg/remedy"
@@ -54,7 +53,7 @@ func (o *remedyOptions) flags(f *pflag.FlagSet) {
 	}
 	f.StringVar(&o.plan, "plan", "", "write the plan of the selected keys to this file (reads only)")
 	f.StringVar(&o.apply, "apply", "", "carry out this plan")
-	f.StringVar(&o.format, "format", "text", "summary format: "+strings.Join(remedy.Formats, ", "))
+	f.StringVar(&o.format, "format", "text", "format of the plan's summary and of the apply's outcome: "+strings.Join(remedy.Formats, ", "))
 	f.StringSliceVar(&o.sel.Families, "family", nil, "limit to these families (repeatable)")
 	f.DurationVar(&o.maxLatency, "max-latency", remedy.DefaultMaxLatency, "apply: pause when a round trip takes longer")
 	f.DurationVar(&o.maxPause, "max-pause", remedy.DefaultMaxPause, "apply: abort (exit 3) when the latency stays high this long")
@@ -254,65 +253,27 @@ func (a *app) applyPlan(ctx context.Context, o *remedyOptions) error {
 		MaxKeyBytes: o.maxKeyBytes, MaxPlanAge: o.maxPlanAge,
 	})
 	var re *remedy.RefusedError
-	if !errors.As(err, &re) {
-		a.printResult(p, res, err) // a refusal did nothing: no "partial" summary
+	if errors.As(err, &re) {
+		return usageError(err, "") // a refusal did nothing: no "partial" outcome
 	}
-	switch {
-	case errors.As(err, &re):
-		return usageError(err, "")
-	case err != nil:
+	if res != nil {
+		// In the format asked, partial or not, with the exit code the run
+		// ended with.
+		if werr := remedy.WriteOutcome(a.stdout, o.format, remedy.NewOutcome(p, res, err)); werr != nil && err == nil {
+			return runtimeError(werr, "")
+		}
+	}
+	if err != nil {
 		return runtimeError(fmt.Errorf("partial %s: %w", o.kind, err), "")
 	}
 	return nil
-}
-
-func (a *app) printResult(p *remedy.Plan, res *remedy.Result, err error) {
-	if res == nil {
-		return
-	}
-	state := "done"
-	if err != nil {
-		state = "partial"
-	}
-	resumed := ""
-	if res.Resumed {
-		resumed = " (resumed)"
-	}
-	verb := "deleted"
-	n := res.Deleted
-	if p.Kind == remedy.KindExpire {
-		verb, n = "given a TTL", res.Expired
-	}
-	skipped := 0
-	for _, c := range res.SkipCount {
-		skipped += c
-	}
-	fmt.Fprintf(a.stdout, "%s %s%s: %d of %d keys %s, %d gone, %d skipped; %d pauses, worst round trip %s\n",
-		p.Kind, state, resumed, n, len(p.Keys), verb, res.Gone, skipped, res.Paused, res.WorstRTT.Round(time.Microsecond))
-	for _, s := range res.Skipped {
-		fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, plainText(s.Reason))
-	}
-	if len(res.Skipped) < skipped {
-		fmt.Fprintf(a.stdout, "  … and %d more\n", skipped-len(res.Skipped))
-	}
-}
-
-// plainText returns a skip reason as it is when it is printable text, and
-// quoted otherwise: reasons come from the server's error replies and from
-// a journal on disk, which anyone may have edited.
-func plainText(s string) string {
-	for _, r := range s {
-		if !unicode.IsPrint(r) || r == unicode.ReplacementChar || r == '"' || r == '\\' {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 func (a *app) restoreCmd() *cobra.Command {
 	var conn connOptions
 	var o remedy.RestoreOptions
 	var timeout time.Duration
+	format := remedy.FormatText
 	c := &cobra.Command{
 		Use:   "restore BACKUP",
 		Short: "Put back the keys of a prune backup, with their original expiry",
@@ -324,6 +285,9 @@ given. --dry-run says what would be restored and writes nothing.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, argv []string) error {
 			ctx := c.Context()
+			if !slices.Contains(remedy.Formats, format) {
+				return usageError(fmt.Errorf("--format %q: want one of %s", format, strings.Join(remedy.Formats, ", ")), "")
+			}
 			if timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, timeout)
@@ -343,20 +307,15 @@ given. --dry-run says what would be restored and writes nothing.`,
 			defer sc.Close()
 			res, err := remedy.Restore(ctx, argv[0], sc, o)
 			if res != nil {
-				verb := "restored"
-				if o.DryRun {
-					verb = "would restore"
-				}
-				state := ""
-				if err != nil {
-					state = " partial (stopped by an error; the keys after it were not tried)"
-				}
-				fmt.Fprintf(a.stdout, "restore%s: %s %d keys; %d expired since, %d exist (skipped)\n", state, verb, res.Restored, res.Expired, res.Exists)
-				for _, s := range res.Skipped {
-					fmt.Fprintf(a.stdout, "  skipped db %d %s: %s\n", s.DB, s.Key, s.Reason)
+				if werr := remedy.WriteRestoreOutcome(a.stdout, format, remedy.NewRestoreOutcome(res, o.DryRun, err)); werr != nil && err == nil {
+					return runtimeError(werr, "")
 				}
 			}
-			if err != nil {
+			var re *remedy.RefusedError
+			switch {
+			case errors.As(err, &re):
+				return usageError(err, "")
+			case err != nil:
 				return runtimeError(fmt.Errorf("partial restore: %w", err), "")
 			}
 			return nil
@@ -367,5 +326,6 @@ given. --dry-run says what would be restored and writes nothing.`,
 	c.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what would be restored; write nothing")
 	c.Flags().DurationVar(&timeout, "timeout", 0, "give up after this long (0: no limit)")
 	c.Flags().IntVar(&o.Rate, "rate", remedy.DefaultRate, "cap the keys restored per second")
+	c.Flags().StringVar(&format, "format", format, "format of the outcome: "+strings.Join(remedy.Formats, ", "))
 	return c
 }

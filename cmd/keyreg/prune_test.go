@@ -310,6 +310,13 @@ func TestRestorePartial(t *testing.T) {
 	if code != 3 || !strings.Contains(stdout, "partial") || !strings.Contains(stdout, "restored 5 keys") {
 		t.Errorf("restore stopped by NOPERM: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
+	// Again, in json: the 5 restored exist now, and the run stops at the
+	// same key.
+	code, stdout, stderr = cli(t, "restore", "-u", "redis://some:pw@"+srv.Addr, "--format", "json", backup)
+	var o remedy.RestoreOutcome
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil || code != 3 || o.State != "partial" || o.Error == "" || o.Exists != 5 || o.Restored != 0 || len(o.SkippedKeys) != 5 {
+		t.Errorf("restore --format json stopped by NOPERM: exit %d, %+v, %v\n%s%s", code, o, err, stdout, stderr)
+	}
 }
 
 // TestPruneBackupPathUnusable: a --backup in a directory that does not
@@ -414,5 +421,181 @@ func TestApplyFlagsOutOfRange(t *testing.T) {
 	}
 	if n := c.DBSize(context.Background()).Val(); n != 23 {
 		t.Errorf("%d keys left, want 23", n)
+	}
+}
+
+// TestRemediationRefusesReplica: every command that writes (prune and
+// expire --apply, restore and restore --dry-run) refuses a replica as the
+// wrong target, exit 2 with a message that says to point at the primary,
+// before it writes anything; and so does a connection opened with
+// --replica. restore used to try the first RESTORE, get READONLY and exit 3.
+func TestRemediationRefusesReplica(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	ctx := context.Background()
+	for i := range 5 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry+strings.SplitN(expireRegistry, "families:\n", 2)[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prunePlan, expirePlan := filepath.Join(dir, "prune.json"), filepath.Join(dir, "expire.json")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", prunePlan, "--deprecated"); code != 0 {
+		t.Fatalf("prune --plan: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", expirePlan); code != 0 {
+		t.Fatalf("expire --plan: exit %d, %s", code, stderr)
+	}
+	// A backup to restore, made on the primary; its keys put back so that
+	// the replica holds them too.
+	backup := filepath.Join(dir, "b.rdb")
+	if code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", prunePlan, "--backup", backup); code != 0 {
+		t.Fatalf("prune --apply: exit %d, %s%s", code, stdout, stderr)
+	}
+	replica := redistest.Standalone(t, "--replicaof", "127.0.0.1", fmt.Sprint(srv.Port))
+	rc := replica.Client(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(c.Info(ctx, "replication").Val(), "state=online") {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica did not come online in 20s")
+		}
+		time.Sleep(20 * time.Millisecond) // polls the primary's state
+	}
+	before := writeCounts(t, rc)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"prune --apply", []string{"prune", "--apply", prunePlan, "--backup", filepath.Join(dir, "r.rdb")}},
+		{"expire --apply", []string{"expire", "--apply", expirePlan}},
+		{"restore", []string{"restore", backup}},
+		{"restore --dry-run", []string{"restore", "--dry-run", backup}},
+	} {
+		for _, target := range [][]string{{"-u", replica.URL()}, {"-u", srv.URL(), "--replica"}} {
+			args := append(append([]string{}, tc.args...), target...)
+			code, stdout, stderr := cli(t, args...)
+			if code != 2 || !strings.Contains(stderr, "replica") || !strings.Contains(stderr, "primary") || strings.Contains(stdout, "partial") {
+				t.Errorf("%s %s: exit %d, want 2 saying to use the primary\nstdout: %s\nstderr: %s", tc.name, strings.Join(target, " "), code, stdout, stderr)
+			}
+		}
+	}
+	if after := writeCounts(t, rc); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("a refused command wrote to the replica: %v, then %v", before, after)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.rdb.journal")); err == nil {
+		t.Errorf("a refused prune --apply left a journal")
+	}
+	if n := c.DBSize(ctx).Val(); n != 25 {
+		t.Errorf("the primary holds %d keys, want 25 (the 3 pruned ones not restored)", n)
+	}
+}
+
+// writeCounts is the calls of the commands a remediation writes with, from
+// INFO commandstats.
+func writeCounts(t *testing.T, c *redis.Client) map[string]int {
+	out := map[string]int{}
+	for cmd, n := range redistest.CommandStats(t, c) {
+		switch cmd {
+		case "restore", "unlink", "pexpire", "setrange", "evalsha", "eval", "script|load":
+			out[cmd] = n
+		}
+	}
+	return out
+}
+
+// TestApplyFormats: --apply writes its outcome in the --format asked, as
+// the plan step does its summary (it used to print text whatever was
+// asked), partial runs included, with the same exit codes: 3 for a run
+// stopped by --timeout, which says "partial" in every format, 0 for the run
+// that resumes and finishes it.
+func TestApplyFormats(t *testing.T) {
+	srv := redistest.Standalone(t)
+	c := srv.Client(t)
+	seedPrune(t, c)
+	ctx := context.Background()
+	for i := range 4 {
+		c.Set(ctx, fmt.Sprintf("v1:cart:%d", i), "c", 0)
+	}
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "keys.yaml")
+	if err := os.WriteFile(reg, []byte(pruneRegistry+strings.SplitN(expireRegistry, "families:\n", 2)[1]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, backup := filepath.Join(dir, "plan.json"), filepath.Join(dir, "b.rdb")
+	if code, _, stderr := cli(t, "prune", "-r", reg, "-u", srv.URL(), "--plan", plan, "--unregistered", "--deprecated"); code != 0 {
+		t.Fatalf("plan: exit %d, %s", code, stderr)
+	}
+	// One planned key changes type: the apply skips it.
+	c.Del(ctx, "tmp:junk:3")
+	c.HSet(ctx, "tmp:junk:3", "f", "v")
+
+	type outcome struct {
+		Kind, State, Error string
+		Resumed            bool
+		Planned, Deleted   int
+		Expired, Gone      int
+		Skipped            int
+		SkippedBy          map[string]int `json:"skipped_by_reason"`
+		SkippedKeys        []remedy.Skip  `json:"skipped_keys"`
+	}
+	parse := func(what, stdout string) outcome {
+		t.Helper()
+		var o outcome
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("%s: not json: %v\n%s", what, err, stdout)
+		}
+		return o
+	}
+	// Stopped by --timeout at 10 keys a second: partial, exit 3, in json.
+	code, stdout, stderr := cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "10", "--timeout", "500ms", "--format", "json")
+	o := parse("partial run", stdout)
+	if code != 3 || o.State != "partial" || o.Error == "" || o.Kind != "prune" || o.Planned != 13 || o.Deleted+o.Skipped >= 13 {
+		t.Fatalf("a run stopped by --timeout: exit %d, %+v\n%s", code, o, stderr)
+	}
+	// Resumed and finished, in json.
+	code, stdout, stderr = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--rate", "1000", "--format", "json")
+	o = parse("resumed run", stdout)
+	if code != 0 || o.State != "done" || !o.Resumed || o.Deleted+o.Gone != 12 || o.Skipped != 1 || o.SkippedBy["changed"] != 1 ||
+		len(o.SkippedKeys) != 1 || o.SkippedKeys[0].Key != `"tmp:junk:3"` || o.SkippedKeys[0].Reason != "changed" {
+		t.Fatalf("resumed: exit %d, %+v\n%s%s", code, o, stdout, stderr)
+	}
+	// Run again (everything decided): markdown.
+	code, stdout, _ = cli(t, "prune", "-u", srv.URL(), "--apply", plan, "--backup", backup, "--format", "markdown")
+	if code != 0 || !strings.HasPrefix(stdout, "## keyreg prune: done (resumed)\n") || !strings.Contains(stdout, "| `\"tmp:junk:3\"` | 0 | `changed` |") {
+		t.Errorf("markdown: exit %d\n%s", code, stdout)
+	}
+	// A partial run in markdown and text says so too.
+	exp := filepath.Join(dir, "expire.json")
+	if code, _, stderr := cli(t, "expire", "-r", reg, "-u", srv.URL(), "--plan", exp); code != 0 {
+		t.Fatalf("expire --plan: exit %d, %s", code, stderr)
+	}
+	code, stdout, _ = cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "markdown", "--rate", "2", "--timeout", "300ms")
+	if code != 3 || !strings.HasPrefix(stdout, "## keyreg expire: partial\n") || !strings.Contains(stdout, "**Partial**") {
+		t.Errorf("partial expire in markdown: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "json")
+	o = parse("expire", stdout)
+	if code != 0 || o.Kind != "expire" || o.State != "done" || o.Expired+o.Skipped != 4 || o.Expired == 0 || o.Skipped != o.SkippedBy["ttl-set"] {
+		t.Errorf("expire --apply --format json: exit %d, %+v", code, o)
+	}
+	if code, _, stderr := cli(t, "expire", "-u", srv.URL(), "--apply", exp, "--format", "yaml"); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("--format yaml: exit %d, %s", code, stderr)
+	}
+	// restore takes --format too: the 12 keys backed up (not the one
+	// skipped as changed before its backup).
+	code, stdout, stderr = cli(t, "restore", "-u", srv.URL(), "--dry-run", "--format", "json", backup)
+	var ro remedy.RestoreOutcome
+	if err := json.Unmarshal([]byte(stdout), &ro); err != nil || code != 0 || ro.Kind != "restore" || ro.State != "done" || !ro.DryRun || ro.Restored != 12 {
+		t.Errorf("restore --dry-run --format json: exit %d, %+v, %v\n%s%s", code, ro, err, stdout, stderr)
+	}
+	code, stdout, _ = cli(t, "restore", "-u", srv.URL(), "--format", "markdown", backup)
+	if code != 0 || !strings.HasPrefix(stdout, "## keyreg restore: done\n\nrestored 12 keys;") {
+		t.Errorf("restore --format markdown: exit %d\n%s", code, stdout)
+	}
+	if code, _, stderr := cli(t, "restore", "-u", srv.URL(), "--format", "yaml", backup); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("restore --format yaml: exit %d, %s", code, stderr)
 	}
 }

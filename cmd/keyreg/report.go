@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/keyreg/keyreg/audit"
@@ -58,7 +59,14 @@ range (the error names the file and the JSON path), or reports of different
 registries, 3 when an input report is partial, or when --expect N (or
 --target-list, one report per target) names more reports than were given (a
 fleet's failed target writes none): the merged report is printed, marked
-partial. A directory argument stands for the .json files in it.`,
+partial. A directory argument stands for the .json files in it.
+
+With --target-list, each report an audit --target-list wrote names its
+target (fleet_target), and each target of the list must have at most one
+report: a second report of a target, or the report of a target the list
+does not hold, is exit 2, and the partial reason names the missing
+targets. Reports without the name (older, or audited without a list) are
+only counted.`,
 		Example: `  keyreg report merge shard-*.json --format markdown >> "$GITHUB_STEP_SUMMARY"
   keyreg report merge eu.json us.json --output json=fleet.json --output junit=fleet.xml
   keyreg report merge --expect 40 /reports/*.json --format markdown
@@ -91,6 +99,7 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	if err != nil {
 		return err
 	}
+	var targets []fleetTarget
 	if o.list != "" {
 		if o.expect != 0 {
 			return usageError(errors.New("--expect and --target-list both say how many reports to expect"), "")
@@ -99,7 +108,7 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 		if err != nil {
 			return usageError(err, "")
 		}
-		targets, err := readTargets(o.list, f)
+		targets, err = readTargets(o.list, f)
 		f.Close()
 		if err != nil {
 			return usageError(err, "")
@@ -118,10 +127,14 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 	// One input is read and folded in at a time: the memory held is the
 	// merged state and one input, however many there are.
 	m := audit.NewMerger(audit.MergeOptions{Top: top, Examples: audit.Defaults().Examples})
+	fleet := newFleetMatch(o.list, targets)
 	for _, name := range files {
 		r, err := readReport(name)
 		if err != nil {
 			return usageError(fmt.Errorf("%s: %w", name, err), "write reports with keyreg audit --format json")
+		}
+		if err := fleet.add(name, r.FleetTarget); err != nil {
+			return err
 		}
 		if err := m.Add(r); err != nil {
 			return usageError(fmt.Errorf("%s: %w", name, err), "")
@@ -132,7 +145,7 @@ func (a *app) runMerge(o mergeOptions, files []string) error {
 		return usageError(err, "")
 	}
 	if o.expect > len(files) {
-		missing := fmt.Sprintf("%d of %d expected reports missing", o.expect-len(files), o.expect)
+		missing := fmt.Sprintf("%d of %d expected reports missing", o.expect-len(files), o.expect) + fleet.missing()
 		rep.Partial = true
 		if rep.PartialReason != "" {
 			missing += "; " + rep.PartialReason
@@ -198,4 +211,83 @@ func readReport(name string) (*audit.Report, error) {
 	}
 	defer f.Close()
 	return auditjson.Read(f)
+}
+
+// fleetMatch matches the reports of a merge --target-list to the list's
+// targets by the name each report carries (Report.FleetTarget, written by
+// audit --target-list): each target has at most one report, and every
+// report is of a target of the list. A report without the name (an audit
+// without --target-list, or of keyreg before the field) is only counted,
+// as every report was before.
+type fleetMatch struct {
+	list    string
+	targets []fleetTarget
+	index   map[string]int
+	seen    []string // per target, the file of its report
+	unnamed int
+}
+
+func newFleetMatch(list string, targets []fleetTarget) *fleetMatch {
+	f := &fleetMatch{list: list, targets: targets, index: make(map[string]int, len(targets)), seen: make([]string, len(targets))}
+	for i, t := range targets {
+		f.index[t.Name] = i
+	}
+	return f
+}
+
+// add records that file is a report of the target named name ("" when
+// the report names none); a target not in the list, or a second report of
+// one, is a usage error (exit 2).
+func (f *fleetMatch) add(file, name string) error {
+	if f.list == "" {
+		return nil
+	}
+	if name == "" {
+		f.unnamed++
+		return nil
+	}
+	i, ok := f.index[name]
+	if !ok {
+		return usageError(fmt.Errorf("%s is the report of target %s, which %s does not list", file, strconv.Quote(clipName(name)), f.list), "remove the reports of other fleets, or merge with their target list")
+	}
+	if prev := f.seen[i]; prev != "" {
+		return usageError(fmt.Errorf("%s and %s are both reports of target %s", prev, file, name), "remove the report of an earlier run")
+	}
+	f.seen[i] = file
+	return nil
+}
+
+// maxMissingNamed bounds the missing targets a partial reason names.
+const maxMissingNamed = 20
+
+// missing names the targets of the list without a report, for the partial
+// reason, when every report named its target (else which are missing is not
+// known).
+func (f *fleetMatch) missing() string {
+	if f.list == "" {
+		return ""
+	}
+	if f.unnamed > 0 {
+		some := fmt.Sprintf("%d reports name", f.unnamed)
+		if f.unnamed == 1 {
+			some = "1 report names"
+		}
+		return " (" + some + " no target, written without --target-list or by an older keyreg: which targets are missing is not known)"
+	}
+	var names []string
+	n := 0
+	for i, t := range f.targets {
+		if f.seen[i] != "" {
+			continue
+		}
+		n++
+		if len(names) < maxMissingNamed {
+			names = append(names, t.Name)
+		}
+	}
+	s := ": " + strings.Join(names, ", ")
+	if n > len(names) {
+		s += fmt.Sprintf(" and %d more", n-len(names))
+	}
+	return s
 }

@@ -152,6 +152,7 @@ func applyTarget(c *cobra.Command, t *targetOptions, o *auditOptions) error {
 	for k, v := range o.output.outputs {
 		o.output.outputs[k] = strings.ReplaceAll(v, "{target}", tg.Name)
 	}
+	o.fleetTarget = tg.Name // the report says which target it is
 	dir := env(t.secrets, "KEYREG_SECRETS_DIR")
 	if dir == "" {
 		return nil

@@ -130,6 +130,25 @@ func hostileRegistry(s string) *registry.Registry {
 				TTL:     registry.TTLPolicy{Kind: registry.TTLPersistent},
 			},
 		},
+		// A channel named as a family; placeholders named as the
+		// publisher's parameters and locals.
+		Channels: []*registry.Channel{
+			{Family: registry.Family{
+				Name: "a" + s, Description: s, Owner: s, Encoding: "json",
+				Pattern:    pattern(lit("ch:"+s+":"), ph("p"+s, registry.Int), lit(":"+s+":"), ph("message", registry.Word)),
+				Schema:     &registry.Schema{Doc: schema},
+				Deprecated: &registry.Deprecation{Since: day, Reason: s, ReplacedBy: "x" + s},
+			}, Mode: registry.ModeClassic},
+			{Family: registry.Family{
+				Name: "s" + s, Description: s, Owner: "o" + s, Encoding: "text",
+				Pattern: pattern(lit("s:{"), ph("name", registry.Word), lit("}:"+s+":"), ph("data", registry.Hex)),
+				Schema:  &registry.Schema{Doc: map[string]any{"type": "string", "pattern": s, "title": s}},
+			}, Mode: registry.ModeSharded},
+			{Family: registry.Family{
+				Name: "p" + s, Description: s, Owner: s, Encoding: "y" + s,
+				Pattern: pattern(lit("p:"+s+":"), ph("client", registry.Any), lit(":"), ph("sub", registry.Int)),
+			}, Mode: registry.ModePattern, SubscribeGlob: "p:" + s + "*"},
+		},
 	}
 }
 
@@ -163,6 +182,21 @@ func TestHostileStrings(t *testing.T) {
 		b64 := func(x string) string { return base64.StdEncoding.EncodeToString([]byte(x)) }
 		for _, fv := range v.all {
 			exp[fv.upper] = map[string]string{"_PATTERN": b64(fv.f.Pattern.Source), "_OWNER": b64(fv.f.Owner), "_GLOB": b64(fv.f.Pattern.Glob)}
+		}
+		for _, cv := range v.chans {
+			c := cv.c
+			exp[cv.fv.upper] = map[string]string{"_PATTERN": b64(c.Pattern.Source), "_OWNER": b64(c.Owner), "_MODE": b64(c.Mode), "_ENCODING": b64(c.Encoding)}
+			if c.Mode == registry.ModePattern {
+				exp[cv.fv.upper]["_SUBSCRIBE_GLOB"] = b64(c.SubscribeGlob)
+			}
+		}
+		for _, fn := range []string{"\ndef publish_", "\ndef subscribe_", "\nasync def asubscribe_", "message2: str"} {
+			if !strings.Contains(string(src), fn) {
+				t.Fatalf("%q: the module has no %q", s, fn)
+			}
+		}
+		if len(v.chans) != 3 {
+			t.Fatalf("%q: %d channels", s, len(v.chans))
 		}
 		eb, _ := json.Marshal(exp)
 		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("exp_%d.json", i)), eb, 0o644))

@@ -111,4 +111,4 @@ func argName(placeholder string, taken map[string]bool) string {
 // moduleReserved are the public names of the runtime, which no family's
 // name may take.
 var moduleReserved = words2set(`REGISTRY_DIGEST SEPARATOR TTLPolicy TTLError SchemaError LockLostError
-InvalidKeyError Client AsyncClient StreamEntry annotations`)
+InvalidKeyError Client AsyncClient StreamEntry annotations ClusterClient InvalidMessageError`)

@@ -130,10 +130,20 @@ func TestMypyStrict(t *testing.T) {
 		{"keys.yaml", codegen.Scope{IncludePresets: true}},
 		{"examples/locks/keys.yaml", codegen.Scope{IncludePresets: true}},
 		{"codegen/vectors/testdata/hostile.keys.yaml", codegen.Scope{IncludePresets: true}},
+		{"codegen/python/testdata/channels.keys.yaml", codegen.Scope{}},
+		{"codegen/python/testdata/channel-presets.keys.yaml", codegen.Scope{IncludePresets: true}},
 	} {
 		t.Run(fmt.Sprintf("%s presets=%v", filepath.Base(filepath.Dir(c.path+"/x")), c.scope.IncludePresets), func(t *testing.T) {
-			dir := generate(t, loadReq(t, c.path, c.scope))
+			req := loadReq(t, c.path, c.scope)
+			dir := generate(t, req)
 			mypyStrict(t, dir, ModuleName)
+			if strings.Contains(c.path, "channel") {
+				src, err := os.ReadFile(filepath.Join(dir, ModuleName))
+				must(t, err)
+				if n := strings.Count(string(src), "\ndef subscribe_"); n < 3 {
+					t.Errorf("only %d subscribers", n)
+				}
+			}
 		})
 	}
 }
