@@ -237,8 +237,14 @@ func runRules(ctx context.Context, src Source, reg *registry.Registry, o Options
 	if o.ChannelsNote != "" {
 		rep.Scan.Notes = append(rep.Scan.Notes, o.ChannelsNote)
 	}
-	if err == nil && o.Channels != nil {
-		err = runChannels(ctx, rep, reg, o.Channels, fan)
+	if o.Channels != nil {
+		if err == nil {
+			err = runChannels(ctx, rep, reg, o.Channels, fan)
+		} else {
+			// Say it: a report without a channels section otherwise reads
+			// as an audit that was not asked to read them.
+			rep.Scan.Notes = append(rep.Scan.Notes, "channels not audited: the audit stopped before its channel phase (see why it is partial)")
+		}
 	}
 	if err != nil {
 		rep.Partial = true

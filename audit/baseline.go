@@ -70,13 +70,19 @@ type entryJSON struct {
 	PrefixBase64 string  `json:"prefix_base64,omitempty"`
 	Other        bool    `json:"other,omitempty"`
 	Channel      string  `json:"channel,omitempty"`
-	Count        int64   `json:"count"`
+	// ChannelBase64 holds the exact bytes of Channel when it is not
+	// UTF-8: a live channel's name, and so its prefix group, is any bytes.
+	ChannelBase64 string `json:"channel_base64,omitempty"`
+	Count         int64  `json:"count"`
 }
 
 // MarshalJSON writes the entry as documented in docs/audit.md: prefix only
 // for prefix groups, prefix_base64 as well when the prefix is not UTF-8.
 func (e Entry) MarshalJSON() ([]byte, error) {
 	j := entryJSON{Fingerprint: e.Fingerprint, Rule: e.Rule, Family: e.Family, Other: e.Other, Channel: strings.ToValidUTF8(e.Channel, "\uFFFD"), Count: e.Count}
+	if !utf8.ValidString(e.Channel) {
+		j.ChannelBase64 = base64.StdEncoding.EncodeToString([]byte(e.Channel))
+	}
 	if e.Severity > diag.Off {
 		j.Severity = e.Severity.String()
 	}
@@ -107,6 +113,13 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 			return fmt.Errorf("rule %q: %w", j.Rule, err)
 		}
 		e.Severity = sev
+	}
+	if j.ChannelBase64 != "" {
+		b, err := base64.StdEncoding.DecodeString(j.ChannelBase64)
+		if err != nil || len(b) == 0 {
+			return fmt.Errorf("rule %q: bad channel_base64", j.Rule)
+		}
+		e.Channel = string(b)
 	}
 	if j.Prefix != nil || j.PrefixBase64 != "" {
 		if j.Other {

@@ -111,7 +111,7 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		}
 		g := groups[p]
 		if g == nil {
-			g = &ChannelGroup{Prefix: shortPrefix(p), Examples: []string{}}
+			g = &ChannelGroup{Prefix: strings.Clone(p), Examples: []string{}}
 			groups[p] = g
 			sec.Unregistered = append(sec.Unregistered, g)
 		}
@@ -128,7 +128,11 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		return strings.Compare(a.Prefix, b.Prefix)
 	})
 	for _, cf := range cr.Findings {
-		f := &Finding{Rule: cf.Rule, Severity: cf.Severity, Channel: shortPrefix(cf.Channel), Count: int64(cf.Count), Message: cf.Message, Examples: []Example{}}
+		ch := strings.Clone(cf.Channel) // a prefix group's is clipped already (channelPrefix)
+		if cf.Rule != RuleChannelUnregistered {
+			ch = shortPrefix(ch)
+		}
+		f := &Finding{Rule: cf.Rule, Severity: cf.Severity, Channel: ch, Count: int64(cf.Count), Message: cf.Message, Examples: []Example{}}
 		if c, ok := reg.Channel(cf.Channel); ok && cf.Rule != RuleChannelUnregistered {
 			f.Pos, f.Position = c.Pos, c.Pos.String()
 			if ig, ok := c.Ignored(cf.Rule); ok {
@@ -143,6 +147,13 @@ func AddChannels(rep *Report, reg *registry.Registry, cr *ChannelReport) {
 		rep.Findings = append(rep.Findings, f)
 	}
 	rep.Channels = sec
+	if len(cr.Skipped) > 0 {
+		rep.Scan.Notes = append(rep.Scan.Notes, clip(fmt.Sprintf("channels: %d cluster %s that CLUSTER NODES flags as failing not read: %s; subscribers connected to them, if any, are not counted",
+			len(cr.Skipped), diag.Plural(int64(len(cr.Skipped)), "node"), strings.Join(cr.Skipped, ", ")), maxDetailBytes, true))
+	}
+	if n := cr.UnreadReplicas; n > 0 {
+		rep.Scan.Notes = append(rep.Scan.Notes, fmt.Sprintf("channels: %d %s of the primary not read: subscribers connected to a replica are not counted, so channel-no-subscribers and channel-unregistered see the primary's subscribers only", n, diag.Plural(int64(n), "replica")))
+	}
 	if len(sec.NotChecked) > 0 {
 		rep.Partial = true
 		reason := fmt.Sprintf("channel audit: %d of %d nodes not read (%s)", len(sec.NotChecked), sec.Nodes, sec.NotChecked[0])

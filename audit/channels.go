@@ -63,6 +63,13 @@ type ChannelReport struct {
 	// Partial lists the nodes that could not be read, with why: the
 	// checks are then incomplete (a refused PUBSUB needs +pubsub).
 	Partial []string
+	// Skipped names the cluster nodes CLUSTER NODES flags as failing,
+	// which were not read (a note, not partial: a failed node after a
+	// failover stays listed until it is forgotten), with their state.
+	Skipped []string
+	// UnreadReplicas counts the replicas of standalone or Sentinel
+	// primaries, which the read did not cover (a note, not partial).
+	UnreadReplicas int
 	// Misplaced says which masters hold sharded subscribers of a channel
 	// whose slot they do not serve (after a resharding, say): a message
 	// SPUBLISHed to the slot's owner never reaches them.
@@ -73,7 +80,7 @@ type ChannelReport struct {
 // channel rules. Classic and sharded channels are separate namespaces in
 // Redis too, so a name seen in both is two live channels.
 func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelReport {
-	rep := &ChannelReport{Nodes: len(nodes)}
+	rep := &ChannelReport{}
 	cluster := false
 	type k struct {
 		name    string
@@ -90,6 +97,13 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		lc.Nodes++
 	}
 	for _, n := range nodes {
+		if n.Skipped != "" {
+			if len(rep.Skipped) < maxChannelExamples*10 {
+				rep.Skipped = append(rep.Skipped, shortKey(n.Node)+" ("+shortKey(n.Skipped)+")")
+			}
+			continue
+		}
+		rep.Nodes++
 		if len(n.Slots) > 0 {
 			cluster = true
 		}
@@ -101,13 +115,14 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			rep.Partial = append(rep.Partial, fmt.Sprintf("%s: more than the channels read", n.Node))
 		}
 		rep.NumPat += n.NumPat
+		rep.UnreadReplicas += n.UnreadReplicas
 		for _, c := range n.Classic {
 			add(c, false)
 		}
 		for _, c := range n.Sharded {
 			add(c, true)
 			if n.Primary && len(n.Slots) > 0 && !inSlots(c.Slot, n.Slots) && len(rep.Misplaced) < maxChannelExamples*10 {
-				rep.Misplaced = append(rep.Misplaced, fmt.Sprintf("%s: %d sharded subscribers of %q, whose slot %d it does not serve", n.Node, c.Subscribers, c.Name, c.Slot))
+				rep.Misplaced = append(rep.Misplaced, fmt.Sprintf("%s: %d sharded subscribers of %q, whose slot %d it does not serve", shortKey(n.Node), c.Subscribers, shortKey(c.Name), c.Slot))
 			}
 		}
 	}
@@ -147,13 +162,14 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 		}
 	}
 	subscribed := map[string]bool{}
-	unregistered := 0 // prefix groups
+	unregistered := 0   // prefix groups
+	overflowed := false // a channel went to OtherChannels by the cap
 	for _, lc := range rep.Channels {
 		name := lc.Name
 		if lc.Channel == "" {
 			p := channelPrefix(name, reg.Separator)
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok && unregistered >= maxChannelGroups {
-				p = OtherChannels
+				p, overflowed = OtherChannels, true
 			}
 			if _, ok := groups[RuleChannelUnregistered+"\x00"+p]; !ok {
 				unregistered++
@@ -162,8 +178,13 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 				return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
 			}
 			if p == OtherChannels {
+				// The cap's group, or a live channel named "*": decided
+				// once every channel is counted.
 				msg = func(n int) string {
-					return fmt.Sprintf("%d more live channels, under more prefixes than the %d the report keeps, match no channel in the registry", n, maxChannelGroups)
+					if !overflowed {
+						return fmt.Sprintf("%d live channels under %q match no channel in the registry", n, p)
+					}
+					return fmt.Sprintf("%d more live channels, under more prefixes than the %d the report keeps (or named %q), match no channel in the registry", n, maxChannelGroups, OtherChannels)
 				}
 			}
 			finding(RuleChannelUnregistered, p, diag.Error, msg, name)
@@ -184,7 +205,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 			}, name)
 		case cluster && !lc.Sharded:
 			finding(RuleChannelClassicOnCluster, c.Name, diag.Warn, func(n int) string {
-				return fmt.Sprintf("channel %q: %d classic channels on a cluster of %d nodes: every PUBLISH to them is sent to every node over the cluster bus", c.Name, n, len(nodes))
+				return fmt.Sprintf("channel %q: %d classic channels on a cluster of %d nodes: every PUBLISH to them is sent to every node over the cluster bus", c.Name, n, rep.Nodes)
 			}, name)
 		}
 		if c.Deprecated != nil && lc.Subscribers > 0 {
@@ -206,7 +227,7 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 				continue // its PSUBSCRIBE may be one of the patterns NUMPAT counts
 			}
 			finding(RuleChannelNoSubscribers, c.Name, diag.Info, func(int) string {
-				return fmt.Sprintf("channel %q has no subscriber on any of the %d nodes", c.Name, len(nodes))
+				return fmt.Sprintf("channel %q has no subscriber on any of the %d nodes", c.Name, rep.Nodes)
 			}, c.Pattern.Source)
 		}
 	}
@@ -232,6 +253,30 @@ func Channels(reg *registry.Registry, nodes []source.NodeChannels) *ChannelRepor
 	return rep
 }
 
+// channelCountPhrases are the phrases of the channel findings' messages
+// (Channels) that state a finding's count, and channelNodesPhrase the one
+// that states the nodes read: a merge rewrites them with its totals
+// (recountChannelMessage). TestMergeChannelMessagesRecounted keeps them
+// in step with the messages.
+var channelCountPhrases = []string{"%d live channels under ", "%d more live channels", "but %d of its channels", ": %d classic channels on a cluster"}
+
+const channelNodesPhrase = "on any of the %d nodes"
+
+// recountChannelMessage replaces the count from in a channel finding's
+// message by to, where one of the phrases states it.
+func recountChannelMessage(msg string, phrases []string, from, to int64) string {
+	if from == to {
+		return msg
+	}
+	for _, ph := range phrases {
+		old := fmt.Sprintf(ph, from)
+		if i := strings.Index(msg, old); i >= 0 {
+			return msg[:i] + fmt.Sprintf(ph, to) + msg[i+len(old):]
+		}
+	}
+	return msg
+}
+
 // channelSeverity is the severity of a channel rule after keys.yaml
 // rules: overrides; sev, the rules package's default, when the rule is
 // unknown to it.
@@ -245,12 +290,19 @@ func channelSeverity(reg *registry.Registry, id string, sev diag.Severity) diag.
 }
 
 // channelPrefix is the group of an unregistered channel: its name up to
-// and including the first separator, or the whole name.
+// and including the first separator, or the whole name, clipped as a
+// report keeps a prefix (shortPrefix). Channels whose prefixes agree on
+// their first MaxKeyBytes bytes share a group, as unregistered keys do, so
+// that no two groups print the same prefix.
 func channelPrefix(name string, sep byte) string {
+	p := name
 	if i := strings.IndexByte(name, sep); i >= 0 {
-		return name[:i+1]
+		p = name[:i+1]
 	}
-	return name
+	if len(p) > MaxKeyBytes {
+		return shortPrefix(p)
+	}
+	return p
 }
 
 // FanOut is the cluster bus cost of classic Pub/Sub over an interval,
@@ -273,12 +325,16 @@ type FanOut struct {
 // EstimateFanOut compares two readings (before, after) of the same nodes
 // taken seconds apart.
 func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut {
-	fo := FanOut{Seconds: seconds, Nodes: len(after), Known: len(after) > 0}
+	fo := FanOut{Seconds: seconds, Known: true}
 	prev := map[string]source.NodeChannels{}
 	for _, n := range before {
 		prev[n.Node] = n
 	}
 	for _, n := range after {
+		if n.Skipped != "" {
+			continue // not read, in neither reading: no node
+		}
+		fo.Nodes++
 		p, ok := prev[n.Node]
 		if !ok || n.Err != nil || p.Err != nil || n.PublishCalls < 0 || p.PublishCalls < 0 || n.BusPublishSent < 0 || p.BusPublishSent < 0 {
 			fo.Known = false
@@ -295,6 +351,7 @@ func EstimateFanOut(before, after []source.NodeChannels, seconds float64) FanOut
 			fo.BusSent += n.BusPublishSent
 		}
 	}
+	fo.Known = fo.Known && fo.Nodes > 0
 	if seconds > 0 {
 		fo.PublishedPerSecond = float64(fo.Published) / seconds
 		fo.BusSentPerSecond = float64(fo.BusSent) / seconds

@@ -292,3 +292,129 @@ func TestChannelsACL(t *testing.T) {
 		}
 	}
 }
+
+// A standalone primary's replica has subscribers of its own, which the
+// channel audit does not read: the report says so, rather than reporting
+// the primary's channels as the whole deployment's.
+func TestChannelsUnreadReplica(t *testing.T) {
+	srv := redistest.Standalone(t)
+	host, port, _ := strings.Cut(srv.Addr, ":")
+	replica := redistest.Standalone(t, "--replicaof", host, port)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	primary := srv.Client(t)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		info, err := primary.Info(ctx, "replication").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(info, "connected_slaves:1") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica did not connect:\n%s", info)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := replica.Client(t)
+	subscribe(t, ctx, "SUBSCRIBE on the replica", func() *redis.PubSub { return r.Subscribe(ctx, "v1:quiet") })
+	reg, err := registry.Load(fstest.MapFS{"keys.yaml": {Data: []byte(channelsRegistry)}}, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: srv.URL(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	nodes, err := conn.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := Channels(reg, nodes)
+	if cr.UnreadReplicas != 1 {
+		t.Errorf("unread replicas %d, want 1", cr.UnreadReplicas)
+	}
+	rep := &Report{Version: ReportVersion}
+	AddChannels(rep, reg, cr)
+	if !strings.Contains(strings.Join(rep.Scan.Notes, "\n"), "channels: 1 replica of the primary not read") {
+		t.Errorf("notes %q lack the unread replica", rep.Scan.Notes)
+	}
+}
+
+// A cluster node that CLUSTER NODES flags as failing is not read: the
+// channel audit counts it as no node, says so in a note, and the fan-out
+// estimate of the nodes read stays known. On a real cluster, a master
+// whose process is gone is flagged (its link disconnected) and comes out
+// skipped, with its state.
+func TestChannelsSkippedNode(t *testing.T) {
+	reg, err := registry.Load(fstest.MapFS{"keys.yaml": {Data: []byte(channelsRegistry)}}, "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := func(addr string, calls, sent int64) source.NodeChannels {
+		return source.NodeChannels{Node: addr, Primary: true, Slots: [][2]int{{0, 1}}, PublishCalls: calls, BusPublishSent: sent, BusPublishReceived: 0, Server: "redis", Version: "7.2.0"}
+	}
+	gone := source.NodeChannels{Node: "c", Skipped: "master,fail disconnected", PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1}
+	before := []source.NodeChannels{node("a", 0, 0), node("b", 0, 0), gone}
+	after := []source.NodeChannels{node("a", 10, 10), node("b", 0, 10), gone}
+	cr := Channels(reg, after)
+	if cr.Nodes != 2 || len(cr.Partial) != 0 || len(cr.Skipped) != 1 || cr.Skipped[0] != "c (master,fail disconnected)" {
+		t.Errorf("nodes %d, partial %v, skipped %v; want 2 nodes, c skipped", cr.Nodes, cr.Partial, cr.Skipped)
+	}
+	rep := &Report{Version: ReportVersion}
+	AddChannels(rep, reg, cr)
+	if !strings.Contains(strings.Join(rep.Scan.Notes, "\n"), "1 cluster node that CLUSTER NODES flags as failing not read: c (master,fail disconnected)") {
+		t.Errorf("notes %q", rep.Scan.Notes)
+	}
+	if fo := EstimateFanOut(before, after, 1); !fo.Known || fo.Nodes != 2 || fo.Published != 10 || fo.BusSent != 20 {
+		t.Errorf("fan-out %+v: want known over 2 nodes, 10 published, 20 sent", fo)
+	}
+
+	cs := redistest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dead := cs.Masters[2].Addr
+	cs.Masters[2].Stop()
+	seed := cs.Masters[0].Client(t)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		out, err := seed.ClusterNodes(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		flagged := false
+		for line := range strings.SplitSeq(out, "\n") {
+			if strings.Contains(line, dead) && (strings.Contains(line, "disconnected") || strings.Contains(line, "fail")) {
+				flagged = true
+			}
+		}
+		if flagged {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not flagged:\n%s", dead, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	conn, err := scanner.Connect(ctx, scanner.Options{URL: "redis://" + cs.Masters[0].Addr, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	nodes, err := conn.Channels(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skipped []string
+	for _, n := range nodes {
+		if n.Skipped != "" {
+			skipped = append(skipped, n.Node)
+		}
+	}
+	if len(skipped) != 1 || skipped[0] != dead {
+		t.Errorf("skipped %v, want [%s]", skipped, dead)
+	}
+	if cr := Channels(reg, nodes); cr.Nodes != 2 || len(cr.Skipped) != 1 {
+		t.Errorf("nodes %d, skipped %v: want 2 read, 1 skipped", cr.Nodes, cr.Skipped)
+	}
+}

@@ -181,6 +181,9 @@ func fanOut(ctx context.Context, p *fanOutPlan, nodes []source.NodeChannels, rea
 		prev[n.Node] = n
 	}
 	for _, n := range after {
+		if n.Skipped != "" {
+			continue
+		}
 		h := busHeaderBytes(n.Server, n.Version)
 		if est.BusHeaderBytes == 0 || h < est.BusHeaderBytes {
 			est.BusHeaderBytes = h
@@ -204,7 +207,7 @@ func unreadCounters(before, after []source.NodeChannels) string {
 	seen := map[string]bool{}
 	for _, r := range [][]source.NodeChannels{before, after} {
 		for _, n := range r {
-			if seen[n.Node] || len(out) >= maxChannelExamples {
+			if seen[n.Node] || len(out) >= maxChannelExamples || n.Skipped != "" {
 				continue
 			}
 			why := ""

@@ -87,6 +87,9 @@ type Merger struct {
 	// channels merges the inputs' channel audits; chInputs counts the
 	// inputs that have one.
 	channels *ChannelsReport
+	// chNames are the channel declarations of the first input with a
+	// channel audit: every other such input must have the same.
+	chNames  []string
 	chDecl   map[string]*ChannelDeclReport
 	chGroups map[string]*ChannelGroup
 	chInputs int
@@ -108,6 +111,9 @@ type mergedFinding struct {
 	seen      int
 	msg, base string
 	cut       bool
+	// first and firstNodes are the count and the channel audit's nodes of
+	// the first input, which msg states (a channel finding's message).
+	first, firstNodes int64
 }
 
 // NewMerger returns an empty Merger.
@@ -147,6 +153,19 @@ func (mg *Merger) Add(r *Report) error {
 	}
 	if !slices.EqualFunc(m.Families, r.Families, func(x, y *FamilyReport) bool { return y != nil && x.Name == y.Name }) {
 		return fmt.Errorf("report %d audits other families than report 1: merge reports of the same registry", i)
+	}
+	if c := r.Channels; c != nil {
+		var names []string
+		for _, d := range c.Declared {
+			if d != nil {
+				names = append(names, d.Name)
+			}
+		}
+		if mg.channels == nil {
+			mg.chNames = names
+		} else if !slices.Equal(mg.chNames, names) {
+			return fmt.Errorf("report %d audits other channels than the first report with a channel audit: merge reports of the same registry", i)
+		}
 	}
 	if r.Mode != m.Mode {
 		m.Mode = "merged"
@@ -556,7 +575,10 @@ func (mg *Merger) addFindings(r *Report, instance string) {
 		if mf == nil {
 			c := *f
 			c.Count, c.Of, c.Examples = 0, 0, []Example{}
-			mf = &mergedFinding{f: &c, msg: f.Message}
+			mf = &mergedFinding{f: &c, msg: f.Message, first: f.Count}
+			if r.Channels != nil {
+				mf.firstNodes = int64(r.Channels.Nodes)
+			}
 			mf.base, _, mf.cut = strings.Cut(f.Message, fmt.Sprintf(": %d of %d", f.Count, f.Of))
 			mg.findings[k] = mf
 			mg.order = append(mg.order, k)
@@ -599,6 +621,12 @@ func (mg *Merger) settleFindings() {
 			f.Count = 1
 		}
 		f.Message = mf.msg
+		if k.channel != "" {
+			f.Message = recountChannelMessage(f.Message, channelCountPhrases, mf.first, f.Count)
+			if c := mg.channels; c != nil && f.Rule == RuleChannelNoSubscribers {
+				f.Message = recountChannelMessage(f.Message, []string{channelNodesPhrase}, mf.firstNodes, int64(c.Nodes))
+			}
+		}
 		if mf.cut {
 			f.Message = mf.base + fmt.Sprintf(": %d of %d", f.Count, f.Of)
 			if k.family == "" {

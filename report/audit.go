@@ -717,7 +717,12 @@ func (v *auditView) channelView(c *audit.ChannelsReport) {
 	if c == nil {
 		return
 	}
-	note := fmt.Sprintf("channels: %d %s read, %d pattern %s", c.Nodes, diag.Plural(int64(c.Nodes), "node"),
+	// Nodes counts the nodes asked; those not read are not "read".
+	read := strconv.Itoa(c.Nodes)
+	if n := len(c.NotChecked); n > 0 {
+		read = fmt.Sprintf("%d of %d", max(c.Nodes-n, 0), c.Nodes)
+	}
+	note := fmt.Sprintf("channels: %s %s read, %d pattern %s", read, diag.Plural(int64(c.Nodes), "node"),
 		c.PatternSubscriptions, diag.Plural(c.PatternSubscriptions, "subscription"))
 	if len(c.NotChecked) > 0 {
 		var nc []string

@@ -219,6 +219,7 @@ var lintRules = []*Rule{
 	ChannelShardedSlot,
 	ChannelGlobMismatch,
 	ChannelClassicCluster,
+	ChannelReplacementUnknown,
 }
 
 // keyRules run on every key of a live audit, in this order.

@@ -16,17 +16,34 @@ import (
 // sharded); a node with more is marked Truncated.
 const MaxChannels = 100_000
 
+// maxChannelsTotal bounds the channels one read keeps over all the nodes
+// of a cluster, whatever their number: the nodes past it are marked
+// Truncated too. A variable for the tests.
+var maxChannelsTotal = 1_000_000
+
 // numsubBatch is the number of channels per PUBSUB NUMSUB call.
 const numsubBatch = 1000
 
 // Channels reads the Pub/Sub state of every node: PUBSUB CHANNELS, NUMSUB,
 // NUMPAT, SHARDCHANNELS and SHARDNUMSUB, which are node-local. On a
 // cluster it reads every node CLUSTER NODES lists, replicas included; a
-// node that cannot be read carries its error. It writes nothing.
+// node that cannot be read carries its error. A standalone or Sentinel
+// primary's replicas are not read, and UnreadReplicas counts them. It
+// writes nothing.
 func (c *Conn) Channels(ctx context.Context) ([]source.NodeChannels, error) {
+	budget := maxChannelsTotal
 	return c.eachChannelNode(ctx, func(cl *redis.Client, nc *source.NodeChannels) error {
 		readChannelCounters(ctx, cl, nc)
-		return readNodeChannels(ctx, cl, nc)
+		if c.mode != modeCluster {
+			// A replica's subscribers are its own, and only a cluster's
+			// replicas are read: say how many were not.
+			if info, err := cl.Info(ctx, "replication").Result(); err == nil {
+				if n, ok := infoField(info, "connected_slaves", ""); ok {
+					nc.UnreadReplicas = int(min(n, 1<<20))
+				}
+			}
+		}
+		return readNodeChannels(ctx, cl, nc, &budget)
 	})
 }
 
@@ -46,7 +63,9 @@ func (c *Conn) ChannelCounters(ctx context.Context) ([]source.NodeChannels, erro
 // eachChannelNode runs read on every node whose Pub/Sub state is its own:
 // on a cluster, every healthy node CLUSTER NODES lists, replicas included,
 // in address order; else the one server. A node read fails on carries its
-// error instead.
+// error instead. The nodes CLUSTER NODES flags as failing (fail,
+// handshake, noaddr, a link not connected) come last, not read, with
+// Skipped saying so.
 func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *source.NodeChannels) error) ([]source.NodeChannels, error) {
 	type target struct {
 		addr    string
@@ -54,6 +73,7 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		slots   [][2]int
 	}
 	var targets []target
+	var skipped []source.NodeChannels // nodes CLUSTER NODES flags as failing
 	switch c.mode {
 	case modeCluster:
 		out, err := c.client(c.base.Addr, 0, false).ClusterNodes(ctx).Result()
@@ -67,6 +87,8 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		}
 		for _, n := range nodes {
 			if !n.healthy {
+				skipped = append(skipped, source.NodeChannels{Node: n.addr, Skipped: n.state,
+					PublishCalls: -1, BusPublishSent: -1, BusPublishReceived: -1})
 				continue
 			}
 			targets = append(targets, target{n.addr, n.master && len(n.slots) > 0, n.slots})
@@ -96,7 +118,8 @@ func (c *Conn) eachChannelNode(ctx context.Context, read func(*redis.Client, *so
 		}
 		out = append(out, nc)
 	}
-	return out, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Node < skipped[j].Node })
+	return append(out, skipped...), nil
 }
 
 func isNoPerm(err error) bool {
@@ -165,14 +188,22 @@ func serverVersion(info string) (server, version string) {
 	return "", ""
 }
 
-func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels) error {
+// readNodeChannels reads one node's channels into nc: at most MaxChannels
+// of each kind, and at most *budget in all, which it lowers by what it
+// keeps.
+func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChannels, budget *int) error {
+	keep := func(names []string) []string {
+		if n := min(MaxChannels, max(*budget, 0)); len(names) > n {
+			names, nc.Truncated = names[:n], true
+		}
+		*budget -= len(names)
+		return names
+	}
 	classic, err := cl.PubSubChannels(ctx, "*").Result()
 	if err != nil {
 		return fmt.Errorf("PUBSUB CHANNELS: %w", err)
 	}
-	if len(classic) > MaxChannels {
-		classic, nc.Truncated = classic[:MaxChannels], true
-	}
+	classic = keep(classic)
 	if nc.Classic, err = counts(ctx, cl, classic, redis.Pipeliner.PubSubNumSub); err != nil {
 		return fmt.Errorf("PUBSUB NUMSUB: %w", err)
 	}
@@ -186,9 +217,7 @@ func readNodeChannels(ctx context.Context, cl *redis.Client, nc *source.NodeChan
 		}
 		return fmt.Errorf("PUBSUB SHARDCHANNELS: %w", err)
 	}
-	if len(sharded) > MaxChannels {
-		sharded, nc.Truncated = sharded[:MaxChannels], true
-	}
+	sharded = keep(sharded)
 	if nc.Sharded, err = counts(ctx, cl, sharded, redis.Pipeliner.PubSubShardNumSub); err != nil {
 		return fmt.Errorf("PUBSUB SHARDNUMSUB: %w", err)
 	}

@@ -18,6 +18,7 @@ type clusterNode struct {
 	master   bool
 	masterID string // for replicas
 	healthy  bool   // no fail/handshake/noaddr flag and link connected
+	state    string // its flags and link state, as CLUSTER NODES says them (bounded)
 	slots    [][2]int
 }
 
@@ -91,6 +92,7 @@ func parseClusterNodes(out, seedHost string) ([]clusterNode, error) {
 			master: strings.Contains(flags, ",master,"),
 			healthy: !strings.Contains(flags, ",fail") && !strings.Contains(flags, ",handshake,") &&
 				!strings.Contains(flags, ",noaddr,") && f[7] == "connected",
+			state: clipState(f[2] + " " + f[7]),
 		}
 		if f[3] != "-" {
 			n.masterID = f[3]
@@ -118,6 +120,15 @@ func parseClusterNodes(out, seedHost string) ([]clusterNode, error) {
 		nodes = append(nodes, n)
 	}
 	return nodes, nil
+}
+
+// clipState bounds a node's flags and link state as reported: a server
+// says a few words, a hostile one anything.
+func clipState(s string) string {
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strings.ToValidUTF8(s, "?")
 }
 
 // buildTopology turns nodes into shards. In replica mode every shard must

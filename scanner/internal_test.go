@@ -426,3 +426,50 @@ func FuzzRespBound(f *testing.F) {
 		}
 	})
 }
+
+// TestChannelsTotalBound: a read keeps at most maxChannelsTotal channels
+// over all the nodes, and marks the node past the bound Truncated (the
+// audit is then partial), whatever the number of nodes.
+func TestChannelsTotalBound(t *testing.T) {
+	srv := redistest.Standalone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sub := srv.Client(t)
+	ps := sub.Subscribe(ctx, "a", "b", "c")
+	t.Cleanup(func() { ps.Close() })
+	ss := sub.SSubscribe(ctx, "s1", "s2")
+	t.Cleanup(func() { ss.Close() })
+	probe := srv.Client(t)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err1 := probe.PubSubChannels(ctx, "*").Result()
+		s, err2 := probe.PubSubShardChannels(ctx, "*").Result()
+		if err1 == nil && err2 == nil && len(c) == 3 && len(s) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("subscriptions not seen: %v %v %v %v", c, s, err1, err2)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	conn, err := Connect(ctx, Options{URL: srv.URL(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, tc := range []struct {
+		bound, classic, sharded int
+		truncated               bool
+	}{{10, 3, 2, false}, {4, 3, 1, true}, {2, 2, 0, true}} {
+		old := maxChannelsTotal
+		maxChannelsTotal = tc.bound
+		nodes, err := conn.Channels(ctx)
+		maxChannelsTotal = old
+		if err != nil || len(nodes) != 1 {
+			t.Fatalf("bound %d: %v, %d nodes", tc.bound, err, len(nodes))
+		}
+		n := nodes[0]
+		if n.Err != nil || len(n.Classic) != tc.classic || len(n.Sharded) != tc.sharded || n.Truncated != tc.truncated {
+			t.Errorf("bound %d: err %v, %d classic, %d sharded, truncated %v; want %d, %d, %v", tc.bound, n.Err, len(n.Classic), len(n.Sharded), n.Truncated, tc.classic, tc.sharded, tc.truncated)
+		}
+	}
+}

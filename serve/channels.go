@@ -124,7 +124,9 @@ func newChannelSnapshot(reg *registry.Registry, cr *audit.ChannelReport, nodes [
 
 	// The unregistered prefixes: the largest maxGroups (ch.Unregistered
 	// is sorted by channels, most first), the rest as other; prefixes
-	// equal once clipped are one series.
+	// equal once clipped are one series. The audit's own cap group
+	// (audit.OtherChannels, the channels past its 1,000 prefixes) is
+	// other too, never a series of its own beside it.
 	type row struct {
 		name           string
 		channels, subs int64
@@ -137,8 +139,6 @@ func newChannelSnapshot(reg *registry.Registry, cr *audit.ChannelReport, nodes [
 		name := label(g.Prefix)
 		r := at[name]
 		if r == nil {
-			// The audit's own overflow group (audit.OtherChannels) is
-			// other here too.
 			if name == OtherGroup || g.Prefix == audit.OtherChannels || len(rows) == maxGroups {
 				r = other
 			} else {

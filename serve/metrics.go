@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyreg/keyreg/audit"
 	"github.com/keyreg/keyreg/diag"
+	"github.com/keyreg/keyreg/internal/render"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -93,9 +94,19 @@ type snapshot struct {
 }
 
 // label makes a value safe as a label value: valid UTF-8 (client_golang
-// refuses anything else) and at most maxLabelBytes, cut at a rune.
+// refuses anything else), control characters written as Go escapes (as
+// audit --format prometheus writes them: /metrics is read in terminals),
+// and at most maxLabelBytes, cut at a rune.
 func label(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = cutLabel(strings.ToValidUTF8(s, "\uFFFD"))
+	if p := render.Printable(s); p != s { // escapes lengthen it: cut again
+		s = cutLabel(p)
+	}
+	return s
+}
+
+// cutLabel cuts s at maxLabelBytes, at a rune, marked with "…".
+func cutLabel(s string) string {
 	if len(s) <= maxLabelBytes {
 		return s
 	}

@@ -33,8 +33,17 @@ type NodeChannels struct {
 	// CountersErr says why a counter is -1 although the node was asked
 	// (a refused INFO or CLUSTER INFO); nil otherwise.
 	CountersErr error
+	// UnreadReplicas is the replicas a standalone or Sentinel primary
+	// reports (INFO replication's connected_slaves), which the read did
+	// not cover: subscribers connected to them are not counted. 0 on a
+	// cluster, whose replicas are nodes of their own.
+	UnreadReplicas int
 	// Truncated is set when the node had more channels than were read.
 	Truncated bool
+	// Skipped is set, to the node's flags and link state, for a cluster
+	// node that CLUSTER NODES flags as failing (fail, handshake, noaddr,
+	// its link not connected): it was not read, and counts as no node.
+	Skipped string
 	// Err says why the node could not be read (a refusal: the ACL lacks
 	// +pubsub); the other fields are then empty.
 	Err error

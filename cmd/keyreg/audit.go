@@ -100,7 +100,9 @@ When keys.yaml declares channels: (or with --channels), the audit also reads
 the Pub/Sub state of every node (PUBSUB CHANNELS, NUMSUB, NUMPAT,
 SHARDCHANNELS, SHARDNUMSUB) and checks it against them; its findings count like
 key findings. A node whose PUBSUB cannot be read makes the audit partial (exit
-3). --channels=false skips it; a snapshot has no Pub/Sub state.
+3). Outside a cluster only the primary is read, and a note counts the replicas
+it lists; a cluster node flagged as failing is noted, not read.
+--channels=false skips it; a snapshot has no Pub/Sub state.
 
 On a Redis Cluster the channel audit also estimates the fan-out of classic
 Pub/Sub: it reads every node's publish counters (INFO commandstats, CLUSTER

@@ -42,7 +42,8 @@ keyspaces, such as one per cluster shard or one per Redis instance written by
 separate jobs, into one report in any audit format. Every count adds up, the
 size sketches and TTL histograms merge, the largest keys are the largest of
 all, and examples stay bounded. The reports must come from audits against the
-same registry (the same families, in the same order).
+same registry (the same families, in the same order, and the same channels
+in the reports that audited them).
 
 A finding that fires on no key (family-unused) is kept only when every report
 has it. The merged scan duration is the longest of the inputs'.
