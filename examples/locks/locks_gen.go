@@ -209,11 +209,20 @@ func keyregMatch(parts []keyregPart, key string, out []string) bool {
 }
 
 func keyregBadValue(family, placeholder string, t keyregType, v string) error {
-	return fmt.Errorf("%w: %s: %s %q is not a valid %s value", ErrInvalidKey, family, placeholder, v, keyregTypeNames[t])
+	return fmt.Errorf("%w: %s: %s %s is not a valid %s value", ErrInvalidKey, family, placeholder, keyregQuote(v), keyregTypeNames[t])
 }
 
 func keyregNoMatch(family, pattern, key string) error {
-	return fmt.Errorf("%w: %s: %q does not match %q", ErrInvalidKey, family, key, pattern)
+	return fmt.Errorf("%w: %s: %s does not match %q", ErrInvalidKey, family, keyregQuote(key), pattern)
+}
+
+// keyregQuote quotes a value for an error message, at most 128 bytes of
+// it: a key or a channel name may come from Redis, of any length.
+func keyregQuote(s string) string {
+	if len(s) <= 128 {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:128], len(s))
 }
 
 // ZMember is a member of a sorted set with its score.
