@@ -59,6 +59,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -227,6 +228,14 @@ func roundTrip(t *testing.T, c redis.UniversalClient, nodes []*redis.Client, clu
 		}
 		if _, err := receive(t, sub.Receive); !errors.Is(err, ErrInvalidKey) {
 			t.Errorf("a message on v1:any:a:b: %v, want ErrInvalidKey", err)
+		}
+		// A 100 KB name the glob matches: the error quotes a bounded part.
+		long := "v1:any:a:" + strings.Repeat("x", 100<<10)
+		if err := c.Publish(ctx, long, "hi").Err(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := receive(t, sub.Receive); !errors.Is(err, ErrInvalidKey) || len(err.Error()) > 512 {
+			t.Errorf("a message on a 100 KB channel name: want ErrInvalidKey of at most 512 bytes, got %d bytes: %.200v", len(err.Error()), err)
 		}
 		if _, err := PublishRoomAny(ctx, c, "hall", "ok"); err != nil {
 			t.Fatal(err)
