@@ -31,7 +31,7 @@ import (
 
 // Clients accepted in Generator.Client.
 const (
-	ClientRedis   = "redis"   // node-redis v4+, the "redis" package
+	ClientRedis   = "redis"   // node-redis 4, 5 or 6, the "redis" package
 	ClientIORedis = "ioredis" // ioredis
 	ClientNone    = "none"    // builders, parsers, constants and types only
 )

@@ -158,7 +158,7 @@ function keyregAny(family: string, placeholder: string, v: string): string {
   return v;
 }
 
-// ---- the client: node-redis v4+ (the "redis" package) ----
+// ---- the client: node-redis 4, 5 or 6 (the "redis" package) ----
 
 /** What the accessors need of a node-redis client (createClient). */
 export interface KeyregNodeRedisClient {
@@ -166,10 +166,14 @@ export interface KeyregNodeRedisClient {
   multi(): { addCommand(args: string[]): unknown; exec(): Promise<unknown[]> };
 }
 
-/** What the accessors need of a node-redis cluster client (createCluster). */
+/**
+ * What the accessors need of a node-redis cluster client (createCluster).
+ * A transaction's addCommand takes (firstKey, args) in node-redis 4 and
+ * (firstKey, isReadonly, args) from 5 on; the type admits both.
+ */
 export interface KeyregNodeRedisCluster {
   sendCommand(firstKey: string, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
-  multi(routing?: string): { addCommand(firstKey: string, args: string[]): unknown; exec(): Promise<unknown[]> };
+  multi(routing?: string): { addCommand(firstKey: string, argsOrReadonly: unknown, args?: unknown): unknown; exec(): Promise<unknown[]> };
   readonly masters: unknown;
 }
 
@@ -178,6 +182,11 @@ export type KeyregClient = KeyregNodeRedisClient | KeyregNodeRedisCluster;
 
 function keyregIsCluster(c: KeyregClient): c is KeyregNodeRedisCluster {
   return "masters" in c;
+}
+
+/** Whether c is node-redis 5 or later (withTypeMapping came with 5). */
+function keyregNodeRedis5(c: KeyregClient): boolean {
+  return "withTypeMapping" in c;
 }
 
 /** Sends one command whose first key is key. */
@@ -190,7 +199,11 @@ async function keyregTx(c: KeyregClient, key: string, cmds: string[][]): Promise
   let replies: unknown[];
   if (keyregIsCluster(c)) {
     const m = c.multi(key);
-    for (const cmd of cmds) m.addCommand(key, cmd);
+    const v5 = keyregNodeRedis5(c);
+    for (const cmd of cmds) {
+      if (v5) m.addCommand(key, false, cmd);
+      else m.addCommand(key, cmd);
+    }
     replies = await m.exec();
   } else {
     const m = c.multi();
@@ -291,15 +304,28 @@ function keyregString(x: unknown): string {
   return String(x);
 }
 
-/** A flat [field, value, …] reply as a map without a prototype. */
+/** A flat [field, value, …] reply (RESP2) or a map (RESP3, node-redis 6's default) as a map without a prototype. */
 function keyregPairs<T>(flat: unknown, decode: (s: string) => T): Record<string, T> {
   const out: Record<string, T> = Object.create(null);
   if (Array.isArray(flat)) {
     for (let i = 0; i + 1 < flat.length; i += 2) out[keyregString(flat[i])] = decode(keyregString(flat[i + 1]));
+  } else if (flat instanceof Map) {
+    for (const [f, v] of flat) out[keyregString(f)] = decode(keyregString(v));
   } else if (flat !== null && typeof flat === "object") {
     for (const [f, v] of Object.entries(flat)) out[f] = decode(keyregString(v));
   }
   return out;
+}
+
+/**
+ * The entries of each stream of an XREAD/XREADGROUP reply: [[key, entries],
+ * …] in RESP2, a map from key to entries in RESP3 (node-redis 6's default).
+ */
+function keyregStreams(res: unknown): unknown[] {
+  if (Array.isArray(res)) return res.map((st: unknown) => (Array.isArray(st) ? st[1] : undefined));
+  if (res instanceof Map) return [...res.values()];
+  if (res !== null && typeof res === "object") return Object.values(res);
+  return [];
 }
 
 /** Stream entries ([id, [field, value, …]] each, deleted ones null) decoded. */
@@ -842,8 +868,7 @@ export async function readGroupChatMessages(client: KeyregClient, roomId: string
   if (blockMs >= 0) cmd.push("BLOCK", String(blockMs));
   cmd.push("STREAMS", key, ">");
   const res = await keyregCall(client, key, cmd);
-  if (!Array.isArray(res)) return [];
-  return res.flatMap((st: unknown) => (Array.isArray(st) ? keyregEntries(st[1], (s: string): string => s) : []));
+  return keyregStreams(res).flatMap((entries) => keyregEntries(entries, (s: string): string => s));
 }
 
 /** Acknowledges entries of the group (XACK); returns how many were pending. */
