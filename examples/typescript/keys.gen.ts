@@ -390,23 +390,85 @@ function keyregEqual(a: unknown, b: unknown): boolean {
 }
 
 const keyregPatterns = new Map<string, RegExp | null>();
+const keyregMaxNest = 512; // Go's validator decodes JSON nested this deep at most
+const keyregMaxDepth = 1536; // subschemas followed on one path, within a JavaScript stack
+let keyregPatternMap: Map<string, string> | undefined;
+
+/**
+ * The RegExp of a schema's pattern: its translation from RE2 (written by
+ * keyreg gen typescript into keyregPatternSources, so that it matches
+ * what Go's regexp matches), or null when there is none: the pattern is
+ * then left to keyreg audit.
+ */
+function keyregRegExp(pattern: string): RegExp | null {
+  let re = keyregPatterns.get(pattern);
+  if (re === undefined) {
+    keyregPatternMap ??= new Map(keyregPatternSources);
+    const src = keyregPatternMap.get(pattern);
+    re = null;
+    if (src !== undefined) {
+      try {
+        re = new RegExp(src, "u");
+      } catch {
+        re = null;
+      }
+    }
+    keyregPatterns.set(pattern, re);
+  }
+  return re;
+}
+
+/** x as an exact decimal, mantissa × 10^exponent, from its shortest round-trip text. */
+function keyregDecimal(x: number): [bigint, number] {
+  const m = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:e([+-][0-9]+))?$/.exec(String(x));
+  if (!m) return [0n, 0];
+  const frac = m[3] ?? "";
+  return [BigInt(m[1]! + m[2]! + frac), Number(m[4] ?? 0) - frac.length];
+}
+
+/**
+ * Whether v is a multiple of m, in decimal arithmetic as Go's validator
+ * computes it on the JSON text (0.3 is a multiple of 0.1), not in binary
+ * floating point. Exponents of doubles are within ±343, so the factors are
+ * bounded.
+ */
+function keyregMultipleOf(v: number, m: number): boolean {
+  if (!Number.isFinite(v) || !Number.isFinite(m) || m <= 0) return false;
+  const [a, ea] = keyregDecimal(v), [b, eb] = keyregDecimal(m);
+  if (b === 0n) return false;
+  const e = Math.min(ea, eb);
+  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n;
+}
 
 /**
  * The first problem of v against schema, as [pointer, what], or null. The
- * keywords are those the Go backend checks; others are left to keyreg
- * audit. root resolves local $refs; depth is bounded.
+ * keywords are those of docs/codegen.md, with the pointers keyreg's own
+ * validator (payload.Check) reports: a missing required property, a
+ * property additionalProperties refuses, a property name and repeated
+ * items point at the object or array. root resolves local $refs; a value
+ * nested deeper than Go's decoder reads, or one that takes more nested
+ * subschemas than keyregMaxDepth, is refused, not followed.
  */
-function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at: string, depth: number): [string, string] | null {
+function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at: string, depth: number, nest: number): [string, string] | null {
   if (schema === true) return null;
   if (schema === false) return [at, "is not allowed"];
-  if (depth > 128) return null;
+  if (nest >= keyregMaxNest && v !== null && typeof v === "object") return [at, `is nested deeper than ${keyregMaxNest} levels`];
+  if (depth > keyregMaxDepth) return [at, `needs more than ${keyregMaxDepth} nested subschemas to check`];
   const s = schema as Record<string, unknown>;
-  const sub = (x: unknown, val: unknown, p: string) => keyregProblem(root, x as KeyregSchema, val, p, depth + 1);
+  // sub checks val against x; a pointer longer than at's is one level down.
+  const sub = (x: unknown, val: unknown, p: string) => keyregProblem(root, x as KeyregSchema, val, p, depth + 1, p === at ? nest : nest + 1);
+  const has = (o: unknown, k: string) => o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, k);
   if (typeof s.$ref === "string" && s.$ref.startsWith("#")) {
     let target: unknown = root;
     for (const part of s.$ref.slice(1).split("/").slice(1)) {
-      const k = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
-      target = target !== null && typeof target === "object" && Object.prototype.hasOwnProperty.call(target, k) ? (target as Record<string, unknown>)[k] : undefined;
+      let k: string;
+      try {
+        k = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+      } catch {
+        target = undefined;
+        break;
+      }
+      target = has(target, k) ? (target as Record<string, unknown>)[k] : undefined;
     }
     if (target !== undefined) {
       const p = sub(target, v, at);
@@ -425,22 +487,14 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
     if (typeof s.maximum === "number" && v > s.maximum) return [at, `is more than the maximum ${s.maximum}`];
     if (typeof s.exclusiveMinimum === "number" && v <= s.exclusiveMinimum) return [at, `is not more than ${s.exclusiveMinimum}`];
     if (typeof s.exclusiveMaximum === "number" && v >= s.exclusiveMaximum) return [at, `is not less than ${s.exclusiveMaximum}`];
-    if (typeof s.multipleOf === "number" && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf)) return [at, `is not a multiple of ${s.multipleOf}`];
+    if (typeof s.multipleOf === "number" && s.multipleOf > 0 && !keyregMultipleOf(v, s.multipleOf)) return [at, `is not a multiple of ${s.multipleOf}`];
   }
   if (typeof v === "string") {
     const n = [...v].length;
     if (typeof s.minLength === "number" && n < s.minLength) return [at, `is shorter than ${s.minLength} characters`];
     if (typeof s.maxLength === "number" && n > s.maxLength) return [at, `is longer than ${s.maxLength} characters`];
     if (typeof s.pattern === "string") {
-      let re = keyregPatterns.get(s.pattern);
-      if (re === undefined) {
-        try {
-          re = new RegExp(s.pattern, "u");
-        } catch {
-          re = null; // not a JavaScript expression: left to keyreg audit
-        }
-        keyregPatterns.set(s.pattern, re);
-      }
+      const re = keyregRegExp(s.pattern);
       if (re && !re.test(v)) return [at, "does not match the pattern"];
     }
   }
@@ -448,13 +502,25 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
     if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
     if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
     if (s.uniqueItems === true) {
-      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [`${at}/${i}`, "repeats an earlier item"];
+      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [at, `has equal items ${j} and ${i}`];
+    }
+    const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
+    for (let i = 0; i < v.length && i < prefix.length; i++) {
+      const p = sub(prefix[i], v[i], `${at}/${i}`);
+      if (p) return p;
     }
     if (s.items !== undefined && !Array.isArray(s.items)) {
-      for (let i = 0; i < v.length; i++) {
+      for (let i = prefix.length; i < v.length; i++) {
         const p = sub(s.items, v[i], `${at}/${i}`);
         if (p) return p;
       }
+    }
+    if (s.contains !== undefined) {
+      let n = 0;
+      for (const x of v) if (sub(s.contains, x, at) === null) n++;
+      const min = typeof s.minContains === "number" ? s.minContains : 1;
+      if (n < min) return [at, min === 1 ? "has no item that matches contains" : `has fewer than ${min} items that match contains`];
+      if (typeof s.maxContains === "number" && n > s.maxContains) return [at, `has more than ${s.maxContains} items that match contains`];
     }
   }
   if (t === "object") {
@@ -463,18 +529,41 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
     if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
     if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
     if (Array.isArray(s.required)) {
-      for (const r of s.required) if (typeof r === "string" && !Object.prototype.hasOwnProperty.call(o, r)) return [`${at}/${keyregEsc(r)}`, "is required"];
+      for (const r of s.required) if (typeof r === "string" && !has(o, r)) return [at, `is missing the required property ${JSON.stringify(r)}`];
+    }
+    if (s.dependentRequired !== null && typeof s.dependentRequired === "object") {
+      for (const [k, req] of Object.entries(s.dependentRequired as Record<string, unknown>)) {
+        if (!has(o, k) || !Array.isArray(req)) continue;
+        for (const r of req) if (typeof r === "string" && !has(o, r)) return [at, `is missing the property ${JSON.stringify(r)} that ${JSON.stringify(k)} requires`];
+      }
     }
     const props = (s.properties ?? {}) as Record<string, unknown>;
+    const pats = s.patternProperties !== null && typeof s.patternProperties === "object" ? Object.entries(s.patternProperties as Record<string, unknown>) : [];
     for (const k of keys) {
       const p = `${at}/${keyregEsc(k)}`;
-      if (s.propertyNames !== undefined) {
-        const q = sub(s.propertyNames, k, p);
-        if (q) return [p, "is not an allowed property name"];
+      if (s.propertyNames !== undefined && sub(s.propertyNames, k, p) !== null) return [at, "has a property name that fails propertyNames"];
+      let matched = has(props, k);
+      if (matched) {
+        const q = sub(props[k], o[k], p);
+        if (q) return q;
       }
-      const ps = Object.prototype.hasOwnProperty.call(props, k) ? props[k] : s.additionalProperties;
-      if (ps !== undefined) {
+      for (const [pat, ps] of pats) {
+        const re = keyregRegExp(pat);
+        if (!re || !re.test(k)) continue;
+        matched = true;
         const q = sub(ps, o[k], p);
+        if (q) return q;
+      }
+      if (!matched && s.additionalProperties !== undefined) {
+        if (s.additionalProperties === false) return [at, "has a property the schema does not allow"];
+        const q = sub(s.additionalProperties, o[k], p);
+        if (q) return q;
+      }
+    }
+    if (s.dependentSchemas !== null && typeof s.dependentSchemas === "object") {
+      for (const [k, ds] of Object.entries(s.dependentSchemas as Record<string, unknown>)) {
+        if (!has(o, k)) continue;
+        const q = sub(ds, v, at);
         if (q) return q;
       }
     }
@@ -486,12 +575,19 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
   if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => sub(x, v, at) === null)) return [at, "matches none of anyOf"];
   if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => sub(x, v, at) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
   if (s.not !== undefined && sub(s.not, v, at) === null) return [at, "matches not"];
+  if (s.if !== undefined) {
+    const branch = sub(s.if, v, at) === null ? s.then : s.else;
+    if (branch !== undefined) {
+      const p = sub(branch, v, at);
+      if (p) return p;
+    }
+  }
   return null;
 }
 
 /** Throws a SchemaError when v breaks schema: the family, the key and the JSON pointer, never the value. */
 function keyregCheck(family: string, schema: KeyregSchema, v: unknown, what: string): void {
-  const p = keyregProblem(schema, schema, v, "#", 0);
+  const p = keyregProblem(schema, schema, v, "#", 0, 0);
   if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
@@ -632,6 +728,18 @@ const KEYREG_ACQUIRE_SHA = "b66eb74d26e2b9cc687abc1c4e3d5d082c530846";
 const KEYREG_ACQUIRE_FENCED_SHA = "0ee8eec7cf8618ec12a9d1593d4366564232ab47";
 const KEYREG_RELEASE_SHA = "9f9b2b698a7e0c169f579212e7cb0d13a20e129e";
 const KEYREG_EXTEND_SHA = "8b955c4a691100287216cf2e8566f4f50237ed26";
+
+/** The schemas' patterns (RE2, as keyreg compiles them) and the JavaScript expressions that match the same strings. */
+const keyregPatternSources: ReadonlyArray<readonly [string, string]> = [
+  ["^[1-9][0-9]*\u0024", "(?:^)(?:[1-9])(?:(?:[0-9])*)(?:\u0024)"],
+  ["^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}\u0024", "(?:^)(?:(?:[0-9A-HJ-KM-NP-TV-Za-hj-km-np-tv-z]){26,26})(?:\u0024)"],
+  ["^[0-9]+-[0-9]+\u0024", "(?:^)(?:(?:[0-9])+)(?:\\u{2D})(?:(?:[0-9])+)(?:\u0024)"],
+  ["^[a-z][a-z0-9_]*\u0024", "(?:^)(?:[a-z])(?:(?:[0-9\\u{5F}a-z])*)(?:\u0024)"],
+  ["^[0-9a-f]{64}\u0024", "(?:^)(?:(?:[0-9a-f]){64,64})(?:\u0024)"],
+  ["^[0-9A-HJKMNP-TV-Z]{26}\u0024", "(?:^)(?:(?:[0-9A-HJ-KM-NP-TV-Z]){26,26})(?:\u0024)"],
+  ["^[A-Z]{3}\u0024", "(?:^)(?:(?:[A-Z]){3,3})(?:\u0024)"],
+  ["^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\u0024", "(?:^)(?:(?:[0-9a-f]){8,8})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){12,12})(?:\u0024)"],
+];
 
 const keyregReWord = new RegExp("^[\\u0000-9\\u003b-\\uffff]+\u0024");
 const keyregReUuid = new RegExp("^[0-9A-Fa-f]{8}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{12}\u0024");

@@ -132,7 +132,7 @@ const main = async () => {
   }
   // The schema is checked before anything is sent: the error names the
   // JSON pointer, never the value.
-  for (const [fields, pointer] of [[{ task: "s3cr3t-value" }, "#/task"], [{ task: "charge", extra: "s3cr3t-value" }, "#/extra"], [{ invoice_id: "1" }, "#/task"]] as const) {
+  for (const [fields, pointer] of [[{ task: "s3cr3t-value" }, "#/task"], [{ task: "charge", extra: "s3cr3t-value" }, "#"], [{ invoice_id: "1" }, "#"]] as const) {
     try {
       await mod.xAddBillingJobs(c0, q, fields as Record<string, string>);
       fail(`xAdd accepted ${JSON.stringify(fields)}`);
