@@ -121,7 +121,7 @@ type param struct {
 var reservedTop = []string{
 	"InvalidKeyError", "TTLError", "SchemaError", "LockHeldError", "LockLostError", "TTLPolicy",
 	"ttlAllows", "REGISTRY_DIGEST", "SEPARATOR", "LockOptions", "StreamEntry", "ZMember", "KeyregClient",
-	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener",
+	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener", "UnknownEnumValue",
 }
 
 // derived lists the module-level names of a family.

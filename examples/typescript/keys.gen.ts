@@ -44,6 +44,18 @@ export function ttlAllows(policy: TTLPolicy, pttlMs: number): boolean {
   return true;
 }
 
+declare const keyregUnknownEnum: unique symbol;
+
+/**
+ * A value of a string enum that this module does not list, as a newer
+ * writer may store it: values read back are passed through as they are
+ * (Go's generated code reads them as the enum's …Unknown constant). It is
+ * a string, but no literal is assignable to it, so a switch over an enum
+ * needs a default branch; writing it back fails the schema check (a
+ * SchemaError) and sends nothing, as Go refuses to encode an Unknown.
+ */
+export type UnknownEnumValue = string & { readonly [keyregUnknownEnum]: true };
+
 const keyregMinInt64 = -(2n ** 63n);
 const keyregMaxInt64 = 2n ** 63n - 1n;
 
@@ -1483,7 +1495,7 @@ export async function applyTTLIdempotencyKey(client: KeyregClient, clientId: num
 }
 
 /** A value of idempotency-key, from its JSON Schema. */
-export type IdempotencyKeyValue = { "created_at": string; "request_hash": string; "response"?: { "body": string; "headers"?: Record<string, string>; "status": number; }; "state": "in_flight" | "done"; };
+export type IdempotencyKeyValue = { "created_at": string; "request_hash": string; "response"?: { "body": string; "headers"?: Record<string, string>; "status": number; }; "state": "in_flight" | "done" | UnknownEnumValue; };
 
 const keyregSchemaIdempotencyKey: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/idempotency-record.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:idempotency:{client_id}:{key}. Created with SET NX when a request starts, completed with the stored response.\",\"if\":{\"properties\":{\"state\":{\"const\":\"done\"}}},\"properties\":{\"created_at\":{\"description\":\"When the first request arrived.\",\"format\":\"date-time\",\"type\":\"string\"},\"request_hash\":{\"description\":\"SHA-256 of method, path and body; a retry with a different body gets 422.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"response\":{\"additionalProperties\":false,\"description\":\"The stored response, replayed to retries. Present when state is done.\",\"properties\":{\"body\":{\"contentEncoding\":\"base64\",\"description\":\"Response body, base64.\",\"maxLength\":65536,\"type\":\"string\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Response headers worth replaying.\",\"type\":\"object\"},\"status\":{\"description\":\"HTTP status code.\",\"maximum\":599,\"minimum\":100,\"type\":\"integer\"}},\"required\":[\"status\",\"body\"],\"type\":\"object\"},\"state\":{\"description\":\"in_flight while the first request runs, done afterwards.\",\"enum\":[\"in_flight\",\"done\"],\"type\":\"string\"}},\"required\":[\"state\",\"request_hash\",\"created_at\"],\"then\":{\"required\":[\"response\"]},\"title\":\"Idempotency record (v1)\",\"type\":\"object\"}");
 
@@ -2169,7 +2181,7 @@ export async function applyTTLUserSession(client: KeyregClient, sessionId: strin
 }
 
 /** A value of user-session, from its JSON Schema. */
-export type UserSessionValue = { "auth_method": "password" | "sso" | "passkey" | "magic_link"; "created_at": string; "csrf_token": string; "expires_at": string; "ip"?: string; "mfa"?: boolean; "roles"?: (string)[]; "user_agent"?: string; "user_id": number; };
+export type UserSessionValue = { "auth_method": "password" | "sso" | "passkey" | "magic_link" | UnknownEnumValue; "created_at": string; "csrf_token": string; "expires_at": string; "ip"?: string; "mfa"?: boolean; "roles"?: (string)[]; "user_agent"?: string; "user_id": number; };
 
 const keyregSchemaUserSession: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/user-session.v2.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v2:user:session:{session_id}. Written by auth-api on login, read by every web service on each request.\",\"properties\":{\"auth_method\":{\"description\":\"How the user authenticated.\",\"enum\":[\"password\",\"sso\",\"passkey\",\"magic_link\"],\"type\":\"string\"},\"created_at\":{\"description\":\"When the session was created (RFC 3339).\",\"format\":\"date-time\",\"type\":\"string\"},\"csrf_token\":{\"description\":\"Per-session CSRF token, 32 random bytes in hex.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"expires_at\":{\"description\":\"Absolute expiry; the key TTL is refreshed on activity but never past this.\",\"format\":\"date-time\",\"type\":\"string\"},\"ip\":{\"description\":\"Client IP at login, for the security page.\",\"maxLength\":45,\"type\":\"string\"},\"mfa\":{\"default\":false,\"description\":\"Whether a second factor was verified in this session.\",\"type\":\"boolean\"},\"roles\":{\"description\":\"Role names cached at login so services need not call auth-api.\",\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":64,\"type\":\"array\",\"uniqueItems\":true},\"user_agent\":{\"description\":\"User-Agent at login, truncated.\",\"maxLength\":512,\"type\":\"string\"},\"user_id\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"created_at\",\"expires_at\",\"csrf_token\",\"auth_method\"],\"title\":\"User session (v2)\",\"type\":\"object\"}");
 
