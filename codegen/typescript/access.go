@@ -234,9 +234,9 @@ func (v *view) writeSchema(b *bytes.Buffer, f *famView, c *codec) string {
 	what := map[string]string{"hash": "field", "stream": "entry"}[f.Type]
 	switch f.Type {
 	case "hash":
-		// One field, against properties[field] or additionalProperties.
+		// One field, against the hash's schema for that field.
 		p("\nfunction keyregChecked%s(data: string, field: string): string {\n", id)
-		p("  keyregCheck(%s, keyregFieldSchema(keyregSchema%s, field), keyregStored(data, %s), %s);\n  return data;\n}\n", name, id, str(kind), str(what+" "))
+		p("  keyregCheckField(%s, keyregSchema%s, field, keyregStored(data, %s), %s);\n  return data;\n}\n", name, id, str(kind), str(what+" "))
 		return "field"
 	case "stream":
 		// Checked as a whole entry, in xAdd.

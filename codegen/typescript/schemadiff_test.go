@@ -435,3 +435,125 @@ func TestSchemaCheckDiff(t *testing.T) {
 	}
 	t.Logf("%d schemas, %d values, %d refused by Go, %d known differences", len(cases), values, refused, known)
 }
+
+// hashCases are hash schemas, whose writes (hSetX) check each field
+// against the hash's schema: $refs resolved in the whole schema,
+// patternProperties, propertyNames, additionalProperties; then the hash
+// schemas of the codegen vectors with generated objects. (required and
+// the property counts apply to the whole hash, which a write of some
+// fields cannot know, so they are not here.)
+func hashCases(t *testing.T) []diffCase {
+	objs := []string{`{"a":1}`, `{"a":"x"}`, `{"n_1":"x"}`, `{"n_1":1}`, `{"b":1}`, `{"12":1}`, `{"12":"x"}`, `{"a/b":{"qty":1}}`,
+		`{"1":{"qty":1}}`, `{"1":{"qty":0}}`, `{"1":{}}`, `{"1":{"qty":1},"2":{"qty":"x"}}`, `{"a":1,"n_":2}`}
+	cs := []diffCase{
+		{"hash $ref", `{"type":"object","additionalProperties":{"$ref":"#/$defs/item"},"$defs":{"item":{"type":"object","required":["qty"],"properties":{"qty":{"type":"integer","minimum":1}}}}}`, objs},
+		{"hash patternProperties", `{"type":"object","properties":{"a":{"type":"integer"}},"patternProperties":{"^n_":{"type":"string"}},"additionalProperties":false}`, objs},
+		{"hash propertyNames", `{"type":"object","propertyNames":{"pattern":"^[0-9]+$"},"additionalProperties":{"type":"integer"}}`, objs},
+		{"hash both", `{"type":"object","properties":{"n_1":{"maxLength":0}},"patternProperties":{"^n_":{"type":"string"}}}`, objs},
+	}
+	for _, c := range vectorCases(t) {
+		if c.name != "keys.yaml cart-items" && c.name != "keys.yaml feature-flags" {
+			continue
+		}
+		var keep []string
+		for _, v := range c.values {
+			if strings.HasPrefix(v, "{") && v != "{}" {
+				keep = append(keep, v)
+			}
+		}
+		cs = append(cs, diffCase{c.name, c.schema, keep})
+	}
+	if len(cs) != 6 {
+		t.Fatalf("%d hash cases, want the vectors' cart-items and feature-flags too", len(cs))
+	}
+	return cs
+}
+
+// TestSchemaCheckDiffHash is TestSchemaCheckDiff for hash writes: hSetX of
+// each object (to a client that records what it is sent) against
+// payload.Check of the hash with those fields.
+func TestSchemaCheckDiffHash(t *testing.T) {
+	cases := hashCases(t)
+	var y strings.Builder
+	y.WriteString("version: 1\nfamilies:\n")
+	for i, c := range cases {
+		fmt.Fprintf(&y, "  - name: h%d\n    pattern: \"v1:h%d:{id}\"\n    type: hash\n    encoding: json\n    ttl: 1h\n    schema: %s\n", i, i, c.schema)
+	}
+	reg, err := registry.Parse(fstest.MapFS{}, "keys.yaml", []byte(y.String()))
+	if err != nil {
+		t.Fatalf("%+v", err)
+	}
+	req, err := codegen.NewRequest(reg, codegen.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Generator{Client: ClientRedis}.Generate(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := newView(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idents := map[string]string{}
+	for _, f := range v.all {
+		idents[f.Name] = f.Ident
+	}
+	type jsCase struct {
+		HSet   string   `json:"hset"`
+		Values []string `json:"values"`
+	}
+	var js []jsCase
+	for i, c := range cases {
+		js = append(js, jsCase{"hSet" + idents[fmt.Sprintf("h%d", i)], c.values})
+	}
+	tc := needToolchain(t)
+	p := tc.project(t)
+	write(t, filepath.Join(p.dir, "diff.ts"), string(files[0].Data))
+	p.compile()
+	write(t, filepath.Join(p.dir, "cases.json"), marshal(t, js))
+	script, err := filepath.Abs(filepath.Join("testdata", "schemadiffhash.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]*string
+	out := p.node(nil, script, filepath.Join(p.dir, "out", "diff.js"), filepath.Join(p.dir, "cases.json"))
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != len(cases) {
+		t.Fatalf("%v: %d results for %d cases", err, len(got), len(cases))
+	}
+	values, refused := 0, 0
+	for i, c := range cases {
+		for j, val := range c.values {
+			values++
+			var obj map[string]json.RawMessage
+			if err := json.Unmarshal([]byte(val), &obj); err != nil {
+				t.Fatal(err)
+			}
+			fields := map[string][]byte{}
+			for k, fv := range obj {
+				fields[k] = fv
+			}
+			res := payload.Check(reg.Families[i], payload.Sample{Fields: fields}, payload.Options{MaxViolations: -1})
+			var ptrs []string
+			for _, vi := range res.Violations {
+				ptrs = append(ptrs, "#"+vi.Pointer)
+			}
+			if res.DecodeErrors != 0 {
+				t.Fatalf("%s: %s: %s", c.name, val, res.DecodeError)
+			}
+			if len(ptrs) > 0 {
+				refused++
+			}
+			ts := got[i][j]
+			switch {
+			case ts == nil && len(ptrs) > 0:
+				t.Errorf("%s: value %s: hSet sends it, Go refuses %v", c.name, val, res.Violations)
+			case ts != nil && len(ptrs) == 0:
+				t.Errorf("%s: value %s: hSet refuses at %s, Go accepts", c.name, val, *ts)
+			case ts != nil && !slices.Contains(ptrs, *ts):
+				t.Errorf("%s: value %s: hSet refuses at %s, Go at %v", c.name, val, *ts, res.Violations)
+			}
+		}
+	}
+	t.Logf("%d hash schemas, %d values, %d refused by Go", len(cases), values, refused)
+}

@@ -603,12 +603,38 @@ function keyregCheck(family: string, schema: KeyregSchema, v: unknown, what: str
   if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
-/** The schema of one field of a hash: properties[field], else additionalProperties. */
-function keyregFieldSchema(schema: KeyregSchema, field: string): KeyregSchema {
-  if (typeof schema !== "object") return schema;
-  const props = (schema.properties ?? {}) as Record<string, unknown>;
-  if (Object.prototype.hasOwnProperty.call(props, field)) return props[field] as KeyregSchema;
-  return (schema.additionalProperties ?? true) as KeyregSchema;
+/**
+ * Throws a SchemaError when the value of one field of a hash breaks the
+ * hash's schema: propertyNames, then properties[field] and every
+ * patternProperties entry the name matches, else additionalProperties,
+ * with $refs resolved in the hash's schema. The pointer starts at the
+ * field, as keyreg's validator reports it for the hash as one object.
+ */
+function keyregCheckField(family: string, schema: KeyregSchema, field: string, v: unknown, what: string): void {
+  let p: [string, string] | null = null;
+  const at = `#/${keyregEsc(field)}`;
+  if (typeof schema !== "object") {
+    p = keyregProblem(schema, schema, { [field]: v }, "#", 0, 0);
+  } else {
+    if (schema.propertyNames !== undefined && keyregProblem(schema, schema.propertyNames as KeyregSchema, field, at, 0, 1) !== null) {
+      p = ["#", "has a property name that fails propertyNames"];
+    }
+    const props = (schema.properties ?? {}) as Record<string, unknown>;
+    const subs: unknown[] = [];
+    if (Object.prototype.hasOwnProperty.call(props, field)) subs.push(props[field]);
+    if (schema.patternProperties !== null && typeof schema.patternProperties === "object") {
+      for (const [pat, ps] of Object.entries(schema.patternProperties as Record<string, unknown>)) {
+        const re = keyregRegExp(pat);
+        if (re && re.test(field)) subs.push(ps);
+      }
+    }
+    if (subs.length === 0 && schema.additionalProperties !== undefined) {
+      if (schema.additionalProperties === false) p ??= ["#", "has a property the schema does not allow"];
+      else subs.push(schema.additionalProperties);
+    }
+    for (const x of subs) p ??= keyregProblem(schema, x as KeyregSchema, v, at, 0, 1);
+  }
+  if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
 /** What a value is stored as, read back as JSON, for the check. */
@@ -847,7 +873,7 @@ export function checkCartItems(value: unknown): void {
 }
 
 function keyregCheckedCartItems(data: string, field: string): string {
-  keyregCheck("cart-items", keyregFieldSchema(keyregSchemaCartItems, field), keyregStored(data, "json"), "field ");
+  keyregCheckField("cart-items", keyregSchemaCartItems, field, keyregStored(data, "json"), "field ");
   return data;
 }
 
@@ -1297,7 +1323,7 @@ export function checkFeatureFlags(value: unknown): void {
 }
 
 function keyregCheckedFeatureFlags(data: string, field: string): string {
-  keyregCheck("feature-flags", keyregFieldSchema(keyregSchemaFeatureFlags, field), keyregStored(data, "json"), "field ");
+  keyregCheckField("feature-flags", keyregSchemaFeatureFlags, field, keyregStored(data, "json"), "field ");
   return data;
 }
 
