@@ -14,6 +14,11 @@ import (
 // a Unicode class (\pL) becomes its ranges, a few KiB each.
 const maxRegexSource = 1 << 18
 
+// maxRegexSources bounds the translations of one module together (a
+// schema may hold thousands of patterns); the patterns past it are left
+// unchecked, to keyreg audit.
+const maxRegexSources = 1 << 22
+
 // jsRegex translates a JSON Schema pattern, an RE2 expression as keyreg
 // (Go's regexp, through jsonschema) compiles it, to the source of a
 // JavaScript RegExp with the "u" flag that matches the same strings: the
@@ -228,12 +233,14 @@ func (v *view) writePatterns(b *bytes.Buffer) {
 	b.WriteString("\n/** The schemas' patterns (RE2, as keyreg compiles them) and the JavaScript expressions that match the same strings. */\n")
 	b.WriteString("const keyregPatternSources: ReadonlyArray<readonly [string, string]> = [\n")
 	seen := map[string]bool{}
+	total := 0
 	for _, p := range pats {
 		if seen[p] {
 			continue
 		}
 		seen[p] = true
-		if js, ok := jsRegex(p); ok {
+		if js, ok := jsRegex(p); ok && total+len(p)+len(js) <= maxRegexSources {
+			total += len(p) + len(js)
 			fmt.Fprintf(b, "  [%s, %s],\n", str(p), str(js))
 		}
 	}

@@ -33,7 +33,7 @@ function keyregEqual(a: unknown, b: unknown): boolean {
 
 const keyregPatterns = new Map<string, RegExp | null>();
 const keyregMaxNest = 512; // Go's validator decodes JSON nested this deep at most
-const keyregMaxDepth = 1536; // subschemas followed on one path, within a JavaScript stack
+const keyregMaxDepth = 1100; // subschemas followed on one path: 512 levels of items and $ref, well within a JavaScript stack
 let keyregPatternMap: Map<string, string> | undefined;
 
 /**
@@ -76,6 +76,7 @@ function keyregDecimal(x: number): [bigint, number] {
  */
 function keyregMultipleOf(v: number, m: number): boolean {
   if (!Number.isFinite(v) || !Number.isFinite(m) || m <= 0) return false;
+  if (Number.isSafeInteger(v) && Number.isSafeInteger(m)) return v % m === 0; // exact
   const [a, ea] = keyregDecimal(v), [b, eb] = keyregDecimal(m);
   if (b === 0n) return false;
   const e = Math.min(ea, eb);
@@ -97,9 +98,6 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
   if (nest >= keyregMaxNest && v !== null && typeof v === "object") return [at, `is nested deeper than ${keyregMaxNest} levels`];
   if (depth > keyregMaxDepth) return [at, `needs more than ${keyregMaxDepth} nested subschemas to check`];
   const s = schema as Record<string, unknown>;
-  // sub checks val against x; a pointer longer than at's is one level down.
-  const sub = (x: unknown, val: unknown, p: string) => keyregProblem(root, x as KeyregSchema, val, p, depth + 1, p === at ? nest : nest + 1);
-  const has = (o: unknown, k: string) => o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, k);
   if (typeof s.$ref === "string" && s.$ref.startsWith("#")) {
     let target: unknown = root;
     for (const part of s.$ref.slice(1).split("/").slice(1)) {
@@ -110,10 +108,10 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
         target = undefined;
         break;
       }
-      target = has(target, k) ? (target as Record<string, unknown>)[k] : undefined;
+      target = keyregHas(target, k) ? (target as Record<string, unknown>)[k] : undefined;
     }
     if (target !== undefined) {
-      const p = sub(target, v, at);
+      const p = keyregSub(root, target, v, at, at, depth, nest);
       if (p) return p;
     }
   }
@@ -141,95 +139,145 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
     }
   }
   if (Array.isArray(v)) {
-    if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
-    if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
-    if (s.uniqueItems === true) {
-      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [at, `has equal items ${j} and ${i}`];
-    }
-    const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : [];
-    for (let i = 0; i < v.length && i < prefix.length; i++) {
-      const p = sub(prefix[i], v[i], `${at}/${i}`);
-      if (p) return p;
-    }
-    if (s.items !== undefined && !Array.isArray(s.items)) {
-      for (let i = prefix.length; i < v.length; i++) {
-        const p = sub(s.items, v[i], `${at}/${i}`);
-        if (p) return p;
-      }
-    }
-    if (s.contains !== undefined) {
-      let n = 0;
-      for (const x of v) if (sub(s.contains, x, at) === null) n++;
-      const min = typeof s.minContains === "number" ? s.minContains : 1;
-      if (n < min) return [at, min === 1 ? "has no item that matches contains" : `has fewer than ${min} items that match contains`];
-      if (typeof s.maxContains === "number" && n > s.maxContains) return [at, `has more than ${s.maxContains} items that match contains`];
-    }
-  }
-  if (t === "object") {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
-    if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
-    if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
-    if (Array.isArray(s.required)) {
-      for (const r of s.required) if (typeof r === "string" && !has(o, r)) return [at, `is missing the required property ${JSON.stringify(r)}`];
-    }
-    if (s.dependentRequired !== null && typeof s.dependentRequired === "object") {
-      for (const [k, req] of Object.entries(s.dependentRequired as Record<string, unknown>)) {
-        if (!has(o, k) || !Array.isArray(req)) continue;
-        for (const r of req) if (typeof r === "string" && !has(o, r)) return [at, `is missing the property ${JSON.stringify(r)} that ${JSON.stringify(k)} requires`];
-      }
-    }
-    const props = (s.properties ?? {}) as Record<string, unknown>;
-    const pats = s.patternProperties !== null && typeof s.patternProperties === "object" ? Object.entries(s.patternProperties as Record<string, unknown>) : [];
-    for (const k of keys) {
-      const p = `${at}/${keyregEsc(k)}`;
-      if (s.propertyNames !== undefined && sub(s.propertyNames, k, p) !== null) return [at, "has a property name that fails propertyNames"];
-      let matched = has(props, k);
-      if (matched) {
-        const q = sub(props[k], o[k], p);
-        if (q) return q;
-      }
-      for (const [pat, ps] of pats) {
-        const re = keyregRegExp(pat);
-        if (!re || !re.test(k)) continue;
-        matched = true;
-        const q = sub(ps, o[k], p);
-        if (q) return q;
-      }
-      if (!matched && s.additionalProperties !== undefined) {
-        if (s.additionalProperties === false) return [at, "has a property the schema does not allow"];
-        const q = sub(s.additionalProperties, o[k], p);
-        if (q) return q;
-      }
-    }
-    if (s.dependentSchemas !== null && typeof s.dependentSchemas === "object") {
-      for (const [k, ds] of Object.entries(s.dependentSchemas as Record<string, unknown>)) {
-        if (!has(o, k)) continue;
-        const q = sub(ds, v, at);
-        if (q) return q;
-      }
-    }
-  }
-  if (Array.isArray(s.allOf)) for (const x of s.allOf) {
-    const p = sub(x, v, at);
+    const p = keyregArrayProblem(root, s, v, at, depth, nest);
     if (p) return p;
   }
-  if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => sub(x, v, at) === null)) return [at, "matches none of anyOf"];
-  if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => sub(x, v, at) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
-  if (s.not !== undefined && sub(s.not, v, at) === null) return [at, "matches not"];
+  if (t === "object") {
+    const p = keyregObjectProblem(root, s, v as Record<string, unknown>, at, depth, nest);
+    if (p) return p;
+  }
+  return keyregApplicatorProblem(root, s, v, at, depth, nest);
+}
+
+/** Whether o is an object with an own property k. */
+function keyregHas(o: unknown, k: string): boolean {
+  return o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/**
+ * v against the subschema x, at pointer p (a pointer other than at is one
+ * level down). The checks are split in small functions so that a deep
+ * value's recursion takes little stack.
+ */
+function keyregSub(root: KeyregSchema, x: unknown, v: unknown, at: string, p: string, depth: number, nest: number): [string, string] | null {
+  return keyregProblem(root, x as KeyregSchema, v, p, depth + 1, p === at ? nest : nest + 1);
+}
+
+/** The array keywords. */
+function keyregArrayProblem(root: KeyregSchema, s: Record<string, unknown>, v: unknown[], at: string, depth: number, nest: number): [string, string] | null {
+  if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
+  if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
+  if (s.uniqueItems === true) {
+    for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [at, `has equal items ${j} and ${i}`];
+  }
+  // prefixItems then items (2020-12), or an items array then
+  // additionalItems (draft 7 and before, where items may be a list).
+  const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
+  const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
+  for (let i = 0; i < v.length && i < prefix.length; i++) {
+    const p = keyregSub(root, prefix[i], v[i], at, `${at}/${i}`, depth, nest);
+    if (p) return p;
+  }
+  if (rest !== undefined) {
+    for (let i = prefix.length; i < v.length; i++) {
+      const p = keyregSub(root, rest, v[i], at, `${at}/${i}`, depth, nest);
+      if (p) return p;
+    }
+  }
+  if (s.contains !== undefined) {
+    let n = 0;
+    for (const x of v) if (keyregSub(root, s.contains, x, at, at, depth, nest) === null) n++;
+    const min = typeof s.minContains === "number" ? s.minContains : 1;
+    if (n < min) return [at, min === 1 ? "has no item that matches contains" : `has fewer than ${min} items that match contains`];
+    if (typeof s.maxContains === "number" && n > s.maxContains) return [at, `has more than ${s.maxContains} items that match contains`];
+  }
+  return null;
+}
+
+/** The object keywords. */
+function keyregObjectProblem(root: KeyregSchema, s: Record<string, unknown>, o: Record<string, unknown>, at: string, depth: number, nest: number): [string, string] | null {
+  const keys = Object.keys(o);
+  if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
+  if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
+  if (Array.isArray(s.required)) {
+    for (const r of s.required) if (typeof r === "string" && !keyregHas(o, r)) return [at, `is missing the required property ${JSON.stringify(r)}`];
+  }
+  // dependentRequired, or dependencies with a list (draft 7's keyword,
+  // which keyreg's validator checks in every draft).
+  for (const deps of [s.dependentRequired, s.dependencies]) {
+    if (deps === null || typeof deps !== "object") continue;
+    for (const [k, req] of Object.entries(deps as Record<string, unknown>)) {
+      if (!keyregHas(o, k) || !Array.isArray(req)) continue;
+      for (const r of req) if (typeof r === "string" && !keyregHas(o, r)) return [at, `is missing the property ${JSON.stringify(r)} that ${JSON.stringify(k)} requires`];
+    }
+  }
+  const props = (s.properties ?? {}) as Record<string, unknown>;
+  const pats = s.patternProperties !== null && typeof s.patternProperties === "object" ? Object.entries(s.patternProperties as Record<string, unknown>) : [];
+  for (const k of keys) {
+    const p = `${at}/${keyregEsc(k)}`;
+    if (s.propertyNames !== undefined && keyregSub(root, s.propertyNames, k, at, p, depth, nest) !== null) return [at, "has a property name that fails propertyNames"];
+    let matched = keyregHas(props, k);
+    if (matched) {
+      const q = keyregSub(root, props[k], o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+    for (const [pat, ps] of pats) {
+      const re = keyregRegExp(pat);
+      if (!re || !re.test(k)) continue;
+      matched = true;
+      const q = keyregSub(root, ps, o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+    if (!matched && s.additionalProperties !== undefined) {
+      if (s.additionalProperties === false) return [at, "has a property the schema does not allow"];
+      const q = keyregSub(root, s.additionalProperties, o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+  }
+  // dependentSchemas, or dependencies with a schema.
+  for (const deps of [s.dependentSchemas, s.dependencies]) {
+    if (deps === null || typeof deps !== "object") continue;
+    for (const [k, ds] of Object.entries(deps as Record<string, unknown>)) {
+      if (!keyregHas(o, k) || Array.isArray(ds)) continue;
+      const q = keyregSub(root, ds, o, at, at, depth, nest);
+      if (q) return q;
+    }
+  }
+  return null;
+}
+
+/** allOf, anyOf, oneOf, not, if/then/else. */
+function keyregApplicatorProblem(root: KeyregSchema, s: Record<string, unknown>, v: unknown, at: string, depth: number, nest: number): [string, string] | null {
+  if (Array.isArray(s.allOf)) for (const x of s.allOf) {
+    const p = keyregSub(root, x, v, at, at, depth, nest);
+    if (p) return p;
+  }
+  if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => keyregSub(root, x, v, at, at, depth, nest) === null)) return [at, "matches none of anyOf"];
+  if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => keyregSub(root, x, v, at, at, depth, nest) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
+  if (s.not !== undefined && keyregSub(root, s.not, v, at, at, depth, nest) === null) return [at, "matches not"];
   if (s.if !== undefined) {
-    const branch = sub(s.if, v, at) === null ? s.then : s.else;
+    const branch = keyregSub(root, s.if, v, at, at, depth, nest) === null ? s.then : s.else;
     if (branch !== undefined) {
-      const p = sub(branch, v, at);
+      const p = keyregSub(root, branch, v, at, at, depth, nest);
       if (p) return p;
     }
   }
   return null;
 }
 
+/** The check's result, or a refusal when it ran out of stack (a value nested too deeply for this runtime): never an unchecked value, never a crash. */
+function keyregGuard(check: () => [string, string] | null): [string, string] | null {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof RangeError) return ["#", "is nested too deeply to check"];
+    throw e;
+  }
+}
+
 /** Throws a SchemaError when v breaks schema: the family, the key and the JSON pointer, never the value. */
 function keyregCheck(family: string, schema: KeyregSchema, v: unknown, what: string): void {
-  const p = keyregProblem(schema, schema, v, "#", 0, 0);
+  const p = keyregGuard(() => keyregProblem(schema, schema, v, "#", 0, 0));
   if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
@@ -262,7 +310,7 @@ function keyregCheckField(family: string, schema: KeyregSchema, field: string, v
       if (schema.additionalProperties === false) p ??= ["#", "has a property the schema does not allow"];
       else subs.push(schema.additionalProperties);
     }
-    for (const x of subs) p ??= keyregProblem(schema, x as KeyregSchema, v, at, 0, 1);
+    for (const x of subs) p ??= keyregGuard(() => keyregProblem(schema, x as KeyregSchema, v, at, 0, 1));
   }
   if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
