@@ -133,12 +133,12 @@ gets __init__.py and py.typed.`,
 buildX (throws a RangeError on a value its placeholder refuses) and parseX
 (throws on a key that does not match; returns the typed values), X_PATTERN,
 X_GLOB and the family's other facts as constants, the key's interface and a
-template-literal type of its keys. With --client redis (node-redis v4+, the
+template-literal type of its keys. With --client redis (node-redis 4 to 6, the
 default) or --client ioredis it also writes accessors for that client. The
 module has no runtime dependency besides the client (docs/codegen.md).`,
 		flags: func(fs *pflag.FlagSet) func(string) (codegen.Generator, string, error) {
 			var client string
-			fs.StringVar(&client, "client", typescript.ClientRedis, "Redis client of the accessors: redis (node-redis v4+), ioredis or none")
+			fs.StringVar(&client, "client", typescript.ClientRedis, "Redis client of the accessors: redis (node-redis 4 to 6), ioredis or none")
 			return func(string) (codegen.Generator, string, error) {
 				switch client {
 				case typescript.ClientRedis, typescript.ClientIORedis, typescript.ClientNone:

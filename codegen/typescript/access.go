@@ -234,9 +234,9 @@ func (v *view) writeSchema(b *bytes.Buffer, f *famView, c *codec) string {
 	what := map[string]string{"hash": "field", "stream": "entry"}[f.Type]
 	switch f.Type {
 	case "hash":
-		// One field, against properties[field] or additionalProperties.
+		// One field, against the hash's schema for that field.
 		p("\nfunction keyregChecked%s(data: string, field: string): string {\n", id)
-		p("  keyregCheck(%s, keyregFieldSchema(keyregSchema%s, field), keyregStored(data, %s), %s);\n  return data;\n}\n", name, id, str(kind), str(what+" "))
+		p("  keyregCheckField(%s, keyregSchema%s, field, keyregStored(data, %s), %s);\n  return data;\n}\n", name, id, str(kind), str(what+" "))
 		return "field"
 	case "stream":
 		// Checked as a whole entry, in xAdd.
@@ -347,8 +347,7 @@ func (v *view) writeStream(b *bytes.Buffer, f *famView, c codec, enc func(string
 	p("  if (blockMs >= 0) cmd.push(\"BLOCK\", String(blockMs));\n")
 	p("  cmd.push(\"STREAMS\", key, \">\");\n")
 	p("  const res = await keyregCall(client, key, cmd);\n")
-	p("  if (!Array.isArray(res)) return [];\n")
-	p("  return res.flatMap((st: unknown) => (Array.isArray(st) ? keyregEntries(st[1], %s) : []));\n}\n", c.Decode)
+	p("  return keyregStreams(res).flatMap((entries) => keyregEntries(entries, %s));\n}\n", c.Decode)
 	p("\n/** Acknowledges entries of the group (XACK); returns how many were pending. */\n")
 	p("export async function ack%s(client: KeyregClient%s, group: string, ids: readonly string[]): Promise<number> {\n", id, ps)
 	p("  const key = build%s(%s);\n", id, as)

@@ -37,6 +37,7 @@ func (v *view) write(b *bytes.Buffer, client string) {
 	b.WriteString(coreRuntime)
 	if client != ClientNone {
 		writeClientRuntime(b, client)
+		v.writePatterns(b)
 	}
 	// The validators of the placeholder types the file uses.
 	used := map[registry.PlaceholderType]bool{}

@@ -45,7 +45,7 @@ func TestExample(t *testing.T) {
 	}
 
 	tc := needToolchain(t)
-	p := tc.project(t)
+	p := tc.projectWith(t, "redis6") // examples/typescript/package.json's redis
 	for _, f := range []string{"keys.gen.ts", "main.ts"} {
 		copyFile(t, filepath.Join(exampleDir, f), filepath.Join(p.dir, f))
 	}

@@ -17,7 +17,8 @@ import (
 )
 
 // TestLocks runs testdata/locks.ts, compiled with tsc --strict against
-// the generated module of examples/locks for both clients, on a real
+// the generated module of examples/locks for both clients (node-redis 4,
+// 5 and 6, ioredis), on a real
 // standalone server and a real three-master Cluster: 8 workers × 100
 // acquisitions of one fenced lock (never two holders, fences +1 each),
 // an expired holder's release and extend, the lease bound, and the stream
@@ -25,23 +26,30 @@ import (
 // max_len; the standalone server is audited by keyreg: zero findings.
 func TestLocks(t *testing.T) {
 	tc := needToolchain(t)
-	p := tc.project(t)
-	for _, client := range []string{ClientRedis, ClientIORedis} {
-		src, _ := generate(t, "examples/locks/keys.yaml", client)
-		write(t, filepath.Join(p.dir, "locks_"+client+".ts"), string(src))
+	var runs []clientRun
+	for i, nr := range nodeRedis {
+		p := tc.projectWith(t, nr.pkg)
+		for _, client := range []string{ClientRedis, ClientIORedis} {
+			src, _ := generate(t, "examples/locks/keys.yaml", client)
+			write(t, filepath.Join(p.dir, "locks_"+client+".ts"), string(src))
+		}
+		copyFile(t, filepath.Join("testdata", "locks.ts"), filepath.Join(p.dir, "locks.ts"))
+		p.compile()
+		runs = append(runs, clientRun{nr.name, ClientRedis, p})
+		if i == 0 {
+			runs = append(runs, clientRun{ClientIORedis, ClientIORedis, p})
+		}
 	}
-	copyFile(t, filepath.Join("testdata", "locks.ts"), filepath.Join(p.dir, "locks.ts"))
-	p.compile()
 	standalone := redistest.Standalone(t)
 	cluster := redistest.Cluster(t)
 	for _, mode := range []string{"standalone", "cluster"} {
-		for _, client := range []string{ClientRedis, ClientIORedis} {
-			t.Run(mode+"/"+client, func(t *testing.T) {
+		for _, r := range runs {
+			t.Run(mode+"/"+r.name, func(t *testing.T) {
 				addr := standalone.Addr
 				if mode == "cluster" {
 					addr = cluster.Addrs[0]
 				}
-				out := p.node([]string{"KEYREG_CLIENT=" + client, "KEYREG_MODE=" + mode, "KEYREG_ADDR=" + addr}, filepath.Join(p.dir, "out", "locks.js"))
+				out := r.p.node([]string{"KEYREG_CLIENT=" + r.client, "KEYREG_RUN=" + r.name, "KEYREG_MODE=" + mode, "KEYREG_ADDR=" + addr}, filepath.Join(r.p.dir, "out", "locks.js"))
 				var res struct {
 					Acquisitions, First, Last int
 					Stream                    string
@@ -65,6 +73,14 @@ func TestLocks(t *testing.T) {
 		}
 	}
 	t.Run("audit", func(t *testing.T) { auditServer(t, standalone, "examples/locks/keys.yaml") })
+}
+
+// clientRun is one client a real-server test runs its script with: name
+// (the subtest's: redis4, redis5, redis6 or ioredis), the generator's
+// client and the project compiled against that node-redis.
+type clientRun struct {
+	name, client string
+	p            *project
 }
 
 // auditServer runs keyreg's own audit of the registry at path on srv,
@@ -100,34 +116,42 @@ func auditServer(t *testing.T, srv *redistest.Server, path string) {
 }
 
 // TestAccessorsAudit runs testdata/audit.ts with the module of the
-// repository's keys.yaml for both clients, each on its own real server:
+// repository's keys.yaml for both clients (node-redis 4, 5 and 6,
+// ioredis), each on its own real server:
 // a key of every live family written through the generated accessors,
 // each TTL within its policy, refusals that send nothing; then keyreg's
 // own audit of each server finds nothing.
 func TestAccessorsAudit(t *testing.T) {
 	tc := needToolchain(t)
-	p := tc.project(t)
-	for _, client := range []string{ClientRedis, ClientIORedis} {
-		reg, err := registry.Load(os.DirFS("../.."), "keys.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := codegen.NewRequest(reg, codegen.Scope{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		files, err := Generator{Client: client}.Generate(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(t, filepath.Join(p.dir, "root_"+client+".ts"), string(files[0].Data))
+	reg, err := registry.Load(os.DirFS("../.."), "keys.yaml")
+	if err != nil {
+		t.Fatal(err)
 	}
-	copyFile(t, filepath.Join("testdata", "audit.ts"), filepath.Join(p.dir, "audit.ts"))
-	p.compile()
-	for _, client := range []string{ClientRedis, ClientIORedis} {
-		t.Run(client, func(t *testing.T) {
+	req, err := codegen.NewRequest(reg, codegen.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []clientRun
+	for i, nr := range nodeRedis {
+		p := tc.projectWith(t, nr.pkg)
+		for _, client := range []string{ClientRedis, ClientIORedis} {
+			files, err := Generator{Client: client}.Generate(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(p.dir, "root_"+client+".ts"), string(files[0].Data))
+		}
+		copyFile(t, filepath.Join("testdata", "audit.ts"), filepath.Join(p.dir, "audit.ts"))
+		p.compile()
+		runs = append(runs, clientRun{nr.name, ClientRedis, p})
+		if i == 0 {
+			runs = append(runs, clientRun{ClientIORedis, ClientIORedis, p})
+		}
+	}
+	for _, r := range runs {
+		t.Run(r.name, func(t *testing.T) {
 			srv := redistest.Standalone(t)
-			out := p.node([]string{"KEYREG_CLIENT=" + client, "KEYREG_ADDR=" + srv.Addr}, filepath.Join(p.dir, "out", "audit.js"))
+			out := r.p.node([]string{"KEYREG_CLIENT=" + r.client, "KEYREG_ADDR=" + srv.Addr}, filepath.Join(r.p.dir, "out", "audit.js"))
 			if !strings.Contains(out, `"written":`) {
 				t.Fatalf("audit.ts printed %q", out)
 			}

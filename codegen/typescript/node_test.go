@@ -15,7 +15,8 @@ import (
 )
 
 // toolchain is the npm cache scripts/test.sh fills with npm ci from
-// testdata/npm: typescript, redis (node-redis v4), ioredis, @types/node.
+// testdata/npm: typescript, node-redis 4 ("redis"), 5 ("redis5") and 6
+// ("redis6", npm aliases), ioredis, @types/node.
 type toolchain struct {
 	node    string
 	modules string // node_modules
@@ -59,12 +60,76 @@ type project struct {
 	dir string
 }
 
+// nodeRedis are the node-redis versions every real-server test runs: the
+// npm package (an alias of redis in testdata/npm) a project imports as
+// "redis". The names are those of the subtests.
+var nodeRedis = []struct{ name, pkg string }{
+	{"redis4", "redis"},
+	{"redis5", "redis5"},
+	{"redis6", "redis6"},
+}
+
 func (tc toolchain) project(t *testing.T) *project {
+	return tc.projectWith(t, "redis")
+}
+
+// projectWith is a project whose "redis" is the npm package redisPkg
+// (see nodeRedis): its node_modules links every package of the cache,
+// and "redis" to redisPkg's directory. node and tsc resolve a link to its
+// real path, so the version's own @redis/client (nested in its
+// directory) is the one loaded.
+func (tc toolchain) projectWith(t *testing.T, redisPkg string) *project {
 	dir := t.TempDir()
-	if err := os.Symlink(tc.modules, filepath.Join(dir, "node_modules")); err != nil {
-		t.Fatal(err)
+	nm := filepath.Join(dir, "node_modules")
+	if redisPkg == "redis" {
+		if err := os.Symlink(tc.modules, nm); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		entries, err := os.ReadDir(tc.modules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(nm, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range entries {
+			target := e.Name()
+			switch e.Name() {
+			case "redis":
+				continue
+			case redisPkg:
+				found = true
+			}
+			if err := os.Symlink(filepath.Join(tc.modules, target), filepath.Join(nm, e.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !found {
+			testenv.Missing(t, npmHint+" (no "+redisPkg+" in "+tc.modules+")")
+		}
+		if err := os.Symlink(filepath.Join(tc.modules, redisPkg), filepath.Join(nm, "redis")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	write(t, filepath.Join(dir, "package.json"), `{"type": "module"}`)
+	// The @redis/client node loads for this project's "redis" must be
+	// redisPkg's own.
+	probe := exec.Command(tc.node, "--input-type=module", "-e",
+		`import { createRequire } from "node:module"; const r = createRequire(process.cwd() + "/x.js"); console.log(createRequire(r.resolve("redis")).resolve("@redis/client"))`)
+	probe.Dir = dir
+	out, err := probe.Output()
+	if err != nil {
+		t.Fatalf("resolving @redis/client: %v", err)
+	}
+	want := filepath.Join(tc.modules, "@redis", "client") + string(filepath.Separator)
+	if redisPkg != "redis" {
+		want = filepath.Join(tc.modules, redisPkg, "node_modules", "@redis", "client") + string(filepath.Separator)
+	}
+	if got := strings.TrimSpace(string(out)); !strings.HasPrefix(got, want) {
+		t.Fatalf("the project of %s loads %s, want one under %s", redisPkg, got, want)
+	}
 	write(t, filepath.Join(dir, "tsconfig.json"), `{
   "compilerOptions": {
     "strict": true, "target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",

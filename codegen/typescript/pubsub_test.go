@@ -19,7 +19,8 @@ import (
 const pubsubRegistry = "codegen/typescript/testdata/pubsub/keys.yaml"
 
 // TestPubSub compiles testdata/pubsub.ts with the generated module of
-// testdata/pubsub for node-redis and ioredis (tsc --strict) and runs it on
+// testdata/pubsub for node-redis (4, 5 and 6) and ioredis (tsc --strict)
+// and runs it on
 // a real standalone server and a real three-master Cluster: classic,
 // sharded, pattern, bytes and deprecated channels round trip through the
 // generated publisher and subscriber; a refused message sends nothing
@@ -31,13 +32,20 @@ const pubsubRegistry = "codegen/typescript/testdata/pubsub/keys.yaml"
 // given, and its SSUBSCRIBE is registered on that master.
 func TestPubSub(t *testing.T) {
 	tc := needToolchain(t)
-	p := tc.project(t)
-	for _, client := range []string{ClientRedis, ClientIORedis} {
-		src, _ := generate(t, pubsubRegistry, client)
-		write(t, filepath.Join(p.dir, "pubsub_"+client+".ts"), string(src))
+	var runs []clientRun
+	for i, nr := range nodeRedis {
+		p := tc.projectWith(t, nr.pkg)
+		for _, client := range []string{ClientRedis, ClientIORedis} {
+			src, _ := generate(t, pubsubRegistry, client)
+			write(t, filepath.Join(p.dir, "pubsub_"+client+".ts"), string(src))
+		}
+		copyFile(t, filepath.Join("testdata", "pubsub.ts"), filepath.Join(p.dir, "pubsub.ts"))
+		p.compile()
+		runs = append(runs, clientRun{nr.name, ClientRedis, p})
+		if i == 0 {
+			runs = append(runs, clientRun{ClientIORedis, ClientIORedis, p})
+		}
 	}
-	copyFile(t, filepath.Join("testdata", "pubsub.ts"), filepath.Join(p.dir, "pubsub.ts"))
-	p.compile()
 	standalone := redistest.Standalone(t)
 	cluster := redistest.Cluster(t)
 	ctx := context.Background()
@@ -75,14 +83,14 @@ func TestPubSub(t *testing.T) {
 		t.Fatal("no room hashes to another master")
 	}
 	for _, mode := range []string{"standalone", "cluster"} {
-		for _, client := range []string{ClientRedis, ClientIORedis} {
-			t.Run(mode+"/"+client, func(t *testing.T) {
+		for _, r := range runs {
+			t.Run(mode+"/"+r.name, func(t *testing.T) {
 				nodes := []string{standalone.Addr}
 				if mode == "cluster" {
 					nodes = cluster.Addrs
 				}
-				out := p.node([]string{"KEYREG_CLIENT=" + client, "KEYREG_MODE=" + mode, "KEYREG_NODES=" + strings.Join(nodes, ","),
-					fmt.Sprintf("KEYREG_ROOM=%d", room), "KEYREG_OWNER=" + owner}, filepath.Join(p.dir, "out", "pubsub.js"))
+				out := r.p.node([]string{"KEYREG_CLIENT=" + r.client, "KEYREG_MODE=" + mode, "KEYREG_NODES=" + strings.Join(nodes, ","),
+					fmt.Sprintf("KEYREG_ROOM=%d", room), "KEYREG_OWNER=" + owner}, filepath.Join(r.p.dir, "out", "pubsub.js"))
 				var res map[string]json.RawMessage
 				if err := json.Unmarshal([]byte(out), &res); err != nil {
 					t.Fatalf("%v: %q", err, out)

@@ -13,7 +13,8 @@ var schemaRuntime string
 // schemaType writes the TypeScript type of values of a JSON Schema:
 // objects with properties (required ones plain, others optional, with an
 // index signature unless additionalProperties is false), maps, arrays,
-// primitives, string enums as unions of literals, [T, "null"] as T | null,
+// primitives, string enums as unions of their literals and
+// UnknownEnumValue, [T, "null"] as T | null,
 // local $refs resolved (recursion becomes unknown). Anything else is
 // unknown. Property names and literals are written with str.
 func schemaType(root, s any, depth int, seen []string) string {
@@ -47,7 +48,10 @@ func schemaType(root, s any, depth int, seen []string) string {
 				lits = append(lits, l)
 			}
 		}
-		return strings.Join(lits, " | ")
+		// A newer writer may store a value this module does not list: it
+		// is read as it is, typed UnknownEnumValue (Go reads it as the
+		// enum's …Unknown constant).
+		return strings.Join(lits, " | ") + " | UnknownEnumValue"
 	}
 	var t string
 	switch x := m["type"].(type) {

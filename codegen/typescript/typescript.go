@@ -31,7 +31,7 @@ import (
 
 // Clients accepted in Generator.Client.
 const (
-	ClientRedis   = "redis"   // node-redis v4+, the "redis" package
+	ClientRedis   = "redis"   // node-redis 4, 5 or 6, the "redis" package
 	ClientIORedis = "ioredis" // ioredis
 	ClientNone    = "none"    // builders, parsers, constants and types only
 )
@@ -121,7 +121,7 @@ type param struct {
 var reservedTop = []string{
 	"InvalidKeyError", "TTLError", "SchemaError", "LockHeldError", "LockLostError", "TTLPolicy",
 	"ttlAllows", "REGISTRY_DIGEST", "SEPARATOR", "LockOptions", "StreamEntry", "ZMember", "KeyregClient",
-	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener",
+	"KeyregSubscriber", "KeyregNodeRedisSubscriber", "KeyregListener", "UnknownEnumValue",
 }
 
 // derived lists the module-level names of a family.

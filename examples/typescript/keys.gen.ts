@@ -44,6 +44,18 @@ export function ttlAllows(policy: TTLPolicy, pttlMs: number): boolean {
   return true;
 }
 
+declare const keyregUnknownEnum: unique symbol;
+
+/**
+ * A value of a string enum that this module does not list, as a newer
+ * writer may store it: values read back are passed through as they are
+ * (Go's generated code reads them as the enum's …Unknown constant). It is
+ * a string, but no literal is assignable to it, so a switch over an enum
+ * needs a default branch; writing it back fails the schema check (a
+ * SchemaError) and sends nothing, as Go refuses to encode an Unknown.
+ */
+export type UnknownEnumValue = string & { readonly [keyregUnknownEnum]: true };
+
 const keyregMinInt64 = -(2n ** 63n);
 const keyregMaxInt64 = 2n ** 63n - 1n;
 
@@ -158,7 +170,7 @@ function keyregAny(family: string, placeholder: string, v: string): string {
   return v;
 }
 
-// ---- the client: node-redis v4+ (the "redis" package) ----
+// ---- the client: node-redis 4, 5 or 6 (the "redis" package) ----
 
 /** What the accessors need of a node-redis client (createClient). */
 export interface KeyregNodeRedisClient {
@@ -166,10 +178,14 @@ export interface KeyregNodeRedisClient {
   multi(): { addCommand(args: string[]): unknown; exec(): Promise<unknown[]> };
 }
 
-/** What the accessors need of a node-redis cluster client (createCluster). */
+/**
+ * What the accessors need of a node-redis cluster client (createCluster).
+ * A transaction's addCommand takes (firstKey, args) in node-redis 4 and
+ * (firstKey, isReadonly, args) from 5 on; the type admits both.
+ */
 export interface KeyregNodeRedisCluster {
   sendCommand(firstKey: string, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
-  multi(routing?: string): { addCommand(firstKey: string, args: string[]): unknown; exec(): Promise<unknown[]> };
+  multi(routing?: string): { addCommand(firstKey: string, argsOrReadonly: unknown, args?: unknown): unknown; exec(): Promise<unknown[]> };
   readonly masters: unknown;
 }
 
@@ -178,6 +194,11 @@ export type KeyregClient = KeyregNodeRedisClient | KeyregNodeRedisCluster;
 
 function keyregIsCluster(c: KeyregClient): c is KeyregNodeRedisCluster {
   return "masters" in c;
+}
+
+/** Whether c is node-redis 5 or later (withTypeMapping came with 5). */
+function keyregNodeRedis5(c: KeyregClient): boolean {
+  return "withTypeMapping" in c;
 }
 
 /** Sends one command whose first key is key. */
@@ -190,7 +211,11 @@ async function keyregTx(c: KeyregClient, key: string, cmds: string[][]): Promise
   let replies: unknown[];
   if (keyregIsCluster(c)) {
     const m = c.multi(key);
-    for (const cmd of cmds) m.addCommand(key, cmd);
+    const v5 = keyregNodeRedis5(c);
+    for (const cmd of cmds) {
+      if (v5) m.addCommand(key, false, cmd);
+      else m.addCommand(key, cmd);
+    }
     replies = await m.exec();
   } else {
     const m = c.multi();
@@ -291,15 +316,28 @@ function keyregString(x: unknown): string {
   return String(x);
 }
 
-/** A flat [field, value, …] reply as a map without a prototype. */
+/** A flat [field, value, …] reply (RESP2) or a map (RESP3, node-redis 6's default) as a map without a prototype. */
 function keyregPairs<T>(flat: unknown, decode: (s: string) => T): Record<string, T> {
   const out: Record<string, T> = Object.create(null);
   if (Array.isArray(flat)) {
     for (let i = 0; i + 1 < flat.length; i += 2) out[keyregString(flat[i])] = decode(keyregString(flat[i + 1]));
+  } else if (flat instanceof Map) {
+    for (const [f, v] of flat) out[keyregString(f)] = decode(keyregString(v));
   } else if (flat !== null && typeof flat === "object") {
     for (const [f, v] of Object.entries(flat)) out[f] = decode(keyregString(v));
   }
   return out;
+}
+
+/**
+ * The entries of each stream of an XREAD/XREADGROUP reply: [[key, entries],
+ * …] in RESP2, a map from key to entries in RESP3 (node-redis 6's default).
+ */
+function keyregStreams(res: unknown): unknown[] {
+  if (Array.isArray(res)) return res.map((st: unknown) => (Array.isArray(st) ? st[1] : undefined));
+  if (res instanceof Map) return [...res.values()];
+  if (res !== null && typeof res === "object") return Object.values(res);
+  return [];
 }
 
 /** Stream entries ([id, [field, value, …]] each, deleted ones null) decoded. */
@@ -364,26 +402,86 @@ function keyregEqual(a: unknown, b: unknown): boolean {
 }
 
 const keyregPatterns = new Map<string, RegExp | null>();
+const keyregMaxNest = 512; // Go's validator decodes JSON nested this deep at most
+const keyregMaxDepth = 1100; // subschemas followed on one path: 512 levels of items and $ref, well within a JavaScript stack
+let keyregPatternMap: Map<string, string> | undefined;
+
+/**
+ * The RegExp of a schema's pattern: its translation from RE2 (written by
+ * keyreg gen typescript into keyregPatternSources, so that it matches
+ * what Go's regexp matches), or null when there is none: the pattern is
+ * then left to keyreg audit.
+ */
+function keyregRegExp(pattern: string): RegExp | null {
+  let re = keyregPatterns.get(pattern);
+  if (re === undefined) {
+    keyregPatternMap ??= new Map(keyregPatternSources);
+    const src = keyregPatternMap.get(pattern);
+    re = null;
+    if (src !== undefined) {
+      try {
+        re = new RegExp(src, "u");
+      } catch {
+        re = null;
+      }
+    }
+    keyregPatterns.set(pattern, re);
+  }
+  return re;
+}
+
+/** x as an exact decimal, mantissa × 10^exponent, from its shortest round-trip text. */
+function keyregDecimal(x: number): [bigint, number] {
+  const m = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:e([+-][0-9]+))?$/.exec(String(x));
+  if (!m) return [0n, 0];
+  const frac = m[3] ?? "";
+  return [BigInt(m[1]! + m[2]! + frac), Number(m[4] ?? 0) - frac.length];
+}
+
+/**
+ * Whether v is a multiple of m, in decimal arithmetic as Go's validator
+ * computes it on the JSON text (0.3 is a multiple of 0.1), not in binary
+ * floating point. Exponents of doubles are within ±343, so the factors are
+ * bounded.
+ */
+function keyregMultipleOf(v: number, m: number): boolean {
+  if (!Number.isFinite(v) || !Number.isFinite(m) || m <= 0) return false;
+  if (Number.isSafeInteger(v) && Number.isSafeInteger(m)) return v % m === 0; // exact
+  const [a, ea] = keyregDecimal(v), [b, eb] = keyregDecimal(m);
+  if (b === 0n) return false;
+  const e = Math.min(ea, eb);
+  return (a * 10n ** BigInt(ea - e)) % (b * 10n ** BigInt(eb - e)) === 0n;
+}
 
 /**
  * The first problem of v against schema, as [pointer, what], or null. The
- * keywords are those the Go backend checks; others are left to keyreg
- * audit. root resolves local $refs; depth is bounded.
+ * keywords are those of docs/codegen.md, with the pointers keyreg's own
+ * validator (payload.Check) reports: a missing required property, a
+ * property additionalProperties refuses, a property name and repeated
+ * items point at the object or array. root resolves local $refs; a value
+ * nested deeper than Go's decoder reads, or one that takes more nested
+ * subschemas than keyregMaxDepth, is refused, not followed.
  */
-function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at: string, depth: number): [string, string] | null {
+function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at: string, depth: number, nest: number): [string, string] | null {
   if (schema === true) return null;
   if (schema === false) return [at, "is not allowed"];
-  if (depth > 128) return null;
+  if (nest >= keyregMaxNest && v !== null && typeof v === "object") return [at, `is nested deeper than ${keyregMaxNest} levels`];
+  if (depth > keyregMaxDepth) return [at, `needs more than ${keyregMaxDepth} nested subschemas to check`];
   const s = schema as Record<string, unknown>;
-  const sub = (x: unknown, val: unknown, p: string) => keyregProblem(root, x as KeyregSchema, val, p, depth + 1);
   if (typeof s.$ref === "string" && s.$ref.startsWith("#")) {
     let target: unknown = root;
     for (const part of s.$ref.slice(1).split("/").slice(1)) {
-      const k = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
-      target = target !== null && typeof target === "object" && Object.prototype.hasOwnProperty.call(target, k) ? (target as Record<string, unknown>)[k] : undefined;
+      let k: string;
+      try {
+        k = decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+      } catch {
+        target = undefined;
+        break;
+      }
+      target = keyregHas(target, k) ? (target as Record<string, unknown>)[k] : undefined;
     }
     if (target !== undefined) {
-      const p = sub(target, v, at);
+      const p = keyregSub(root, target, v, at, at, depth, nest);
       if (p) return p;
     }
   }
@@ -399,82 +497,192 @@ function keyregProblem(root: KeyregSchema, schema: KeyregSchema, v: unknown, at:
     if (typeof s.maximum === "number" && v > s.maximum) return [at, `is more than the maximum ${s.maximum}`];
     if (typeof s.exclusiveMinimum === "number" && v <= s.exclusiveMinimum) return [at, `is not more than ${s.exclusiveMinimum}`];
     if (typeof s.exclusiveMaximum === "number" && v >= s.exclusiveMaximum) return [at, `is not less than ${s.exclusiveMaximum}`];
-    if (typeof s.multipleOf === "number" && s.multipleOf > 0 && !Number.isInteger(v / s.multipleOf)) return [at, `is not a multiple of ${s.multipleOf}`];
+    if (typeof s.multipleOf === "number" && s.multipleOf > 0 && !keyregMultipleOf(v, s.multipleOf)) return [at, `is not a multiple of ${s.multipleOf}`];
   }
   if (typeof v === "string") {
     const n = [...v].length;
     if (typeof s.minLength === "number" && n < s.minLength) return [at, `is shorter than ${s.minLength} characters`];
     if (typeof s.maxLength === "number" && n > s.maxLength) return [at, `is longer than ${s.maxLength} characters`];
     if (typeof s.pattern === "string") {
-      let re = keyregPatterns.get(s.pattern);
-      if (re === undefined) {
-        try {
-          re = new RegExp(s.pattern, "u");
-        } catch {
-          re = null; // not a JavaScript expression: left to keyreg audit
-        }
-        keyregPatterns.set(s.pattern, re);
-      }
+      const re = keyregRegExp(s.pattern);
       if (re && !re.test(v)) return [at, "does not match the pattern"];
     }
   }
   if (Array.isArray(v)) {
-    if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
-    if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
-    if (s.uniqueItems === true) {
-      for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [`${at}/${i}`, "repeats an earlier item"];
-    }
-    if (s.items !== undefined && !Array.isArray(s.items)) {
-      for (let i = 0; i < v.length; i++) {
-        const p = sub(s.items, v[i], `${at}/${i}`);
-        if (p) return p;
-      }
-    }
-  }
-  if (t === "object") {
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
-    if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
-    if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
-    if (Array.isArray(s.required)) {
-      for (const r of s.required) if (typeof r === "string" && !Object.prototype.hasOwnProperty.call(o, r)) return [`${at}/${keyregEsc(r)}`, "is required"];
-    }
-    const props = (s.properties ?? {}) as Record<string, unknown>;
-    for (const k of keys) {
-      const p = `${at}/${keyregEsc(k)}`;
-      if (s.propertyNames !== undefined) {
-        const q = sub(s.propertyNames, k, p);
-        if (q) return [p, "is not an allowed property name"];
-      }
-      const ps = Object.prototype.hasOwnProperty.call(props, k) ? props[k] : s.additionalProperties;
-      if (ps !== undefined) {
-        const q = sub(ps, o[k], p);
-        if (q) return q;
-      }
-    }
-  }
-  if (Array.isArray(s.allOf)) for (const x of s.allOf) {
-    const p = sub(x, v, at);
+    const p = keyregArrayProblem(root, s, v, at, depth, nest);
     if (p) return p;
   }
-  if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => sub(x, v, at) === null)) return [at, "matches none of anyOf"];
-  if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => sub(x, v, at) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
-  if (s.not !== undefined && sub(s.not, v, at) === null) return [at, "matches not"];
+  if (t === "object") {
+    const p = keyregObjectProblem(root, s, v as Record<string, unknown>, at, depth, nest);
+    if (p) return p;
+  }
+  return keyregApplicatorProblem(root, s, v, at, depth, nest);
+}
+
+/** Whether o is an object with an own property k. */
+function keyregHas(o: unknown, k: string): boolean {
+  return o !== null && typeof o === "object" && Object.prototype.hasOwnProperty.call(o, k);
+}
+
+/**
+ * v against the subschema x, at pointer p (a pointer other than at is one
+ * level down). The checks are split in small functions so that a deep
+ * value's recursion takes little stack.
+ */
+function keyregSub(root: KeyregSchema, x: unknown, v: unknown, at: string, p: string, depth: number, nest: number): [string, string] | null {
+  return keyregProblem(root, x as KeyregSchema, v, p, depth + 1, p === at ? nest : nest + 1);
+}
+
+/** The array keywords. */
+function keyregArrayProblem(root: KeyregSchema, s: Record<string, unknown>, v: unknown[], at: string, depth: number, nest: number): [string, string] | null {
+  if (typeof s.minItems === "number" && v.length < s.minItems) return [at, `has fewer than ${s.minItems} items`];
+  if (typeof s.maxItems === "number" && v.length > s.maxItems) return [at, `has more than ${s.maxItems} items`];
+  if (s.uniqueItems === true) {
+    for (let i = 0; i < v.length; i++) for (let j = 0; j < i; j++) if (keyregEqual(v[i], v[j])) return [at, `has equal items ${j} and ${i}`];
+  }
+  // prefixItems then items (2020-12), or an items array then
+  // additionalItems (draft 7 and before, where items may be a list).
+  const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : [];
+  const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
+  for (let i = 0; i < v.length && i < prefix.length; i++) {
+    const p = keyregSub(root, prefix[i], v[i], at, `${at}/${i}`, depth, nest);
+    if (p) return p;
+  }
+  if (rest !== undefined) {
+    for (let i = prefix.length; i < v.length; i++) {
+      const p = keyregSub(root, rest, v[i], at, `${at}/${i}`, depth, nest);
+      if (p) return p;
+    }
+  }
+  if (s.contains !== undefined) {
+    let n = 0;
+    for (const x of v) if (keyregSub(root, s.contains, x, at, at, depth, nest) === null) n++;
+    const min = typeof s.minContains === "number" ? s.minContains : 1;
+    if (n < min) return [at, min === 1 ? "has no item that matches contains" : `has fewer than ${min} items that match contains`];
+    if (typeof s.maxContains === "number" && n > s.maxContains) return [at, `has more than ${s.maxContains} items that match contains`];
+  }
   return null;
+}
+
+/** The object keywords. */
+function keyregObjectProblem(root: KeyregSchema, s: Record<string, unknown>, o: Record<string, unknown>, at: string, depth: number, nest: number): [string, string] | null {
+  const keys = Object.keys(o);
+  if (typeof s.minProperties === "number" && keys.length < s.minProperties) return [at, `has fewer than ${s.minProperties} properties`];
+  if (typeof s.maxProperties === "number" && keys.length > s.maxProperties) return [at, `has more than ${s.maxProperties} properties`];
+  if (Array.isArray(s.required)) {
+    for (const r of s.required) if (typeof r === "string" && !keyregHas(o, r)) return [at, `is missing the required property ${JSON.stringify(r)}`];
+  }
+  // dependentRequired, or dependencies with a list (draft 7's keyword,
+  // which keyreg's validator checks in every draft).
+  for (const deps of [s.dependentRequired, s.dependencies]) {
+    if (deps === null || typeof deps !== "object") continue;
+    for (const [k, req] of Object.entries(deps as Record<string, unknown>)) {
+      if (!keyregHas(o, k) || !Array.isArray(req)) continue;
+      for (const r of req) if (typeof r === "string" && !keyregHas(o, r)) return [at, `is missing the property ${JSON.stringify(r)} that ${JSON.stringify(k)} requires`];
+    }
+  }
+  const props = (s.properties ?? {}) as Record<string, unknown>;
+  const pats = s.patternProperties !== null && typeof s.patternProperties === "object" ? Object.entries(s.patternProperties as Record<string, unknown>) : [];
+  for (const k of keys) {
+    const p = `${at}/${keyregEsc(k)}`;
+    if (s.propertyNames !== undefined && keyregSub(root, s.propertyNames, k, at, p, depth, nest) !== null) return [at, "has a property name that fails propertyNames"];
+    let matched = keyregHas(props, k);
+    if (matched) {
+      const q = keyregSub(root, props[k], o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+    for (const [pat, ps] of pats) {
+      const re = keyregRegExp(pat);
+      if (!re || !re.test(k)) continue;
+      matched = true;
+      const q = keyregSub(root, ps, o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+    if (!matched && s.additionalProperties !== undefined) {
+      if (s.additionalProperties === false) return [at, "has a property the schema does not allow"];
+      const q = keyregSub(root, s.additionalProperties, o[k], at, p, depth, nest);
+      if (q) return q;
+    }
+  }
+  // dependentSchemas, or dependencies with a schema.
+  for (const deps of [s.dependentSchemas, s.dependencies]) {
+    if (deps === null || typeof deps !== "object") continue;
+    for (const [k, ds] of Object.entries(deps as Record<string, unknown>)) {
+      if (!keyregHas(o, k) || Array.isArray(ds)) continue;
+      const q = keyregSub(root, ds, o, at, at, depth, nest);
+      if (q) return q;
+    }
+  }
+  return null;
+}
+
+/** allOf, anyOf, oneOf, not, if/then/else. */
+function keyregApplicatorProblem(root: KeyregSchema, s: Record<string, unknown>, v: unknown, at: string, depth: number, nest: number): [string, string] | null {
+  if (Array.isArray(s.allOf)) for (const x of s.allOf) {
+    const p = keyregSub(root, x, v, at, at, depth, nest);
+    if (p) return p;
+  }
+  if (Array.isArray(s.anyOf) && !s.anyOf.some((x) => keyregSub(root, x, v, at, at, depth, nest) === null)) return [at, "matches none of anyOf"];
+  if (Array.isArray(s.oneOf) && s.oneOf.filter((x) => keyregSub(root, x, v, at, at, depth, nest) === null).length !== 1) return [at, "does not match exactly one of oneOf"];
+  if (s.not !== undefined && keyregSub(root, s.not, v, at, at, depth, nest) === null) return [at, "matches not"];
+  if (s.if !== undefined) {
+    const branch = keyregSub(root, s.if, v, at, at, depth, nest) === null ? s.then : s.else;
+    if (branch !== undefined) {
+      const p = keyregSub(root, branch, v, at, at, depth, nest);
+      if (p) return p;
+    }
+  }
+  return null;
+}
+
+/** The check's result, or a refusal when it ran out of stack (a value nested too deeply for this runtime): never an unchecked value, never a crash. */
+function keyregGuard(check: () => [string, string] | null): [string, string] | null {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof RangeError) return ["#", "is nested too deeply to check"];
+    throw e;
+  }
 }
 
 /** Throws a SchemaError when v breaks schema: the family, the key and the JSON pointer, never the value. */
 function keyregCheck(family: string, schema: KeyregSchema, v: unknown, what: string): void {
-  const p = keyregProblem(schema, schema, v, "#", 0);
+  const p = keyregGuard(() => keyregProblem(schema, schema, v, "#", 0, 0));
   if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
-/** The schema of one field of a hash: properties[field], else additionalProperties. */
-function keyregFieldSchema(schema: KeyregSchema, field: string): KeyregSchema {
-  if (typeof schema !== "object") return schema;
-  const props = (schema.properties ?? {}) as Record<string, unknown>;
-  if (Object.prototype.hasOwnProperty.call(props, field)) return props[field] as KeyregSchema;
-  return (schema.additionalProperties ?? true) as KeyregSchema;
+/**
+ * Throws a SchemaError when the value of one field of a hash breaks the
+ * hash's schema: propertyNames, then properties[field] and every
+ * patternProperties entry the name matches, else additionalProperties,
+ * with $refs resolved in the hash's schema. The pointer starts at the
+ * field, as keyreg's validator reports it for the hash as one object.
+ */
+function keyregCheckField(family: string, schema: KeyregSchema, field: string, v: unknown, what: string): void {
+  let p: [string, string] | null = null;
+  const at = `#/${keyregEsc(field)}`;
+  if (typeof schema !== "object") {
+    p = keyregProblem(schema, schema, { [field]: v }, "#", 0, 0);
+  } else {
+    if (schema.propertyNames !== undefined && keyregProblem(schema, schema.propertyNames as KeyregSchema, field, at, 0, 1) !== null) {
+      p = ["#", "has a property name that fails propertyNames"];
+    }
+    const props = (schema.properties ?? {}) as Record<string, unknown>;
+    const subs: unknown[] = [];
+    if (Object.prototype.hasOwnProperty.call(props, field)) subs.push(props[field]);
+    if (schema.patternProperties !== null && typeof schema.patternProperties === "object") {
+      for (const [pat, ps] of Object.entries(schema.patternProperties as Record<string, unknown>)) {
+        const re = keyregRegExp(pat);
+        if (re && re.test(field)) subs.push(ps);
+      }
+    }
+    if (subs.length === 0 && schema.additionalProperties !== undefined) {
+      if (schema.additionalProperties === false) p ??= ["#", "has a property the schema does not allow"];
+      else subs.push(schema.additionalProperties);
+    }
+    for (const x of subs) p ??= keyregGuard(() => keyregProblem(schema, x as KeyregSchema, v, at, 0, 1));
+  }
+  if (p) throw new SchemaError(`${family}: ${what}at "${p[0]}": ${p[1]}`, p[0]);
 }
 
 /** What a value is stored as, read back as JSON, for the check. */
@@ -607,6 +815,18 @@ const KEYREG_ACQUIRE_FENCED_SHA = "0ee8eec7cf8618ec12a9d1593d4366564232ab47";
 const KEYREG_RELEASE_SHA = "9f9b2b698a7e0c169f579212e7cb0d13a20e129e";
 const KEYREG_EXTEND_SHA = "8b955c4a691100287216cf2e8566f4f50237ed26";
 
+/** The schemas' patterns (RE2, as keyreg compiles them) and the JavaScript expressions that match the same strings. */
+const keyregPatternSources: ReadonlyArray<readonly [string, string]> = [
+  ["^[1-9][0-9]*\u0024", "(?:^)(?:[1-9])(?:(?:[0-9])*)(?:\u0024)"],
+  ["^[0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{26}\u0024", "(?:^)(?:(?:[0-9A-HJ-KM-NP-TV-Za-hj-km-np-tv-z]){26,26})(?:\u0024)"],
+  ["^[0-9]+-[0-9]+\u0024", "(?:^)(?:(?:[0-9])+)(?:\\u{2D})(?:(?:[0-9])+)(?:\u0024)"],
+  ["^[a-z][a-z0-9_]*\u0024", "(?:^)(?:[a-z])(?:(?:[0-9\\u{5F}a-z])*)(?:\u0024)"],
+  ["^[0-9a-f]{64}\u0024", "(?:^)(?:(?:[0-9a-f]){64,64})(?:\u0024)"],
+  ["^[0-9A-HJKMNP-TV-Z]{26}\u0024", "(?:^)(?:(?:[0-9A-HJ-KM-NP-TV-Z]){26,26})(?:\u0024)"],
+  ["^[A-Z]{3}\u0024", "(?:^)(?:(?:[A-Z]){3,3})(?:\u0024)"],
+  ["^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\u0024", "(?:^)(?:(?:[0-9a-f]){8,8})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){4,4})(?:\\u{2D})(?:(?:[0-9a-f]){12,12})(?:\u0024)"],
+];
+
 const keyregReWord = new RegExp("^[\\u0000-9\\u003b-\\uffff]+\u0024");
 const keyregReUuid = new RegExp("^[0-9A-Fa-f]{8}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{4}[\\u002d][0-9A-Fa-f]{12}\u0024");
 const keyregReHex = new RegExp("^[0-9A-Fa-f]+\u0024");
@@ -701,7 +921,7 @@ export function checkCartItems(value: unknown): void {
 }
 
 function keyregCheckedCartItems(data: string, field: string): string {
-  keyregCheck("cart-items", keyregFieldSchema(keyregSchemaCartItems, field), keyregStored(data, "json"), "field ");
+  keyregCheckField("cart-items", keyregSchemaCartItems, field, keyregStored(data, "json"), "field ");
   return data;
 }
 
@@ -842,8 +1062,7 @@ export async function readGroupChatMessages(client: KeyregClient, roomId: string
   if (blockMs >= 0) cmd.push("BLOCK", String(blockMs));
   cmd.push("STREAMS", key, ">");
   const res = await keyregCall(client, key, cmd);
-  if (!Array.isArray(res)) return [];
-  return res.flatMap((st: unknown) => (Array.isArray(st) ? keyregEntries(st[1], (s: string): string => s) : []));
+  return keyregStreams(res).flatMap((entries) => keyregEntries(entries, (s: string): string => s));
 }
 
 /** Acknowledges entries of the group (XACK); returns how many were pending. */
@@ -1152,7 +1371,7 @@ export function checkFeatureFlags(value: unknown): void {
 }
 
 function keyregCheckedFeatureFlags(data: string, field: string): string {
-  keyregCheck("feature-flags", keyregFieldSchema(keyregSchemaFeatureFlags, field), keyregStored(data, "json"), "field ");
+  keyregCheckField("feature-flags", keyregSchemaFeatureFlags, field, keyregStored(data, "json"), "field ");
   return data;
 }
 
@@ -1350,7 +1569,7 @@ export async function applyTTLIdempotencyKey(client: KeyregClient, clientId: num
 }
 
 /** A value of idempotency-key, from its JSON Schema. */
-export type IdempotencyKeyValue = { "created_at": string; "request_hash": string; "response"?: { "body": string; "headers"?: Record<string, string>; "status": number; }; "state": "in_flight" | "done"; };
+export type IdempotencyKeyValue = { "created_at": string; "request_hash": string; "response"?: { "body": string; "headers"?: Record<string, string>; "status": number; }; "state": "in_flight" | "done" | UnknownEnumValue; };
 
 const keyregSchemaIdempotencyKey: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/idempotency-record.v1.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v1:idempotency:{client_id}:{key}. Created with SET NX when a request starts, completed with the stored response.\",\"if\":{\"properties\":{\"state\":{\"const\":\"done\"}}},\"properties\":{\"created_at\":{\"description\":\"When the first request arrived.\",\"format\":\"date-time\",\"type\":\"string\"},\"request_hash\":{\"description\":\"SHA-256 of method, path and body; a retry with a different body gets 422.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"response\":{\"additionalProperties\":false,\"description\":\"The stored response, replayed to retries. Present when state is done.\",\"properties\":{\"body\":{\"contentEncoding\":\"base64\",\"description\":\"Response body, base64.\",\"maxLength\":65536,\"type\":\"string\"},\"headers\":{\"additionalProperties\":{\"type\":\"string\"},\"description\":\"Response headers worth replaying.\",\"type\":\"object\"},\"status\":{\"description\":\"HTTP status code.\",\"maximum\":599,\"minimum\":100,\"type\":\"integer\"}},\"required\":[\"status\",\"body\"],\"type\":\"object\"},\"state\":{\"description\":\"in_flight while the first request runs, done afterwards.\",\"enum\":[\"in_flight\",\"done\"],\"type\":\"string\"}},\"required\":[\"state\",\"request_hash\",\"created_at\"],\"then\":{\"required\":[\"response\"]},\"title\":\"Idempotency record (v1)\",\"type\":\"object\"}");
 
@@ -2036,7 +2255,7 @@ export async function applyTTLUserSession(client: KeyregClient, sessionId: strin
 }
 
 /** A value of user-session, from its JSON Schema. */
-export type UserSessionValue = { "auth_method": "password" | "sso" | "passkey" | "magic_link"; "created_at": string; "csrf_token": string; "expires_at": string; "ip"?: string; "mfa"?: boolean; "roles"?: (string)[]; "user_agent"?: string; "user_id": number; };
+export type UserSessionValue = { "auth_method": "password" | "sso" | "passkey" | "magic_link" | UnknownEnumValue; "created_at": string; "csrf_token": string; "expires_at": string; "ip"?: string; "mfa"?: boolean; "roles"?: (string)[]; "user_agent"?: string; "user_id": number; };
 
 const keyregSchemaUserSession: KeyregSchema = JSON.parse("{\"\u0024id\":\"https://keyreg.dev/schemas/payload/user-session.v2.json\",\"\u0024schema\":\"https://json-schema.org/draft/2020-12/schema\",\"additionalProperties\":false,\"description\":\"Value of v2:user:session:{session_id}. Written by auth-api on login, read by every web service on each request.\",\"properties\":{\"auth_method\":{\"description\":\"How the user authenticated.\",\"enum\":[\"password\",\"sso\",\"passkey\",\"magic_link\"],\"type\":\"string\"},\"created_at\":{\"description\":\"When the session was created (RFC 3339).\",\"format\":\"date-time\",\"type\":\"string\"},\"csrf_token\":{\"description\":\"Per-session CSRF token, 32 random bytes in hex.\",\"pattern\":\"^[0-9a-f]{64}\u0024\",\"type\":\"string\"},\"expires_at\":{\"description\":\"Absolute expiry; the key TTL is refreshed on activity but never past this.\",\"format\":\"date-time\",\"type\":\"string\"},\"ip\":{\"description\":\"Client IP at login, for the security page.\",\"maxLength\":45,\"type\":\"string\"},\"mfa\":{\"default\":false,\"description\":\"Whether a second factor was verified in this session.\",\"type\":\"boolean\"},\"roles\":{\"description\":\"Role names cached at login so services need not call auth-api.\",\"items\":{\"minLength\":1,\"type\":\"string\"},\"maxItems\":64,\"type\":\"array\",\"uniqueItems\":true},\"user_agent\":{\"description\":\"User-Agent at login, truncated.\",\"maxLength\":512,\"type\":\"string\"},\"user_id\":{\"description\":\"Numeric ID of the logged-in user.\",\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"user_id\",\"created_at\",\"expires_at\",\"csrf_token\",\"auth_method\"],\"title\":\"User session (v2)\",\"type\":\"object\"}");
 

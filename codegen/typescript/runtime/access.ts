@@ -89,15 +89,28 @@ function keyregString(x: unknown): string {
   return String(x);
 }
 
-/** A flat [field, value, …] reply as a map without a prototype. */
+/** A flat [field, value, …] reply (RESP2) or a map (RESP3, node-redis 6's default) as a map without a prototype. */
 function keyregPairs<T>(flat: unknown, decode: (s: string) => T): Record<string, T> {
   const out: Record<string, T> = Object.create(null);
   if (Array.isArray(flat)) {
     for (let i = 0; i + 1 < flat.length; i += 2) out[keyregString(flat[i])] = decode(keyregString(flat[i + 1]));
+  } else if (flat instanceof Map) {
+    for (const [f, v] of flat) out[keyregString(f)] = decode(keyregString(v));
   } else if (flat !== null && typeof flat === "object") {
     for (const [f, v] of Object.entries(flat)) out[f] = decode(keyregString(v));
   }
   return out;
+}
+
+/**
+ * The entries of each stream of an XREAD/XREADGROUP reply: [[key, entries],
+ * …] in RESP2, a map from key to entries in RESP3 (node-redis 6's default).
+ */
+function keyregStreams(res: unknown): unknown[] {
+  if (Array.isArray(res)) return res.map((st: unknown) => (Array.isArray(st) ? st[1] : undefined));
+  if (res instanceof Map) return [...res.values()];
+  if (res !== null && typeof res === "object") return Object.values(res);
+  return [];
 }
 
 /** Stream entries ([id, [field, value, …]] each, deleted ones null) decoded. */

@@ -1,5 +1,5 @@
 
-// ---- the client: node-redis v4+ (the "redis" package) ----
+// ---- the client: node-redis 4, 5 or 6 (the "redis" package) ----
 
 /** What the accessors need of a node-redis client (createClient). */
 export interface KeyregNodeRedisClient {
@@ -7,10 +7,14 @@ export interface KeyregNodeRedisClient {
   multi(): { addCommand(args: string[]): unknown; exec(): Promise<unknown[]> };
 }
 
-/** What the accessors need of a node-redis cluster client (createCluster). */
+/**
+ * What the accessors need of a node-redis cluster client (createCluster).
+ * A transaction's addCommand takes (firstKey, args) in node-redis 4 and
+ * (firstKey, isReadonly, args) from 5 on; the type admits both.
+ */
 export interface KeyregNodeRedisCluster {
   sendCommand(firstKey: string, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
-  multi(routing?: string): { addCommand(firstKey: string, args: string[]): unknown; exec(): Promise<unknown[]> };
+  multi(routing?: string): { addCommand(firstKey: string, argsOrReadonly: unknown, args?: unknown): unknown; exec(): Promise<unknown[]> };
   readonly masters: unknown;
 }
 
@@ -19,6 +23,11 @@ export type KeyregClient = KeyregNodeRedisClient | KeyregNodeRedisCluster;
 
 function keyregIsCluster(c: KeyregClient): c is KeyregNodeRedisCluster {
   return "masters" in c;
+}
+
+/** Whether c is node-redis 5 or later (withTypeMapping came with 5). */
+function keyregNodeRedis5(c: KeyregClient): boolean {
+  return "withTypeMapping" in c;
 }
 
 /** Sends one command whose first key is key. */
@@ -31,7 +40,11 @@ async function keyregTx(c: KeyregClient, key: string, cmds: string[][]): Promise
   let replies: unknown[];
   if (keyregIsCluster(c)) {
     const m = c.multi(key);
-    for (const cmd of cmds) m.addCommand(key, cmd);
+    const v5 = keyregNodeRedis5(c);
+    for (const cmd of cmds) {
+      if (v5) m.addCommand(key, false, cmd);
+      else m.addCommand(key, cmd);
+    }
     replies = await m.exec();
   } else {
     const m = c.multi();

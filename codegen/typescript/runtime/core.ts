@@ -31,6 +31,18 @@ export function ttlAllows(policy: TTLPolicy, pttlMs: number): boolean {
   return true;
 }
 
+declare const keyregUnknownEnum: unique symbol;
+
+/**
+ * A value of a string enum that this module does not list, as a newer
+ * writer may store it: values read back are passed through as they are
+ * (Go's generated code reads them as the enum's …Unknown constant). It is
+ * a string, but no literal is assignable to it, so a switch over an enum
+ * needs a default branch; writing it back fails the schema check (a
+ * SchemaError) and sends nothing, as Go refuses to encode an Unknown.
+ */
+export type UnknownEnumValue = string & { readonly [keyregUnknownEnum]: true };
+
 const keyregMinInt64 = -(2n ** 63n);
 const keyregMaxInt64 = 2n ** 63n - 1n;
 

@@ -110,5 +110,44 @@ for (const [what, op, cls] of refusals) {
   }
 }
 if (Number(await raw(["DBSIZE"])) !== before) fail("a refused write wrote something");
+
+// A value a newer writer stored, with an auth_method this module does not
+// list, is read as it is, typed UnknownEnumValue: no literal it lists is
+// assignable, so a switch needs a default branch. Writing it back is
+// refused before anything is sent.
+const newer = m.buildUserSession(sessionID.replace("0e5b", "2e5b"));
+const stored = JSON.stringify({ user_id: 8, created_at: when, expires_at: when, csrf_token: sha256Hex, auth_method: "webauthn" });
+await raw(["SET", newer, stored, "PX", "60000"]);
+const read = await m.getUserSession(c, sessionID.replace("0e5b", "2e5b"));
+if (read === null) fail("the newer session was not read");
+let label: string;
+const method = read.auth_method;
+switch (method) {
+  case "password":
+  case "sso":
+  case "passkey":
+  case "magic_link":
+    label = method;
+    break;
+  default: {
+    const unknownMethod: redisMod.UnknownEnumValue = method;
+    label = `unknown ${unknownMethod}`;
+  }
+}
+if (label !== "unknown webauthn") fail(`read the newer session's auth_method as ${label}`);
+const listed = (x: "password" | "sso" | "passkey" | "magic_link"): string => x;
+// @ts-expect-error an enum read back may hold a value the module does not list
+listed(read.auth_method);
+// @ts-expect-error a literal the module does not list is not a value of the enum
+const notListed: redisMod.UserSessionValue["auth_method"] = "webauthn";
+void notListed;
+try {
+  await m.setUserSession(c, sessionID.replace("0e5b", "2e5b"), read);
+  fail("an unknown enum value was written back");
+} catch (e) {
+  if (!(e instanceof m.SchemaError) || e.pointer !== "#/auth_method" || e.message.includes("webauthn")) throw e;
+}
+if (await raw(["GET", newer]) !== stored) fail("a refused write changed the newer session");
+await raw(["DEL", newer]);
 await close();
 console.log(JSON.stringify({ written: written.length }));
