@@ -607,8 +607,8 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 	}
 	// On Redis before 7.2 the DUMP of a key whose value is a shared
 	// integer resets the idle time of every key holding the same integer
-	// (sharedRefcount): checkScript checks every key's idle time first,
-	// in the same pipeline, before any read script DUMPs.
+	// (see Shared integers in scripts.go): checkScript checks every key's
+	// idle time first, in the same pipeline, before any read script DUMPs.
 	prechecked := "0"
 	stages := []stage{{readScript, nil}}
 	if a.touch {

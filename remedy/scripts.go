@@ -17,9 +17,9 @@ package remedy
 // a big key through.
 // ARGV[6] is "1" when checkScript checked the idle time just before, in
 // the same pipeline: then a key whose value is one of Redis' shared
-// integer objects (sharedRefcount) passes the idle check here, since that
-// idle time is every key's that holds the same integer, which this
-// pipeline's DUMPs of other keys reset on Redis before 7.2.
+// integer objects (see Shared integers below) passes the idle check here,
+// since that idle time is every key's that holds the same integer, which
+// this pipeline's DUMPs of other keys reset on Redis before 7.2.
 // Reply: {status, idle, absolute expiry ms or -1, payload}; the status is
 // "ok", or why the key is skipped, in this order: gone, changed (type or
 // size), ttl-changed, touched (read or written since the plan), too-large.
@@ -61,21 +61,21 @@ if #d > tonumber(ARGV[3]) then return {'too-large', #d} end
 return {'ok', idle, abs, d}
 `
 
-// sharedRefcount is what OBJECT REFCOUNT replies for one of the shared
-// integer objects (OBJ_SHARED_REFCOUNT, INT_MAX): while maxmemory is 0 or
-// its policy is neither LRU nor LFU (the defaults), every string value
-// 0 to 9999 set by a client is one of these 10,000 objects. Their LRU clock
-// is shared too: OBJECT IDLETIME of such a key is the time since any key
-// holding the same integer was last read, and a DUMP of one resets it for
-// all of them (on Redis before 7.2, whose DUMP touches).
-const sharedRefcount = 2147483647
+// Shared integers: OBJECT REFCOUNT replies 2147483647 (INT_MAX, Redis'
+// OBJ_SHARED_REFCOUNT) for one of the shared integer objects. While
+// maxmemory is 0 or its policy is neither LRU nor LFU (the defaults),
+// every string value 0 to 9999 set by a client is one of these 10,000
+// objects, whose LRU clock is shared too: OBJECT IDLETIME of such a key
+// is the time since any key holding the same integer was last read, and
+// a DUMP of one resets it for all of them (on Redis before 7.2, whose DUMP
+// touches).
 
 // checkScript checks the idle time of a key before any DUMP of its batch:
 // apply sends it for every key of a batch, in the same pipeline, ahead of
 // the read scripts, on Redis before 7.2. ARGV[1] is the smallest idle time
 // accepted (readScript's). Reply: {"ok", shared} or {"touched", idle,
-// shared}, shared 1 when the value is a shared integer object (see
-// sharedRefcount) and 0 otherwise; any other case (gone, idle unreadable)
+// shared}, shared 1 when the value is a shared integer object and 0
+// otherwise; any other case (gone, idle unreadable)
 // is "ok", left to readScript.
 const checkScript = `
 local min = tonumber(ARGV[1])
