@@ -135,6 +135,10 @@ type applier struct {
 	// USAGE is compared.
 	sameServer bool
 	states     []keyState
+	// sharedRead: the nodes where this run has DUMPed (or may have, in a
+	// batch that failed) a key whose value is a shared integer object,
+	// resetting the idle time of every key holding the same integer.
+	sharedRead map[*redis.Client]bool
 	j          *journal
 	b          *Backup
 	start      time.Time
@@ -146,7 +150,7 @@ type applier struct {
 // *RefusedError, before anything was written.
 func Apply(ctx context.Context, p *Plan, t Target, o ApplyOptions) (*Result, error) {
 	o.defaults()
-	a := &applier{p: p, o: o, t: t, res: &Result{SkipCount: map[string]int{}}, sha: map[string]string{}}
+	a := &applier{p: p, o: o, t: t, res: &Result{SkipCount: map[string]int{}}, sha: map[string]string{}, sharedRead: map[*redis.Client]bool{}}
 	a.sameServer = p.Server.Mode != "snapshot" && p.Server.Target == t.Target()
 	if err := p.Fresh(o.Now(), o.MaxPlanAge); err != nil {
 		return a.res, &RefusedError{err}
@@ -195,7 +199,7 @@ func (a *applier) preflight(ctx context.Context) error {
 		}
 	}
 	for _, n := range a.nodes {
-		for _, s := range []string{readScript, deleteScript, expireScript} {
+		for _, s := range []string{checkScript, readScript, deleteScript, expireScript} {
 			sha, err := n.ScriptLoad(ctx, s).Result()
 			if err != nil {
 				if isPerm(err) {
@@ -594,12 +598,26 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 	// planned idle time plus the whole seconds since the scan ended, less
 	// two for the LRU clock's resolution.
 	since := int64(a.o.Now().Sub(a.p.Finished)/time.Second) - 2
-	replies, err := a.eval(ctx, readScript, read, func(i int) []any {
-		k := &a.p.Keys[i]
-		idle := k.IdleSec
+	minIdle := func(i int) int64 {
+		idle := a.p.Keys[i].IdleSec
 		if idle >= 0 && since > 0 {
 			idle += since
 		}
+		return idle
+	}
+	// On Redis before 7.2 the DUMP of a key whose value is a shared
+	// integer resets the idle time of every key holding the same integer
+	// (see Shared integers in scripts.go): checkScript checks every key's
+	// idle time first, in the same pipeline, before any read script DUMPs.
+	prechecked := "0"
+	stages := []stage{{readScript, nil}}
+	if a.touch {
+		prechecked = "1"
+		stages = []stage{{checkScript, func(i int) []any { return []any{minIdle(i)} }}, stages[0]}
+	}
+	stages[len(stages)-1].args = func(i int) []any {
+		k := &a.p.Keys[i]
+		idle := minIdle(i)
 		hasTTL := "0"
 		if k.TTLMillis >= 0 {
 			hasTTL = "1"
@@ -611,15 +629,41 @@ func (a *applier) batch(ctx context.Context, lo, hi int) error {
 			// spare allocation), which would make every key "changed".
 			size = -1
 		}
-		return []any{idle, hasTTL, a.o.MaxKeyBytes, k.Type, size}
-	})
+		return []any{idle, hasTTL, a.o.MaxKeyBytes, k.Type, size, prechecked}
+	}
+	out, err := a.evalStages(ctx, read, stages)
 	if err != nil {
+		if len(stages) > 1 {
+			// The read scripts may have run: their DUMPs count.
+			for _, i := range read {
+				if cl, cerr := a.t.WriteClient(a.p.Keys[i].key, a.p.Keys[i].DB); cerr == nil {
+					a.sharedRead[cl] = true
+				}
+			}
+		}
 		return err
 	}
+	replies := out[len(out)-1]
+	var shared []*redis.Client
 	for j, i := range read {
+		if len(out) > 1 {
+			why, isShared, node := a.checked(i, out[0][j])
+			if isShared {
+				shared = append(shared, node)
+			}
+			// The read script's reason comes first (gone, changed,
+			// ttl-changed, touched): a write touches the key too.
+			if why != "" && readOK(replies[j]) {
+				a.decide(i, why)
+				continue
+			}
+		}
 		if err := a.backup(i, replies[j]); err != nil {
 			return err
 		}
+	}
+	for _, cl := range shared {
+		a.sharedRead[cl] = true
 	}
 	if err := a.hook("read", hi); err != nil {
 		return err
@@ -745,12 +789,66 @@ func (a *applier) backup(i int, reply any) error {
 	return nil
 }
 
+// checked reads checkScript's reply for key i: why the key is skipped
+// ("" for none), whether its value is a shared integer object, and its
+// node. A shared key found touched on a node where this run has already
+// DUMPed shared keys may have been touched by this run (a DUMP in an
+// earlier batch): it is skipped all the same, as touched-shared.
+func (a *applier) checked(i int, reply any) (why string, shared bool, node *redis.Client) {
+	k := &a.p.Keys[i]
+	node, _ = a.t.WriteClient(k.key, k.DB)
+	r, _ := reply.([]any)
+	if len(r) < 2 {
+		return "", false, node // an error: readScript decides
+	}
+	status, _ := r[0].(string)
+	flag, _ := r[len(r)-1].(int64)
+	shared = flag == 1
+	if status != "touched" {
+		return "", shared, node
+	}
+	if shared && a.sharedRead[node] {
+		return "touched-shared", shared, node
+	}
+	return "touched", shared, node
+}
+
+// readOK says whether a read script's reply is "ok".
+func readOK(reply any) bool {
+	r, _ := reply.([]any)
+	if len(r) == 0 {
+		return false
+	}
+	status, _ := r[0].(string)
+	return status == "ok"
+}
+
+// stage is one script of a pipeline and its arguments per key.
+type stage struct {
+	script string
+	args   func(i int) []any
+}
+
 // eval runs script on each of the keys idx, pipelined per node, and
 // returns the replies in order. A reply that is a Redis error is returned
 // as its text, prefixed "error: ", so that it is reported as the skip
 // reason; a network error fails the whole call.
 func (a *applier) eval(ctx context.Context, script string, idx []int, args func(i int) []any) ([]any, error) {
-	out := make([]any, len(idx))
+	out, err := a.evalStages(ctx, idx, []stage{{script, args}})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// evalStages runs each stage's script on each of the keys idx, in one
+// pipeline per node: every key's first script, then every key's second,
+// and so on. out[s][j] is stage s's reply for idx[j].
+func (a *applier) evalStages(ctx context.Context, idx []int, stages []stage) ([][]any, error) {
+	out := make([][]any, len(stages))
+	for s := range out {
+		out[s] = make([]any, len(idx))
+	}
 	if len(idx) == 0 {
 		return out, nil
 	}
@@ -767,32 +865,36 @@ func (a *applier) eval(ctx context.Context, script string, idx []int, args func(
 		}
 		byNode[cl] = append(byNode[cl], j)
 	}
-	sha := a.sha[script]
 	for _, cl := range order {
 		js := byNode[cl]
-		cmds := make([]*redis.Cmd, len(js))
+		cmds := make([]*redis.Cmd, len(js)*len(stages))
 		start := time.Now()
 		_, err := cl.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for n, j := range js {
-				k := &a.p.Keys[idx[j]]
-				cmds[n] = p.EvalSha(ctx, sha, []string{k.key}, args(idx[j])...)
+			for s, st := range stages {
+				sha := a.sha[st.script]
+				for n, j := range js {
+					k := &a.p.Keys[idx[j]]
+					cmds[s*len(js)+n] = p.EvalSha(ctx, sha, []string{k.key}, st.args(idx[j])...)
+				}
 			}
 			return nil
 		})
 		a.res.WorstRTT = max(a.res.WorstRTT, time.Since(start))
-		for n, j := range js {
-			v, cerr := cmds[n].Result()
-			switch {
-			case cerr == nil:
-				out[j] = v
-			case errors.Is(cerr, redis.Nil):
-				out[j] = nil
-			default:
-				var re redis.Error
-				if !errors.As(cerr, &re) || fatalReply(cerr.Error()) {
-					return nil, fmt.Errorf("%s: %w", cl.Options().Addr, cerr)
+		for s := range stages {
+			for n, j := range js {
+				v, cerr := cmds[s*len(js)+n].Result()
+				switch {
+				case cerr == nil:
+					out[s][j] = v
+				case errors.Is(cerr, redis.Nil):
+					out[s][j] = nil
+				default:
+					var re redis.Error
+					if !errors.As(cerr, &re) || fatalReply(cerr.Error()) {
+						return nil, fmt.Errorf("%s: %w", cl.Options().Addr, cerr)
+					}
+					out[s][j] = "error: " + firstLine(cerr.Error())
 				}
-				out[j] = "error: " + firstLine(cerr.Error())
 			}
 		}
 		if err != nil {
@@ -863,5 +965,5 @@ const maxBatch = 200
 // restore under exactly these rules. On Redis 7.2 and later add
 // +client|no-touch, which the connections send there.
 const ACL = "~* +ping +info +select +cluster|nodes +script|load +evalsha" +
-	" +setrange +object|idletime +object|encoding +type +pttl +pexpiretime +memory|usage +time +dump +unlink +pexpire" +
+	" +setrange +object|idletime +object|encoding +object|refcount +type +pttl +pexpiretime +memory|usage +time +dump +unlink +pexpire" +
 	" +restore +exists"

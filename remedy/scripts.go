@@ -15,6 +15,11 @@ package remedy
 // grew since the plan is skipped without a DUMP, which for a big key would
 // hold the server, and a DUMP that compresses under the limit does not let
 // a big key through.
+// ARGV[6] is "1" when checkScript checked the idle time just before, in
+// the same pipeline: then a key whose value is one of Redis' shared
+// integer objects (see Shared integers below) passes the idle check here,
+// since that idle time is every key's that holds the same integer, which
+// this pipeline's DUMPs of other keys reset on Redis before 7.2.
 // Reply: {status, idle, absolute expiry ms or -1, payload}; the status is
 // "ok", or why the key is skipped, in this order: gone, changed (type or
 // size), ttl-changed, touched (read or written since the plan), too-large.
@@ -38,7 +43,9 @@ if size >= 0 then
   end
 end
 if (pt >= 0) ~= (ARGV[2] == '1') then return {'ttl-changed'} end
-if idle < min then return {'touched', idle} end
+if idle < min and not (ARGV[6] == '1' and redis.pcall('OBJECT', 'REFCOUNT', KEYS[1]) == 2147483647) then
+  return {'touched', idle}
+end
 local mu = redis.call('MEMORY', 'USAGE', KEYS[1], 'SAMPLES', 5)
 if mu and mu > tonumber(ARGV[3]) then return {'too-large', mu} end
 local abs = -1
@@ -52,6 +59,33 @@ end
 local d = redis.call('DUMP', KEYS[1])
 if #d > tonumber(ARGV[3]) then return {'too-large', #d} end
 return {'ok', idle, abs, d}
+`
+
+// Shared integers: OBJECT REFCOUNT replies 2147483647 (INT_MAX, Redis'
+// OBJ_SHARED_REFCOUNT) for one of the shared integer objects. While
+// maxmemory is 0 or its policy is neither LRU nor LFU (the defaults),
+// every string value 0 to 9999 set by a client is one of these 10,000
+// objects, whose LRU clock is shared too: OBJECT IDLETIME of such a key
+// is the time since any key holding the same integer was last read, and
+// a DUMP of one resets it for all of them (on Redis before 7.2, whose DUMP
+// touches).
+
+// checkScript checks the idle time of a key before any DUMP of its batch:
+// apply sends it for every key of a batch, in the same pipeline, ahead of
+// the read scripts, on Redis before 7.2. ARGV[1] is the smallest idle time
+// accepted (readScript's). Reply: {"ok", shared} or {"touched", idle,
+// shared}, shared 1 when the value is a shared integer object and 0
+// otherwise; any other case (gone, idle unreadable)
+// is "ok", left to readScript.
+const checkScript = `
+local min = tonumber(ARGV[1])
+if min < 0 then return {'ok', 0} end
+local r = redis.pcall('OBJECT', 'IDLETIME', KEYS[1])
+if type(r) ~= 'number' then return {'ok', 0} end
+local shared = 0
+if redis.pcall('OBJECT', 'REFCOUNT', KEYS[1]) == 2147483647 then shared = 1 end
+if r < min then return {'touched', r, shared} end
+return {'ok', shared}
 `
 
 // deleteScript UNLINKs a key only when it is still byte-identical to its

@@ -27,9 +27,9 @@ func (f fakeTarget) WriteNodes(int) ([]*redis.Client, error)        { return []*
 func (f fakeTarget) Target() string                                 { return "fake" }
 
 // oldServer is a fake Redis primary of a given redis_version that runs
-// apply's scripts as a server would on the one key of the test: the read
-// script answers "ok" with dump and the expiry abs, the delete script
-// "deleted". It records every command, and the ARGV of each delete.
+// apply's scripts as a server would on the one key of the test: the check
+// script answers "ok" (not a shared integer), the read script "ok" with
+// dump and the expiry abs, the delete script "deleted". It records every command, and the ARGV of each delete.
 type oldServer struct {
 	mu      sync.Mutex
 	cmds    []string
@@ -39,7 +39,7 @@ type oldServer struct {
 func startOld(t *testing.T, version, dump string, abs int64) (*oldServer, remedy.Target) {
 	t.Helper()
 	s := &oldServer{}
-	scripts := map[string]string{} // sha -> "read", "delete" or "expire"
+	scripts := map[string]string{} // sha -> "check", "read", "delete" or "expire"
 	fake := redistest.StartFake(t, func(args []string) (string, bool) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -52,6 +52,8 @@ func startOld(t *testing.T, version, dump string, abs int64) (*oldServer, remedy
 			sum := sha1.Sum([]byte(args[2]))
 			sha := hex.EncodeToString(sum[:])
 			switch {
+			case strings.Contains(args[2], "REFCOUNT") && !strings.Contains(args[2], "DUMP"):
+				scripts[sha] = "check"
 			case strings.Contains(args[2], "DUMP"):
 				scripts[sha] = map[bool]string{true: "delete", false: "read"}[strings.Contains(args[2], "UNLINK")]
 			default:
@@ -62,6 +64,8 @@ func startOld(t *testing.T, version, dump string, abs int64) (*oldServer, remedy
 			return ":0\r\n", true
 		case cmd == "EVALSHA":
 			switch scripts[args[1]] {
+			case "check":
+				return "*2\r\n" + redistest.Bulk("ok") + ":0\r\n", true
 			case "read":
 				return "*4\r\n" + redistest.Bulk("ok") + ":100\r\n:" + strconv.FormatInt(abs, 10) + "\r\n" + redistest.Bulk(dump), true
 			case "delete":
