@@ -166,23 +166,42 @@ func chanLink(ch *catChannel, from string) string {
 	return fmt.Sprintf("[%s](%s#%s)", render.MD(ch.Name, render.MDData), file, mdAnchor("channel "+ch.Name))
 }
 
-// writeMDChannel writes a channel's section of its owner's file.
-func writeMDChannel(b *bytes.Buffer, c *htmlCatalogue, ch *catChannel) {
-	fmt.Fprintf(b, "## channel %s\n\n", render.MD(ch.Name, render.MDData))
-	if ch.Deprecation != nil {
+// writeMDHead writes the heading of a family's or a channel's section,
+// its description, and the first rows of its facts table: pattern,
+// placeholders and example. It returns the function that writes a row.
+func writeMDHead(b *bytes.Buffer, heading, example string, f *catFamily) func(k, v string) {
+	fmt.Fprintf(b, "## %s\n\n", render.MD(heading, render.MDData))
+	if f.Deprecation != nil {
 		b.WriteString("**Deprecated.** ")
 	}
-	if ch.Description != "" {
-		fmt.Fprintf(b, "%s\n\n", render.MD(ch.Description, render.MDBlock))
-	} else if ch.Deprecation != nil {
+	if f.Description != "" {
+		fmt.Fprintf(b, "%s\n\n", render.MD(f.Description, render.MDBlock))
+	} else if f.Deprecation != nil {
 		b.WriteString("\n\n")
 	}
 	b.WriteString("| | |\n| --- | --- |\n")
 	fact := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
-	fact("pattern", render.MDCode(ch.Pattern))
-	if ch.Example != "" {
-		fact("example channel", render.MDCode(ch.Example))
+	fact("pattern", render.MDCode(f.Pattern))
+	if len(f.Placeholders) > 0 {
+		var ps []string
+		for _, p := range f.Placeholders {
+			s := render.MDCode(p.Name) + " " + p.Type
+			if p.HashTag {
+				s += " (hash tag)"
+			}
+			ps = append(ps, s)
+		}
+		fact("placeholders", strings.Join(ps, ", "))
 	}
+	if f.Example != "" {
+		fact(example, render.MDCode(f.Example))
+	}
+	return fact
+}
+
+// writeMDChannel writes a channel's section of its owner's file.
+func writeMDChannel(b *bytes.Buffer, c *htmlCatalogue, ch *catChannel) {
+	fact := writeMDHead(b, "channel "+ch.Name, "example channel", ch.catFamily)
 	sub := ch.Subscribe
 	if ch.SubscribeGlob != "" {
 		sub += " " + ch.SubscribeGlob
@@ -245,32 +264,7 @@ func mdAnchor(heading string) string {
 }
 
 func writeMDFamily(b *bytes.Buffer, c *htmlCatalogue, f *catFamily) {
-	fmt.Fprintf(b, "## %s\n\n", render.MD(f.Name, render.MDData))
-	if f.Deprecation != nil {
-		b.WriteString("**Deprecated.** ")
-	}
-	if f.Description != "" {
-		fmt.Fprintf(b, "%s\n\n", render.MD(f.Description, render.MDBlock))
-	} else if f.Deprecation != nil {
-		b.WriteString("\n\n")
-	}
-	b.WriteString("| | |\n| --- | --- |\n")
-	fact := func(k, v string) { fmt.Fprintf(b, "| %s | %s |\n", k, v) }
-	fact("pattern", render.MDCode(f.Pattern))
-	if len(f.Placeholders) > 0 {
-		var ps []string
-		for _, p := range f.Placeholders {
-			s := render.MDCode(p.Name) + " " + p.Type
-			if p.HashTag {
-				s += " (hash tag)"
-			}
-			ps = append(ps, s)
-		}
-		fact("placeholders", strings.Join(ps, ", "))
-	}
-	if f.Example != "" {
-		fact("example key", render.MDCode(f.Example))
-	}
+	fact := writeMDHead(b, f.Name, "example key", f)
 	fact("type", render.MD(f.Type, render.MDData))
 	fact("encoding", render.MD(f.Encoding, render.MDData))
 	fact("ttl policy", render.MD(f.TTL, render.MDData))
