@@ -139,7 +139,7 @@ func Catalogue(reg *registry.Registry, o Options) ([]File, error) {
 		}
 		p.Body = c
 		var b bytes.Buffer
-		if err := p.Render(&b, htmlTemplates); err != nil {
+		if err := p.Render(&b, htmlTemplates()); err != nil {
 			return nil, fmt.Errorf("writing html catalogue: %w", err)
 		}
 		return []File{{Name: "index.html", Data: b.Bytes()}}, nil

@@ -196,7 +196,7 @@ func writeAuditHTML(b *bytes.Buffer, r *audit.Report, c *audit.Comparison, o Opt
 	if c != nil {
 		p.Charts = append(p.Charts, baselineChart(c))
 	}
-	return p.Render(b, htmlTemplates)
+	return p.Render(b, htmlTemplates())
 }
 
 // baselineChart draws the change against the baseline: the findings new

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -56,7 +57,11 @@ var templates embed.FS
 
 // tmpl renders registry text through comment in comments and printf "%q"
 // in string literals; see escape.go.
-var tmpl = template.Must(template.New("").Funcs(template.FuncMap{"comment": comment}).ParseFS(templates, "templates/*.tmpl"))
+// They are parsed on first use, not at init: every keyreg process links
+// this package, and a go vet tool process (keyreg vet) never generates.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("").Funcs(template.FuncMap{"comment": comment}).ParseFS(templates, "templates/*.tmpl"))
+})
 
 // Generate renders the Go code for reg. It fails when the options are
 // invalid or the registry is not loaded completely.
@@ -110,13 +115,13 @@ func generateGo(req *codegen.Request, opts Options) ([]byte, error) {
 	// the templates write decides the imports, not a second list of rules.
 	v.Imports, v.Modules = importSpecs(func(string) bool { return true })
 	var b bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
+	if err := tmpl().ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
 		return nil, fmt.Errorf("rendering: %w", err)
 	}
 	if used, err := referencedNames(b.Bytes()); err == nil {
 		v.Imports, v.Modules = importSpecs(func(name string) bool { return used[name] })
 		b.Reset()
-		if err := tmpl.ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
+		if err := tmpl().ExecuteTemplate(&b, "file.go.tmpl", v); err != nil {
 			return nil, fmt.Errorf("rendering: %w", err)
 		}
 	} // else format.Source reports the syntax error, with every import.

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/keyreg/keyreg/audit"
@@ -319,12 +320,15 @@ var parts embed.FS
 
 // shared is internal/page's shell with the table parts both pages use:
 // "famhead", "famcells" and "findings".
-var shared = page.Parse(parts, "templates/parts.html.tmpl")
+var shared = sync.OnceValue(func() *template.Template { return page.Parse(parts, "templates/parts.html.tmpl") })
 
 // Parse returns the shell of internal/page with the shared table parts and
 // the templates of fsys that match patterns, which define the page's "nav"
-// and "body". It panics on a template that does not parse: the templates
-// are embedded.
-func Parse(fsys fs.FS, patterns ...string) *template.Template {
-	return template.Must(template.Must(shared.Clone()).ParseFS(fsys, patterns...))
+// and "body", parsed on the first call of the function it returns: every
+// keyreg process links the pages, few render one. It panics on a template
+// that does not parse: the templates are embedded.
+func Parse(fsys fs.FS, patterns ...string) func() *template.Template {
+	return sync.OnceValue(func() *template.Template {
+		return template.Must(template.Must(shared().Clone()).ParseFS(fsys, patterns...))
+	})
 }
