@@ -52,10 +52,13 @@ type ChannelDeclReport struct {
 
 // ChannelGroup is a set of live channels of no declaration sharing a prefix.
 type ChannelGroup struct {
-	Prefix      string   `json:"prefix"`
-	Channels    int      `json:"channels"`
-	Subscribers int64    `json:"subscribers"`
-	Examples    []string `json:"examples"` // up to maxChannelExamples names
+	Prefix string `json:"prefix"`
+	// PrefixBase64 is set in a json report only, when Prefix is not valid
+	// UTF-8 (which prefix then shows with U+FFFD): its exact bytes.
+	PrefixBase64 string   `json:"prefix_base64,omitempty"`
+	Channels     int      `json:"channels"`
+	Subscribers  int64    `json:"subscribers"`
+	Examples     []string `json:"examples"` // up to maxChannelExamples names
 }
 
 // runChannels reads the nodes' Pub/Sub state and adds the channel audit

@@ -49,6 +49,18 @@ func emptyReport() *audit.Report {
 // unregistered channel groups (one with a hostile name), findings of the
 // channel rules, and a node whose PUBSUB was refused, which makes it
 // partial.
+// channelNamesNotUTF8 is a channel audit whose unregistered channels
+// names are not UTF-8, so its json has prefix_base64 and channel_base64.
+func channelNamesNotUTF8() *audit.Report {
+	r := emptyReport()
+	r.Channels = &audit.ChannelsReport{Nodes: 1, Declared: []*audit.ChannelDeclReport{},
+		Unregistered: []*audit.ChannelGroup{{Prefix: "bin\xff:", Channels: 1, Subscribers: 1, Examples: []string{"bin\xff:1"}}}}
+	r.Findings = []*audit.Finding{{Rule: "channel-unregistered", Severity: diag.Error, Channel: "bin\xff:", Position: "keys.yaml:1:1",
+		Pos: diag.Pos{File: "keys.yaml", Line: 1, Col: 1}, Count: 1, Message: "1 live channels match no channel", Examples: []audit.Example{{Key: "bin\xff:1"}}}}
+	r.Totals.Errors = 1
+	return r
+}
+
 func channelsReport() *audit.Report {
 	r := emptyReport()
 	r.Partial = true
@@ -746,6 +758,7 @@ func TestAuditDocs(t *testing.T) {
 		{partialReport(), audit.Compare(partialReport(), audit.NewBaseline(rendertest.SampleReport()))},
 		{mergedReport(t), nil},
 		{channelsReport(), nil},
+		{channelNamesNotUTF8(), nil},
 	} {
 		var b bytes.Buffer
 		if err := AuditBaseline(&b, JSON, rc.r, rc.c, Options{}); err != nil {

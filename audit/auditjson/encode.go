@@ -238,21 +238,23 @@ type auditGroupJSON struct {
 }
 
 type auditFindingJSON struct {
-	Rule       string             `json:"rule"`
-	Severity   string             `json:"severity"`
-	Family     string             `json:"family"`
-	Channel    string             `json:"channel,omitempty"` // a channel audit finding's declaration or prefix group
-	Position   string             `json:"position"`
-	Path       string             `json:"path,omitempty"`
-	Line       int                `json:"line,omitempty"`
-	Column     int                `json:"column,omitempty"`
-	Count      int64              `json:"count"`
-	Of         int64              `json:"of"`
-	Message    string             `json:"message"`
-	Examples   []auditExampleJSON `json:"examples"`
-	Suppressed bool               `json:"suppressed"`
-	Reason     string             `json:"reason,omitempty"`
-	New        *bool              `json:"new,omitempty"` // only with a baseline
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	Family   string `json:"family"`
+	Channel  string `json:"channel,omitempty"` // a channel audit finding's declaration or prefix group
+	// ChannelBase64 holds Channel's exact bytes when they are not UTF-8.
+	ChannelBase64 string             `json:"channel_base64,omitempty"`
+	Position      string             `json:"position"`
+	Path          string             `json:"path,omitempty"`
+	Line          int                `json:"line,omitempty"`
+	Column        int                `json:"column,omitempty"`
+	Count         int64              `json:"count"`
+	Of            int64              `json:"of"`
+	Message       string             `json:"message"`
+	Examples      []auditExampleJSON `json:"examples"`
+	Suppressed    bool               `json:"suppressed"`
+	Reason        string             `json:"reason,omitempty"`
+	New           *bool              `json:"new,omitempty"` // only with a baseline
 }
 
 // auditExampleJSON is a key name. Key is the name as a JSON string; when
@@ -405,7 +407,7 @@ func New(r *audit.Report, c *audit.Comparison, tool Tool) Document {
 			continue
 		}
 		jf := auditFindingJSON{
-			Rule: f.Rule, Severity: f.Severity.String(), Family: f.Family, Channel: validUTF8(f.Channel),
+			Rule: f.Rule, Severity: f.Severity.String(), Family: f.Family, Channel: validUTF8(f.Channel), ChannelBase64: rawBase64(f.Channel),
 			Position: position(f.Position, f.Pos.File, f.Pos.String()),
 			Count:    f.Count, Of: f.Of, Message: f.Message,
 			Examples:   make([]auditExampleJSON, 0, len(f.Examples)),
@@ -593,7 +595,7 @@ func channelsDoc(c *audit.ChannelsReport) *audit.ChannelsReport {
 		if g == nil {
 			continue
 		}
-		cp := &audit.ChannelGroup{Prefix: validUTF8(g.Prefix), Channels: g.Channels, Subscribers: g.Subscribers, Examples: []string{}}
+		cp := &audit.ChannelGroup{Prefix: validUTF8(g.Prefix), PrefixBase64: rawBase64(g.Prefix), Channels: g.Channels, Subscribers: g.Subscribers, Examples: []string{}}
 		for _, e := range g.Examples {
 			cp.Examples = append(cp.Examples, validUTF8(e))
 		}

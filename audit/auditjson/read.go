@@ -239,7 +239,7 @@ func (doc *Document) Report() (*audit.Report, error) {
 			bad = cmpErr(bad, fmt.Errorf("finding %q: %w", f.Rule, err))
 		}
 		af := &audit.Finding{
-			Rule: f.Rule, Severity: sev, Family: f.Family, Channel: f.Channel, Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
+			Rule: f.Rule, Severity: sev, Family: f.Family, Channel: raw(f.Channel, f.ChannelBase64), Pos: posOf(f.Path, f.Line, f.Column), Position: f.Position,
 			Count: f.Count, Of: f.Of, Message: f.Message, Suppressed: f.Suppressed, Reason: f.Reason,
 		}
 		for _, e := range f.Examples {
@@ -295,8 +295,11 @@ func (doc *Document) Report() (*audit.Report, error) {
 		for _, g := range c.Unregistered {
 			if g == nil {
 				bad = cmpErr(bad, errors.New("channels: a null unregistered group"))
-			} else if g.Examples == nil {
-				g.Examples = []string{}
+			} else {
+				g.Prefix, g.PrefixBase64 = raw(g.Prefix, g.PrefixBase64), ""
+				if g.Examples == nil {
+					g.Examples = []string{}
+				}
 			}
 		}
 		if c.Declared == nil {
