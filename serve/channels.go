@@ -40,6 +40,8 @@ var (
 	unregChannelSubs   = desc("keyreg_unregistered_channel_subscribers", "Subscribers of the live channels of no channel declaration, summed over every node, by prefix.", "prefix")
 	channelPatterns    = desc("keyreg_channel_pattern_subscriptions", "Pattern subscriptions (PUBSUB NUMPAT), summed over every node.")
 	channelNodes       = desc("keyreg_channel_nodes", "Nodes whose Pub/Sub state the last complete channel read asked for.")
+	channelSkipped     = desc("keyreg_channel_nodes_skipped", "Cluster nodes CLUSTER NODES flags as failing (fail, handshake, noaddr, link not connected), which the last complete channel read left out: their subscribers are not counted.")
+	channelReplicas    = desc("keyreg_channel_replicas_unread", "Replicas of a standalone or Sentinel primary the last complete channel read did not read: subscribers connected to them are not counted.")
 	publishCalls       = desc("keyreg_channel_publish_calls_total", "PUBLISH commands a node ran (INFO commandstats cmdstat_publish calls), as the node counts them, at the last complete channel read.", "node")
 	busPublishSent     = desc("keyreg_channel_bus_publish_sent_total", "Pub/Sub messages a cluster node sent over the cluster bus (CLUSTER INFO cluster_stats_messages_publish_sent), at the last complete channel read.", "node")
 	busPublishRecv     = desc("keyreg_channel_bus_publish_received_total", "Pub/Sub messages a cluster node received over the cluster bus (CLUSTER INFO cluster_stats_messages_publish_received), at the last complete channel read.", "node")
@@ -181,7 +183,8 @@ func newChannelSnapshot(reg *registry.Registry, cr *audit.ChannelReport, nodes [
 		ms = append(ms, gauge(channelFindings, float64(counts[k]), k.channel, k.owner, k.rule, k.sev))
 	}
 
-	ms = append(ms, gauge(channelPatterns, float64(ch.PatternSubscriptions)), gauge(channelNodes, float64(ch.Nodes)))
+	ms = append(ms, gauge(channelPatterns, float64(ch.PatternSubscriptions)), gauge(channelNodes, float64(ch.Nodes)),
+		gauge(channelSkipped, float64(len(cr.Skipped))), gauge(channelReplicas, float64(cr.UnreadReplicas)))
 	ms = append(ms, nodeCounters(nodes)...)
 	return &snapshot{metrics: ms}
 }

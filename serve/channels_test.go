@@ -155,6 +155,19 @@ func TestChannelSnapshot(t *testing.T) {
 	if mfs["keyreg_channel_publish_calls_total"].GetType() != dto.MetricType_COUNTER {
 		t.Error("keyreg_channel_publish_calls_total is not a counter")
 	}
+	if v, r := series(mfs, "keyreg_channel_nodes_skipped")[""], series(mfs, "keyreg_channel_replicas_unread")[""]; v != 0 || r != 0 {
+		t.Errorf("nothing skipped: keyreg_channel_nodes_skipped %v, keyreg_channel_replicas_unread %v", v, r)
+	}
+
+	// What the read left out is a gauge of its own, not only a report note.
+	skipped := source.NodeChannels{Node: "10.0.0.9:6379", Skipped: "fail"}
+	with := append(slices.Clone(nodes), skipped)
+	cr = audit.Channels(reg, with)
+	cr.UnreadReplicas = 2
+	mfs = gather(t, newChannelSnapshot(reg, cr, with, 20))
+	if v, r := series(mfs, "keyreg_channel_nodes_skipped")[""], series(mfs, "keyreg_channel_replicas_unread")[""]; v != 1 || r != 2 {
+		t.Errorf("keyreg_channel_nodes_skipped %v, want 1; keyreg_channel_replicas_unread %v, want 2", v, r)
+	}
 }
 
 // TestChannelsWanted: --channels mirrors keyreg audit's: on, off, or by

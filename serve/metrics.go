@@ -73,7 +73,7 @@ var (
 		scanKeys, scanRate, scanVanished, scanNodes, scanSampled,
 		// The channel reads' (channels.go).
 		channelLive, channelSubscribers, channelFindings, unregChannels, unregChannelSubs,
-		channelPatterns, channelNodes, publishCalls, busPublishSent, busPublishRecv,
+		channelPatterns, channelNodes, channelSkipped, channelReplicas, publishCalls, busPublishSent, busPublishRecv,
 	}
 	statusDescs = []*prometheus.Desc{
 		auditSuccess, auditPartial, auditDuration, auditLastOK, auditRunning, auditInterval, auditsTotal,
