@@ -29,7 +29,7 @@ const RequestVersion = 1
 // held the same way. Digest covers the families and channels in scope.
 type Request struct {
 	Version   int       `json:"version"`
-	Digest    string    `json:"registry_digest"` // "sha256:<hex>", as Digest of the families in scope
+	Digest    string    `json:"registry_digest"` // "sha256:<hex>", as Digest of the families and channels in scope
 	Separator string    `json:"separator"`       // one byte
 	Scope     ScopeDoc  `json:"scope"`
 	Families  []*Family `json:"families"`
