@@ -24,8 +24,10 @@ import (
 )
 
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
-// generated from: families' patterns, owners, types, encodings, TTL policies
-// and schemas. It changes exactly when regenerating would change the keys.
+// generated from: its families' patterns, owners, types, encodings, TTL
+// policies and schemas, and its channels' patterns, owners, modes,
+// encodings and schemas. It changes exactly when regenerating would change
+// the keys or the channels.
 const RegistryDigest = "sha256:e6f2ca24b4487874653cf59fa4e2cf0448253daca3f779d8370456c69f3e0245"
 
 // Separator is the registry's key segment separator.

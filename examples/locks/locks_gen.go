@@ -24,8 +24,10 @@ import (
 )
 
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
-// generated from: families' patterns, owners, types, encodings, TTL policies
-// and schemas. It changes exactly when regenerating would change the keys.
+// generated from: its families' patterns, owners, types, encodings, TTL
+// policies and schemas, and its channels' patterns, owners, modes,
+// encodings and schemas. It changes exactly when regenerating would change
+// the keys or the channels.
 const RegistryDigest = "sha256:7aed41713d67ae6b496e25dbc9358733ec9945fc7c8a290cde2b053375c03c88"
 
 // Separator is the registry's key segment separator.

@@ -16,8 +16,10 @@ import (
 )
 
 // RegistryDigest is the sha256 of the normalized keys.yaml this file was
-// generated from: families' patterns, owners, types, encodings, TTL policies
-// and schemas. It changes exactly when regenerating would change the keys.
+// generated from: its families' patterns, owners, types, encodings, TTL
+// policies and schemas, and its channels' patterns, owners, modes,
+// encodings and schemas. It changes exactly when regenerating would change
+// the keys or the channels.
 const RegistryDigest = "sha256:58ba556326db9718f552bd2a1719ad8ba014560d458ebc4837946bccddabed24"
 
 // Separator is the registry's key segment separator.
