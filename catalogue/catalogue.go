@@ -330,9 +330,7 @@ func newCatalogue(reg *registry.Registry, o Options) (*htmlCatalogue, error) {
 			c.Deprecations = append(c.Deprecations, *cf.Deprecation)
 		}
 	}
-	if err := c.addChannels(reg, o, owners, files); err != nil {
-		return nil, err
-	}
+	c.addChannels(reg, o, owners, files)
 	slices.SortStableFunc(c.Deprecations, func(a, b catDeprecation) int {
 		// Sunsets first, soonest first; those without one last.
 		return cmp.Or(cmp.Compare(b2i(a.Sunset == ""), b2i(b.Sunset == "")), cmp.Compare(a.Sunset, b.Sunset))
@@ -439,7 +437,7 @@ func (c *htmlCatalogue) owner(name string, owners map[string]*catOwner, files ma
 // addChannels adds the registry's Pub/Sub channels: each with its owner,
 // its deprecation, what the languages generate for it, and, with an audit
 // that read the channels, its live channels, subscribers and findings.
-func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners map[string]*catOwner, files map[string]string) error {
+func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners map[string]*catOwner, files map[string]string) {
 	live := map[string]*audit.ChannelDeclReport{}
 	if o.Audit != nil && o.Audit.Channels != nil {
 		for _, d := range o.Audit.Channels.Declared {
@@ -450,14 +448,8 @@ func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners ma
 		cf := newCatFamily(reg, &ch.Family, o)
 		cf.Anchor = render.ChannelAnchor(ch.Name)
 		cf.Builders = nil // a family's; a channel's are in Funcs
-		cc := &catChannel{catFamily: cf, Mode: render.Printable(ch.Mode), Publish: "PUBLISH", Subscribe: "SUBSCRIBE",
-			SubscribeGlob: render.Printable(ch.SubscribeGlob), Live: live[ch.Name]}
-		switch ch.Mode {
-		case registry.ModeSharded:
-			cc.Publish, cc.Subscribe = "SPUBLISH", "SSUBSCRIBE"
-		case registry.ModePattern:
-			cc.Subscribe = "PSUBSCRIBE"
-		}
+		cc := &catChannel{catFamily: cf, Mode: render.Printable(ch.Mode), SubscribeGlob: render.Printable(ch.SubscribeGlob), Live: live[ch.Name]}
+		cc.Publish, cc.Subscribe = registry.ModeCommands(ch.Mode)
 		for _, w := range ch.With {
 			cc.With = append(cc.With, render.Printable(w.Name))
 		}
@@ -495,7 +487,6 @@ func (c *htmlCatalogue) addChannels(reg *registry.Registry, o Options, owners ma
 			c.Deprecations = append(c.Deprecations, *d)
 		}
 	}
-	return nil
 }
 
 // pathEscape escapes each segment of a slash-separated path for a URL.

@@ -46,18 +46,14 @@ func Channel(reg *registry.Registry, name string) *Explanation {
 		Preset:        c.Preset,
 		Pattern:       c.Pattern.Source,
 		Mode:          c.Mode,
-		Publish:       "PUBLISH",
-		Subscribe:     "SUBSCRIBE",
 		SubscribeGlob: c.SubscribeGlob,
 		Owner:         c.Owner,
 		Encoding:      c.Encoding,
 		ClusterFanOut: reg.Cluster && c.Mode != registry.ModeSharded,
 	}
-	switch c.Mode {
-	case registry.ModeSharded:
-		cf.Publish, cf.Subscribe = "SPUBLISH", "SSUBSCRIBE"
-	case registry.ModePattern:
-		cf.Subscribe = "PSUBSCRIBE " + c.SubscribeGlob
+	cf.Publish, cf.Subscribe = registry.ModeCommands(c.Mode)
+	if c.Mode == registry.ModePattern {
+		cf.Subscribe += " " + c.SubscribeGlob
 	}
 	for _, w := range c.With {
 		cf.With = append(cf.With, w.Name)

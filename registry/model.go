@@ -324,6 +324,19 @@ const (
 	ModePattern = "pattern" // PUBLISH, subscribed through PSUBSCRIBE SubscribeGlob
 )
 
+// ModeCommands returns the commands a channel of mode is published and
+// subscribed with: PUBLISH, or SPUBLISH for a sharded channel; SUBSCRIBE,
+// SSUBSCRIBE, or PSUBSCRIBE (of its subscribe_glob) for a pattern channel.
+func ModeCommands(mode string) (publish, subscribe string) {
+	switch mode {
+	case ModeSharded:
+		return "SPUBLISH", "SSUBSCRIBE"
+	case ModePattern:
+		return "PUBLISH", "PSUBSCRIBE"
+	}
+	return "PUBLISH", "SUBSCRIBE"
+}
+
 // Channel is one Pub/Sub channel declaration: all channels of one pattern.
 // Channels are a namespace of their own, beside families: a channel
 // pattern may overlap a family's, but not another channel's.

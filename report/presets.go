@@ -222,9 +222,9 @@ func writePresetsMarkdown(w io.Writer, presets []PresetInfo) error {
 			if len(c.Each) > 0 {
 				what += fmt.Sprintf(" One channel per value of %s (override all of them as `%s`).", codeList(c.Each), c.Part)
 			}
-			sub := map[string]string{registry.ModeClassic: "SUBSCRIBE", registry.ModeSharded: "SSUBSCRIBE"}[c.Mode]
+			_, sub := registry.ModeCommands(c.Mode)
 			if c.SubscribeGlob != "" {
-				sub = "PSUBSCRIBE " + render.MDCode(c.SubscribeGlob)
+				sub += " " + render.MDCode(c.SubscribeGlob)
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", c.Name, render.MDCode(c.Pattern), c.Mode, sub, c.Encoding, what)
 		}
